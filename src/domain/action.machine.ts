@@ -1,0 +1,245 @@
+import { assign, setup } from 'xstate';
+import type { ActionRecord, ActionStatus } from './action.js';
+import { SERVER_MESSAGE_PREFIX } from './action.js';
+import type { Effect } from '../store/port.js';
+
+/**
+ * The lifecycle of one action (reference §1.5-1.7, §4.2). Context is the persisted ActionRecord; the
+ * state value is its `status`. The machine emits two kinds of output as data, never I/O:
+ * - `entry`: a status-history entry the runtime stores with the new snapshot;
+ * - `effect`: a message to another actor (the target), delivered through the durable queue.
+ */
+export const EXECUTIONS = ['closed', 'proceeding', 'canceled', 'scheduled', 'rejected', 'resumed', 'downloaded', 'download'] as const;
+export type Execution = (typeof EXECUTIONS)[number];
+export const FINISHED_RESULTS = ['success', 'failure', 'none'] as const;
+export type FinishedResult = (typeof FINISHED_RESULTS)[number];
+
+export interface Report {
+  readonly at: number;
+  readonly timestamp: number;
+  readonly code: number | null;
+  readonly details: readonly string[];
+}
+
+export type ActionEvent =
+  | ({ readonly type: 'device.feedback'; readonly execution: Execution; readonly finished: FinishedResult } & Report)
+  | ({ readonly type: 'device.cancelFeedback'; readonly execution: Execution; readonly finished: FinishedResult } & Report)
+  | ({ readonly type: 'device.confirmed' } & Report)
+  | ({ readonly type: 'device.denied' } & Report)
+  | { readonly type: 'device.retrieved'; readonly at: number }
+  | { readonly type: 'device.downloading'; readonly at: number; readonly uri: string }
+  | { readonly type: 'autoconfirm.activated'; readonly at: number; readonly initiator: string | null; readonly remark: string | null }
+  | { readonly type: 'group.started'; readonly at: number; readonly confirm: boolean }
+  | { readonly type: 'mgmt.cancel'; readonly at: number; readonly by: string; readonly reason: 'manual' | 'obsolete' | 'maintenance' }
+  | { readonly type: 'mgmt.close'; readonly at: number; readonly by: string }
+  | { readonly type: 'mgmt.forceQuit'; readonly at: number; readonly by: string }
+  | { readonly type: 'mgmt.force'; readonly at: number; readonly by: string };
+
+export interface EntryParams {
+  readonly type: ActionStatus;
+  readonly messages: readonly string[];
+  readonly code: number | null;
+  readonly timestamp: number;
+}
+
+export const ACTION_MACHINE_VERSION = 1;
+
+const server = (text: string): string => SERVER_MESSAGE_PREFIX + text;
+
+/** Messages of a device report: its details, then the code line; a server line when it sent none. */
+function reportMessages(e: Report & { execution?: Execution; finished?: FinishedResult }): string[] {
+  const messages = [...e.details];
+  if (e.code !== null) messages.push(`Device reported status code: ${e.code}`);
+  if (messages.length === 0 && e.execution !== undefined) {
+    const outcome = e.finished === 'success' ? ' with OK!' : e.finished === 'failure' ? ' with ERROR!' : '.';
+    messages.push(server(`Target reported ${e.execution.toUpperCase()}${outcome}`));
+  }
+  return messages;
+}
+
+/** Status-history type of a deployment feedback (reference §1.5). */
+export function feedbackEntryType(execution: Execution, finished: FinishedResult): ActionStatus {
+  switch (execution) {
+    case 'closed': return finished === 'failure' ? 'error' : 'finished';
+    case 'downloaded': return 'downloaded';
+    case 'download': return 'download';
+    case 'canceled': return 'canceled';
+    case 'rejected': return 'warning';
+    case 'proceeding': case 'scheduled': case 'resumed': return 'running';
+  }
+}
+
+/** Status-history type of a cancel feedback (reference §1.6). */
+export function cancelEntryType(execution: Execution, finished: FinishedResult): ActionStatus {
+  if (execution === 'closed') return finished === 'failure' ? 'error' : 'canceled';
+  if (execution === 'rejected') return 'cancel_rejected';
+  if (execution === 'canceled') return 'warning';
+  return 'running';
+}
+
+type Ctx = ActionRecord;
+type Ev = ActionEvent;
+
+const isFeedback = (e: Ev, execution: Execution, result?: FinishedResult | 'notFailure'): boolean =>
+  (e.type === 'device.feedback' || e.type === 'device.cancelFeedback') &&
+  e.execution === execution &&
+  (result === undefined || (result === 'notFailure' ? e.finished !== 'failure' : e.finished === result));
+
+function entryFor(event: Ev): EntryParams | undefined {
+  switch (event.type) {
+    case 'device.feedback':
+      return { type: feedbackEntryType(event.execution, event.finished), messages: reportMessages(event), code: event.code, timestamp: event.timestamp };
+    case 'device.cancelFeedback':
+      return { type: cancelEntryType(event.execution, event.finished), messages: reportMessages(event), code: event.code, timestamp: event.timestamp };
+    case 'device.confirmed':
+      return { type: 'running', messages: [server('Target confirmed the action.'), ...reportMessages(event)], code: event.code, timestamp: event.timestamp };
+    case 'device.denied':
+      return { type: 'wait_for_confirmation', messages: [server('Target rejected the action.'), ...reportMessages(event)], code: event.code, timestamp: event.timestamp };
+    case 'device.retrieved':
+      return { type: 'retrieved', messages: [server('Target retrieved update action and should start now the download.')], code: null, timestamp: event.at };
+    case 'device.downloading':
+      return { type: 'download', messages: [server(`Target downloads ${event.uri}`)], code: null, timestamp: event.at };
+    case 'autoconfirm.activated':
+      return {
+        type: 'running',
+        messages: [server(`Action auto-confirmed by initiator '${event.initiator ?? 'unknown'}'.`), ...(event.remark ? [event.remark] : [])],
+        code: null, timestamp: event.at,
+      };
+    case 'group.started':
+      return { type: event.confirm ? 'wait_for_confirmation' : 'running', messages: [server('Rollout group started.')], code: null, timestamp: event.at };
+    case 'mgmt.cancel': {
+      const why = event.reason === 'obsolete' ? 'cancel obsolete action due to new update'
+        : event.reason === 'maintenance' ? 'cancel action: maintenance window expired' : 'manual cancelation requested';
+      return { type: 'canceling', messages: [server(why)], code: null, timestamp: event.at };
+    }
+    case 'mgmt.close':
+      return { type: 'canceled', messages: [server('close obsolete action due to new update')], code: null, timestamp: event.at };
+    case 'mgmt.forceQuit':
+      return { type: 'canceled', messages: [server('A force quit has been performed.')], code: null, timestamp: event.at };
+    case 'mgmt.force':
+      return undefined;
+  }
+}
+
+const finalEffect = (state: ActionStatus, context: Ctx, event: Ev): Effect | undefined => {
+  const at = event.at;
+  const send = (e: Record<string, unknown>): Effect => ({ type: 'send', to: { kind: 'target', id: context.targetId }, event: e });
+  switch (state) {
+    case 'finished':
+      return send({ type: 'action.finished', ds: context.ds, at, reportedAt: 'timestamp' in event ? event.timestamp : at, downloadOnly: context.actionType === 'downloadonly' });
+    case 'error':
+      return send({ type: 'action.failed', ds: context.ds, at });
+    case 'downloaded':
+      return send({ type: 'action.downloaded', ds: context.ds, at });
+    case 'canceled':
+      // the target's next assigned DS depends on its other actions: resolved by the effect handler
+      return { type: 'target.actionCanceled', targetId: context.targetId, actionId: context.id, at };
+    default:
+      return undefined;
+  }
+};
+
+/** Every transition: audit fields, the status-history entry, the entry counters. */
+const STEP = [
+  'touch',
+  'count',
+  { type: 'entry', params: ({ event }: { event: Ev }) => entryFor(event) },
+] as const;
+const to = (target: ActionStatus) => ({ target, actions: STEP });
+const stay = { actions: STEP };
+type GuardName = 'finishedOk' | 'finishedFailed' | 'downloadOnlyDone' | 'cancelRefused' | 'notYetRetrieved' | 'confirmRequired';
+const guarded = (guard: GuardName, target?: ActionStatus) => (target ? { guard, target, actions: STEP } : { guard, actions: STEP });
+const final = (state: ActionStatus) => ({
+  type: 'final' as const,
+  entry: { type: 'effect' as const, params: ({ context, event }: { context: Ctx; event: Ev }) => finalEffect(state, context, event) },
+});
+
+export const actionMachine = setup({
+  types: { context: {} as Ctx, events: {} as Ev, input: {} as Ctx },
+  actions: {
+    /** A status-history entry for the event; the runtime stores it as a record with the snapshot. */
+    entry: (_, _params: EntryParams | undefined) => {},
+    /** A message through the effects queue; the runtime commits it with the snapshot. */
+    effect: (_, _effect: Effect | undefined) => {},
+    touch: assign(({ context, event }) => ({
+      lastModifiedAt: event.at,
+      lastModifiedBy: 'by' in event ? event.by : context.lastModifiedBy,
+      lastStatusCode: 'code' in event && event.code !== null ? event.code : context.lastStatusCode,
+    })),
+    count: assign(({ context, event }) => {
+      const e = entryFor(event);
+      return e === undefined ? {} : { lastEntry: e.type, entries: context.entries + 1 };
+    }),
+    force: assign({ actionType: 'forced' as const }),
+  },
+  guards: {
+    finishedOk: ({ event }) => isFeedback(event, 'closed', 'notFailure'),
+    finishedFailed: ({ event }) => isFeedback(event, 'closed', 'failure'),
+    downloadOnlyDone: ({ context, event }) => context.actionType === 'downloadonly' && isFeedback(event, 'downloaded'),
+    cancelRefused: ({ event }) => isFeedback(event, 'closed', 'failure') || isFeedback(event, 'rejected'),
+    notYetRetrieved: ({ context }) => context.lastEntry !== 'retrieved',
+    confirmRequired: ({ event }) => event.type === 'group.started' && event.confirm,
+    notForced: ({ context }) => context.actionType !== 'forced',
+  },
+}).createMachine({
+  id: 'action',
+  initial: 'running',
+  context: ({ input }) => input,
+  states: {
+    scheduled: {
+      on: {
+        'group.started': [guarded('confirmRequired', 'wait_for_confirmation'), to('running')],
+        'mgmt.cancel': to('canceled'),
+        'mgmt.close': to('canceled'),
+      },
+    },
+    wait_for_confirmation: {
+      on: {
+        'device.confirmed': to('running'),
+        'autoconfirm.activated': to('running'),
+        'device.denied': stay,
+        'mgmt.cancel': to('canceling'),
+        'mgmt.close': to('canceled'),
+        'mgmt.force': { guard: 'notForced', actions: ['force', 'touch'] },
+      },
+    },
+    running: {
+      on: {
+        'device.retrieved': guarded('notYetRetrieved', 'retrieved'),
+        'device.feedback': [
+          guarded('finishedFailed', 'error'), guarded('finishedOk', 'finished'), guarded('downloadOnlyDone', 'downloaded'), stay,
+        ],
+        'device.downloading': stay,
+        'device.denied': to('wait_for_confirmation'),
+        'mgmt.cancel': to('canceling'),
+        'mgmt.close': to('canceled'),
+        'mgmt.force': { guard: 'notForced', actions: ['force', 'touch'] },
+      },
+    },
+    retrieved: {
+      on: {
+        'device.feedback': [
+          guarded('finishedFailed', 'error'), guarded('finishedOk', 'finished'), guarded('downloadOnlyDone', 'downloaded'), stay,
+        ],
+        'device.downloading': stay,
+        'device.denied': to('wait_for_confirmation'),
+        'mgmt.cancel': to('canceling'),
+        'mgmt.close': to('canceled'),
+        'mgmt.force': { guard: 'notForced', actions: ['force', 'touch'] },
+      },
+    },
+    canceling: {
+      on: {
+        'device.retrieved': guarded('notYetRetrieved'),
+        'device.cancelFeedback': [guarded('finishedOk', 'canceled'), guarded('cancelRefused', 'running'), stay],
+        'device.feedback': [guarded('finishedFailed', 'error'), guarded('finishedOk', 'finished'), stay],
+        'device.downloading': stay,
+        'mgmt.forceQuit': to('canceled'),
+      },
+    },
+    finished: final('finished'),
+    error: final('error'),
+    canceled: final('canceled'),
+    downloaded: final('downloaded'),
+  },
+});

@@ -1,0 +1,82 @@
+import type { Audit } from './audit.js';
+import type { IndexEntries, KindSchema } from '../store/port.js';
+
+/** Action.Status of the reference (§4.1), lower case as the Management API shows it. */
+export const ACTION_STATUSES = [
+  'finished', 'error', 'warning', 'running', 'canceled', 'canceling', 'retrieved', 'download',
+  'scheduled', 'cancel_rejected', 'downloaded', 'wait_for_confirmation',
+] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+
+export const ACTION_TYPES = ['forced', 'soft', 'timeforced', 'downloadonly'] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+export interface MaintenanceWindow {
+  readonly schedule: string;
+  readonly duration: string;
+  readonly timezone: string;
+}
+
+/** An action as persisted; also the context of the action machine (`status` is its state value). */
+export interface ActionRecord extends Audit {
+  readonly id: number;
+  readonly targetId: number;
+  readonly controllerId: string;
+  readonly ds: number;
+  readonly actionType: ActionType;
+  readonly forceTime: number;
+  readonly weight: number | null;
+  readonly status: ActionStatus;
+  readonly active: boolean;
+  readonly maintenanceWindow: MaintenanceWindow | null;
+  readonly rollout: number | null;
+  readonly rolloutGroup: number | null;
+  readonly lastStatusCode: number | null;
+  readonly externalRef: string | null;
+  /** Type of the newest status entry, so a repeated retrieval does not add another entry. */
+  readonly lastEntry: ActionStatus | null;
+  /** Count of status entries, for the per-action quota. */
+  readonly entries: number;
+}
+
+/** One entry of an action's status history (Mgmt `.../actions/{id}/status`). */
+export interface ActionStatusRecord {
+  readonly id: number;
+  readonly actionId: number;
+  readonly type: ActionStatus;
+  readonly messages: readonly string[];
+  /** Server time the entry was stored. */
+  readonly reportedAt: number;
+  /** Device time of the status change (feedback `timestamp`), else server time. */
+  readonly timestamp: number;
+  readonly code: number | null;
+}
+
+export const ACTION = 'action';
+export const ACTION_STATUS = 'actionstatus';
+
+export const INACTIVE_STATUSES: ReadonlySet<ActionStatus> = new Set(['finished', 'error', 'canceled', 'downloaded', 'scheduled']);
+export function isActive(status: ActionStatus): boolean {
+  return !INACTIVE_STATUSES.has(status);
+}
+
+/** Server-generated messages start with this prefix and are hidden from the DDI action history. */
+export const SERVER_MESSAGE_PREFIX = 'Update Server: ';
+
+export const actionSchema: KindSchema<ActionRecord> = {
+  indexes: (a): IndexEntries => ({
+    multi: [
+      ['target', String(a.targetId)],
+      ['ds', String(a.ds)],
+      ['status', a.status],
+      ['active', String(a.active)],
+      ...(a.active ? [['activeByTarget', String(a.targetId)] as const] : []),
+      ...(a.rollout === null ? [] : [['rollout', String(a.rollout)] as const]),
+      ...(a.rolloutGroup === null ? [] : [['rolloutGroup', String(a.rolloutGroup)] as const]),
+    ],
+  }),
+};
+
+export const actionStatusSchema: KindSchema<ActionStatusRecord> = {
+  indexes: (s): IndexEntries => ({ multi: [['action', String(s.actionId)]] }),
+};

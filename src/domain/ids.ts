@@ -1,0 +1,21 @@
+/** Brands for ids: the one way to get one is to parse it where it enters (path, body, store). */
+declare const brand: unique symbol;
+export type Brand<T, Name extends string> = T & { readonly [brand]: Name };
+
+const POSITIVE_INT = /^[1-9][0-9]{0,15}$/;
+
+/** A positive safe integer from a path segment or query value, or undefined. */
+export function parsePositiveInt(raw: string): number | undefined {
+  return POSITIVE_INT.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : undefined;
+}
+
+/** hawkBit's controller id: 1..256 characters, no control characters, no slash, no whitespace at the ends. */
+const CONTROLLER_ID = /^[A-Za-z0-9._:~@+\-]{1,256}$/;
+export function isValidControllerId(raw: string): boolean {
+  return CONTROLLER_ID.test(raw);
+}
+
+/** Tenants are case-insensitive in hawkBit and stored upper-case. */
+export function canonicalTenant(raw: string): string {
+  return raw.toUpperCase();
+}

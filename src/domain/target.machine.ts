@@ -1,0 +1,85 @@
+import { assign, setup } from 'xstate';
+import type { TargetRecord } from './target.js';
+
+/**
+ * The target's updateStatus as a machine. Context is the persisted TargetRecord; the state value is
+ * its `updateStatus`. Events come from devices (`device.*`), the Management API (`mgmt.*`) and,
+ * through the effects queue, from the target's actions (`action.*`).
+ * @see reference/hawkbit-api.md §4.3
+ */
+export type TargetEvent =
+  | { readonly type: 'device.polled'; readonly at: number }
+  | { readonly type: 'mgmt.assigned'; readonly ds: number; readonly at: number; readonly by: string }
+  | { readonly type: 'mgmt.assignedOffline'; readonly ds: number; readonly at: number; readonly by: string }
+  | { readonly type: 'action.finished'; readonly ds: number; readonly at: number; readonly reportedAt: number; readonly downloadOnly: boolean }
+  | { readonly type: 'action.downloaded'; readonly ds: number; readonly at: number }
+  | { readonly type: 'action.failed'; readonly ds: number; readonly at: number }
+  /** All of the target's active actions ended by cancellation; `nextDs` is the DS of the oldest one still active. */
+  | { readonly type: 'action.canceled'; readonly nextDs: number | null; readonly at: number };
+
+/** Bump when states or context change shape; stored with each snapshot. */
+export const TARGET_MACHINE_VERSION = 1;
+
+export const targetMachine = setup({
+  types: { context: {} as TargetRecord, events: {} as TargetEvent, input: {} as TargetRecord },
+  actions: {
+    assign: assign(({ context, event }) =>
+      event.type === 'mgmt.assigned' ? { assignedDs: event.ds, lastModifiedAt: event.at, lastModifiedBy: event.by } : context,
+    ),
+    offline: assign(({ context, event }) =>
+      event.type === 'mgmt.assignedOffline'
+        ? { assignedDs: event.ds, installedDs: event.ds, installedAt: event.at, lastModifiedAt: event.at, lastModifiedBy: event.by }
+        : context,
+    ),
+    install: assign(({ context, event }) => {
+      if (event.type !== 'action.finished') return context;
+      // a late report older than the current installation does not roll the installed DS back
+      const newer = context.installedAt === null || event.reportedAt >= context.installedAt;
+      return {
+        installedDs: newer ? event.ds : context.installedDs,
+        installedAt: newer ? event.reportedAt : context.installedAt,
+        assignedDs: event.downloadOnly ? event.ds : context.assignedDs,
+        requestAttributes: true,
+        lastModifiedAt: event.at,
+      };
+    }),
+    downloaded: assign(({ event }) => ({ requestAttributes: true, lastModifiedAt: event.at })),
+    failed: assign(({ event }) => ({ assignedDs: null, lastModifiedAt: event.at })),
+    canceled: assign(({ context, event }) =>
+      event.type === 'action.canceled'
+        ? { assignedDs: event.nextDs ?? context.installedDs, lastModifiedAt: event.at }
+        : context,
+    ),
+  },
+  guards: {
+    inSyncAfterInstall: ({ context, event }) => {
+      if (event.type !== 'action.finished') return false;
+      const installed = context.installedAt === null || event.reportedAt >= context.installedAt ? event.ds : context.installedDs;
+      const assigned = event.downloadOnly ? event.ds : context.assignedDs;
+      return assigned === installed;
+    },
+    nothingLeft: ({ event }) => event.type === 'action.canceled' && event.nextDs === null,
+  },
+}).createMachine({
+  id: 'target',
+  initial: 'unknown',
+  context: ({ input }) => input,
+  on: {
+    'mgmt.assigned': { target: '.pending', actions: 'assign' },
+    'mgmt.assignedOffline': { target: '.in_sync', actions: 'offline' },
+    'action.finished': [
+      { guard: 'inSyncAfterInstall', target: '.in_sync', actions: 'install' },
+      { actions: 'install' },
+    ],
+    'action.downloaded': { target: '.in_sync', actions: 'downloaded' },
+    'action.failed': { target: '.error', actions: 'failed' },
+    'action.canceled': [{ guard: 'nothingLeft', target: '.in_sync', actions: 'canceled' }, { actions: 'canceled' }],
+  },
+  states: {
+    unknown: { on: { 'device.polled': 'registered' } },
+    registered: {},
+    pending: {},
+    in_sync: {},
+    error: {},
+  },
+});

@@ -1,0 +1,88 @@
+/**
+ * The HTTP contract handlers are written against. Only src/http knows uWebSockets.js; handlers see a
+ * plain copied request and return a plain reply.
+ */
+
+/** A request copied out of uWS before any await (uWS frees its request object when the callback returns). */
+export interface Request {
+  /** Upper case: GET, POST, ... */
+  readonly method: string;
+  /** The path as received, without query string (percent-encoding kept). */
+  readonly path: string;
+  /** The raw query string, without the leading '?'. */
+  readonly rawQuery: string;
+  /** Parsed query parameters (first value wins for `get`). */
+  readonly query: URLSearchParams;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Decoded path parameters of the matched route. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Peer address as text (the proxy's address when behind one). */
+  readonly remoteAddress: string;
+  /** True when the peer is one of the configured trusted proxies (forwarded headers are honoured). */
+  readonly fromTrustedProxy: boolean;
+  /** scheme://host[:port] the client used, from X-Forwarded-* when the peer is trusted. */
+  readonly baseUrl: string;
+  /** The whole body, for routes with `body: 'buffer'` or `'json'` (read up to the body limit). */
+  readonly body: Buffer | undefined;
+  /** The body as a stream, for routes with `body: 'stream'` (uploads). Backpressure is handled. */
+  readonly bodyStream: AsyncIterable<Buffer> | undefined;
+  /** Who the authenticator of the route said this is; undefined on routes without auth. */
+  readonly principal: Principal | undefined;
+  /** Set by the server when the client went away; long handlers may check it. */
+  readonly signal: AbortSignal;
+}
+
+export interface MgmtPrincipal {
+  readonly kind: 'mgmt';
+  readonly tenant: string;
+  readonly username: string;
+  readonly permissions: ReadonlySet<string>;
+}
+
+export interface DdiPrincipal {
+  readonly kind: 'ddi';
+  readonly tenant: string;
+  /** How the device authenticated. */
+  readonly mode: 'targettoken' | 'gatewaytoken' | 'anonymous' | 'certificate';
+}
+
+export type Principal = MgmtPrincipal | DdiPrincipal;
+
+/** A body produced piece by piece (artifact downloads). The server writes it with backpressure. */
+export interface StreamBody {
+  /** Exact byte count that will be produced. */
+  readonly length: number;
+  readonly chunks: () => AsyncIterable<Buffer>;
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Serialised as JSON with Content-Type application/json (or hal+json when asked for). */
+  readonly json?: unknown;
+  /** Sent as is; set Content-Type in headers. */
+  readonly body?: string | Buffer;
+  readonly stream?: StreamBody;
+}
+
+export type Handler = (req: Request) => Reply | Promise<Reply>;
+
+/** Decides who the caller is, or throws AppError('UNAUTHORIZED' | 'INSUFFICIENT_PERMISSION'). */
+export type Authenticator = (req: Request) => Principal | Promise<Principal>;
+
+export interface Route {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** Pattern with `:name` segments, e.g. /rest/v1/targets/:targetId/actions/:actionId */
+  readonly path: string;
+  readonly handler: Handler;
+  /**
+   * none (default for GET/DELETE): body ignored; json (default for POST/PUT): Content-Type must be JSON,
+   * body read up to the JSON limit; buffer: any content type, read up to the JSON limit;
+   * stream: delivered as `bodyStream` (uploads), up to the upload limit.
+   */
+  readonly body?: 'none' | 'json' | 'buffer' | 'stream';
+  readonly auth?: Authenticator;
+  /** Name used in metrics labels; defaults to the path pattern. */
+  readonly name?: string;
+}

@@ -1,0 +1,147 @@
+/**
+ * The Store port. Two adapters implement it: `memory` (embedded default) and `redis` (production).
+ * One contract suite (test/contract) runs unchanged against both.
+ *
+ * Model: per tenant, records of a `kind` ("target", "action", ...) with numeric ids. Each record is a
+ * JSON value with a version (1 on create, +1 per write). Writes are compare-and-set on the version and
+ * are committed atomically in groups (one Lua script in Redis), together with the effects they emit
+ * and, optionally, an idempotency marker for the event that caused them.
+ *
+ * Secondary indexes are derived from the value by the pure `indexes` function of the kind's schema,
+ * so callers never maintain them by hand: the adapter diffs the entries of `before` and `after`.
+ * - unique: (index, key) -> id, claimed atomically; a taken key fails the whole commit.
+ * - multi:  (index, key) -> sorted set of ids (score defaults to the id, so pages come in id order;
+ *           a numeric score allows range queries such as "last poll before t").
+ */
+
+export type Tenant = string;
+
+export interface Stored<T> {
+  readonly id: number;
+  readonly version: number;
+  readonly value: T;
+}
+
+export type UniqueEntry = readonly [index: string, key: string];
+export type MultiEntry = readonly [index: string, key: string, score?: number];
+export interface IndexEntries {
+  readonly unique?: readonly UniqueEntry[];
+  readonly multi?: readonly MultiEntry[];
+}
+
+export interface KindSchema<T = never> {
+  /** Pure: the index entries of one value. Must not depend on anything but `value`. */
+  readonly indexes: (value: T) => IndexEntries;
+}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Schema = Readonly<Record<string, KindSchema<any>>>;
+
+export interface Write {
+  readonly kind: string;
+  readonly id: number;
+  /** The version read; 0 means "must not exist yet" (create). */
+  readonly expect: number;
+  /** The value read at `expect`; undefined for a create. Used to diff index entries. */
+  readonly before?: unknown;
+  /** The new value; null deletes the record (and its index entries). */
+  readonly after: unknown;
+}
+
+/** A message from one actor to another, committed with the state change that emitted it. */
+export interface Effect {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+export interface Commit {
+  readonly writes: readonly Write[];
+  readonly effects?: readonly Effect[];
+  /** When set, the commit happens at most once for this key (the id of the event being handled). */
+  readonly dedupe?: string;
+}
+
+export type CommitResult =
+  | { readonly ok: true; readonly versions: readonly number[] }
+  | { readonly ok: false; readonly reason: 'stale-version'; readonly kind: string; readonly id: number }
+  | { readonly ok: false; readonly reason: 'unique-conflict'; readonly kind: string; readonly index: string; readonly key: string }
+  | { readonly ok: false; readonly reason: 'duplicate' };
+
+export interface QueuedEffect {
+  /** Queue position (a stream entry id in Redis); pass it to ackEffects. */
+  readonly id: string;
+  readonly tenant: Tenant;
+  /** Stable id of this effect, the same on every redelivery: handlers dedupe on it. */
+  readonly eventId: string;
+  readonly effect: Effect;
+  /** 1 on first delivery; more when it was reclaimed from a consumer that did not ack. */
+  readonly deliveries: number;
+}
+
+export interface Page {
+  readonly offset: number;
+  readonly limit: number;
+  /** Descending id (or score) order. */
+  readonly desc?: boolean;
+}
+
+export interface IdPage {
+  readonly ids: readonly number[];
+  readonly total: number;
+}
+
+export interface ReadEffectsOptions {
+  readonly consumer: string;
+  readonly count: number;
+  /** How long to wait for new effects when there are none (0: do not wait). */
+  readonly blockMs: number;
+  /** Effects delivered to some consumer but not acked for this long are handed out again. */
+  readonly reclaimIdleMs: number;
+}
+
+export interface Store {
+  readonly kind: 'memory' | 'redis';
+
+  /** Reserves `count` consecutive ids of a kind and returns the first. Ids start at 1. */
+  nextIds(tenant: Tenant, kind: string, count?: number): Promise<number>;
+
+  get<T>(tenant: Tenant, kind: string, id: number): Promise<Stored<T> | undefined>;
+  getMany<T>(tenant: Tenant, kind: string, ids: readonly number[]): Promise<(Stored<T> | undefined)[]>;
+
+  /** All writes, index changes, effects and the dedupe marker, or nothing. */
+  commit(tenant: Tenant, commit: Commit): Promise<CommitResult>;
+
+  /** The id holding a unique key, if any. */
+  lookup(tenant: Tenant, kind: string, index: string, key: string): Promise<number | undefined>;
+  lookupMany(tenant: Tenant, kind: string, index: string, keys: readonly string[]): Promise<(number | undefined)[]>;
+
+  /** All ids of a kind, in id order. */
+  ids(tenant: Tenant, kind: string, page: Page): Promise<IdPage>;
+  /** Ids under one key of a multi index, in score order. */
+  members(tenant: Tenant, kind: string, index: string, key: string, page: Page): Promise<IdPage>;
+  /** Ids under one key of a multi index whose score lies in [min, max]. */
+  range(tenant: Tenant, kind: string, index: string, key: string, min: number, max: number, page: Page): Promise<IdPage>;
+  /** Number of records of a kind, or of ids under one multi-index key. */
+  count(tenant: Tenant, kind: string, index?: string, key?: string): Promise<number>;
+
+  /** Next effects of these tenants for one consumer; reclaims effects other consumers left unacked. */
+  readEffects(tenants: readonly Tenant[], options: ReadEffectsOptions): Promise<QueuedEffect[]>;
+  ackEffects(effects: readonly Pick<QueuedEffect, 'tenant' | 'id'>[]): Promise<void>;
+  /** Effects committed but not yet acked (for tests and /metrics). */
+  pendingEffects(tenant: Tenant): Promise<number>;
+
+  /** Takes or renews a named lease for `owner`; false when another owner holds it. */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, owner: string): Promise<void>;
+
+  /** Throws StoreUnavailableError when the backing service does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by an adapter when its backing service cannot be reached; HTTP answers 503. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
