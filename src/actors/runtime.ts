@@ -20,9 +20,14 @@ export interface SendOptions {
   readonly dedupe?: string;
   /** Extra writes committed atomically with the transition, computed from the next record. */
   readonly also?: (next: unknown, current: Stored<unknown>) => Write[] | Promise<Write[]>;
+  /** Extra effects committed with the transition (e.g. "cancel these obsolete actions"). */
+  readonly effects?: (next: unknown, current: Stored<unknown>) => Effect[];
 }
 
 const MAX_ATTEMPTS = 16;
+
+/** Any machine event: a type and JSON fields. */
+export type ActorEvent = EventObject & { readonly [field: string]: unknown };
 
 interface Outputs {
   readonly effects: Effect[];
@@ -63,7 +68,7 @@ export class ActorRuntime {
   }
 
   async send<R extends { readonly id: number }>(
-    tenant: Tenant, kind: string, id: number, event: EventObject, options: SendOptions = {},
+    tenant: Tenant, kind: string, id: number, event: ActorEvent, options: SendOptions = {},
   ): Promise<SendResult<R>> {
     const def = this.definition(kind);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -79,7 +84,8 @@ export class ActorRuntime {
         if (options.dedupe) await this.#store.commit(tenant, { writes: [], dedupe: options.dedupe });
         return { kind: 'ignored', record: stored.value as unknown as R };
       }
-      const effects = step.outputs.effects.map((e) => ({ ...e, eid: randomUUID() }));
+      const extra = options.effects ? options.effects(step.next, stored) : [];
+      const effects = [...step.outputs.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
       const writes: Write[] = [{ kind, id, expect: stored.version, before: stored.value, after: step.next }];
       if (def.entries && step.outputs.entries.length > 0) {
         const entries = def.entries;

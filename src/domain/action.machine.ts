@@ -126,7 +126,7 @@ const finalEffect = (state: ActionStatus, context: Ctx, event: Ev): Effect | und
   const send = (e: Record<string, unknown>): Effect => ({ type: 'send', to: { kind: 'target', id: context.targetId }, event: e });
   switch (state) {
     case 'finished':
-      return send({ type: 'action.finished', ds: context.ds, at, reportedAt: 'timestamp' in event ? event.timestamp : at, downloadOnly: context.actionType === 'downloadonly' });
+      return send({ type: 'action.finished', ds: context.ds, action: context.id, at, reportedAt: 'timestamp' in event ? event.timestamp : at, downloadOnly: context.actionType === 'downloadonly' });
     case 'error':
       return send({ type: 'action.failed', ds: context.ds, at });
     case 'downloaded':

@@ -10,8 +10,8 @@ import type { TargetRecord } from './target.js';
 export type TargetEvent =
   | { readonly type: 'device.polled'; readonly at: number }
   | { readonly type: 'mgmt.assigned'; readonly ds: number; readonly at: number; readonly by: string }
-  | { readonly type: 'mgmt.assignedOffline'; readonly ds: number; readonly at: number; readonly by: string }
-  | { readonly type: 'action.finished'; readonly ds: number; readonly at: number; readonly reportedAt: number; readonly downloadOnly: boolean }
+  | { readonly type: 'mgmt.assignedOffline'; readonly ds: number; readonly action: number; readonly at: number; readonly by: string }
+  | { readonly type: 'action.finished'; readonly ds: number; readonly action: number; readonly at: number; readonly reportedAt: number; readonly downloadOnly: boolean }
   | { readonly type: 'action.downloaded'; readonly ds: number; readonly at: number }
   | { readonly type: 'action.failed'; readonly ds: number; readonly at: number }
   /** All of the target's active actions ended by cancellation; `nextDs` is the DS of the oldest one still active. */
@@ -28,7 +28,7 @@ export const targetMachine = setup({
     ),
     offline: assign(({ context, event }) =>
       event.type === 'mgmt.assignedOffline'
-        ? { assignedDs: event.ds, installedDs: event.ds, installedAt: event.at, lastModifiedAt: event.at, lastModifiedBy: event.by }
+        ? { assignedDs: event.ds, installedDs: event.ds, installedAt: event.at, installedAction: event.action, lastModifiedAt: event.at, lastModifiedBy: event.by }
         : context,
     ),
     install: assign(({ context, event }) => {
@@ -38,6 +38,7 @@ export const targetMachine = setup({
       return {
         installedDs: newer ? event.ds : context.installedDs,
         installedAt: newer ? event.reportedAt : context.installedAt,
+        installedAction: newer ? event.action : context.installedAction,
         assignedDs: event.downloadOnly ? event.ds : context.assignedDs,
         requestAttributes: true,
         lastModifiedAt: event.at,

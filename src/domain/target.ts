@@ -29,6 +29,8 @@ export interface TargetRecord extends Audit {
   readonly assignedDs: number | null;
   readonly installedDs: number | null;
   readonly installedAt: number | null;
+  /** The finished action that installed `installedDs` (the DDI installedBase link). */
+  readonly installedAction: number | null;
   readonly tags: readonly number[];
   readonly attributes: Readonly<Record<string, string>>;
   readonly metadata: Readonly<Record<string, string>>;

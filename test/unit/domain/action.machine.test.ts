@@ -5,7 +5,7 @@ import { anAction } from '../../fixtures/records.js';
 import { step } from './step.js';
 
 const run = (a: ActionRecord, e: ActionEvent) => step(actionMachine, 'status', a, e);
-const report = { at: 100, timestamp: 90, code: null, details: [] as string[] };
+const report = { at: 100, timestamp: 90, code: null as number | null, details: [] as string[] };
 const fb = (execution: string, finished: string, extra: Partial<typeof report> = {}) =>
   ({ type: 'device.feedback', execution, finished, ...report, ...extra }) as ActionEvent;
 const cfb = (execution: string, finished: string) => ({ type: 'device.cancelFeedback', execution, finished, ...report }) as ActionEvent;
@@ -38,7 +38,7 @@ describe('action machine: deployment feedback (reference §1.5)', () => {
     const r = run(anAction(), fb('closed', 'success'));
     expect(r.effects).toEqual([{
       type: 'send', to: { kind: 'target', id: 1 },
-      event: { type: 'action.finished', ds: 7, at: 100, reportedAt: 90, downloadOnly: false },
+      event: { type: 'action.finished', ds: 7, action: 10, at: 100, reportedAt: 90, downloadOnly: false },
     }]);
   });
 

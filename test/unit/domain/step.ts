@@ -1,7 +1,8 @@
-import { transition, type AnyStateMachine, type EventObject } from 'xstate';
+import { transition, type AnyStateMachine } from 'xstate';
+import type { ActorEvent } from '../../../src/actors/runtime.js';
 
 /** Hydrates a record the way the runtime does and applies one event; returns state, record and outputs. */
-export function step<R extends object>(machine: AnyStateMachine, stateField: keyof R & string, record: R, event: EventObject) {
+export function step<R extends object>(machine: AnyStateMachine, stateField: keyof R & string, record: R, event: ActorEvent) {
   const current = machine.resolveState({ value: record[stateField] as string, context: record });
   const [next, actions] = transition(machine, current, event);
   const outputs = actions as unknown as { type: string; params?: unknown }[];

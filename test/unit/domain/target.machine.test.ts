@@ -27,21 +27,21 @@ describe('target updateStatus machine (reference §4.3)', () => {
 
   it('a finished action installs the DS and, when it is the assigned one, the target is in sync and asked for attributes', () => {
     const r = run(aTarget({ updateStatus: 'pending', assignedDs: 3, requestAttributes: false }),
-      { type: 'action.finished', ds: 3, at: 20, reportedAt: 19, downloadOnly: false });
+      { type: 'action.finished', ds: 3, action: 11, at: 20, reportedAt: 19, downloadOnly: false });
     expect(r.state).toBe('in_sync');
-    expect(r.record).toMatchObject({ installedDs: 3, installedAt: 19, assignedDs: 3, requestAttributes: true });
+    expect(r.record).toMatchObject({ installedDs: 3, installedAt: 19, installedAction: 11, assignedDs: 3, requestAttributes: true });
   });
 
   it('a finished action whose DS is no longer the assigned one installs it but stays pending', () => {
     const r = run(aTarget({ updateStatus: 'pending', assignedDs: 4 }),
-      { type: 'action.finished', ds: 3, at: 20, reportedAt: 19, downloadOnly: false });
+      { type: 'action.finished', ds: 3, action: 11, at: 20, reportedAt: 19, downloadOnly: false });
     expect(r.state).toBe('pending');
     expect(r.record).toMatchObject({ installedDs: 3, assignedDs: 4 });
   });
 
   it('a late finished report older than the installation does not roll the installed DS back', () => {
     const r = run(aTarget({ updateStatus: 'pending', assignedDs: 4, installedDs: 4, installedAt: 100 }),
-      { type: 'action.finished', ds: 3, at: 120, reportedAt: 50, downloadOnly: false });
+      { type: 'action.finished', ds: 3, action: 11, at: 120, reportedAt: 50, downloadOnly: false });
     expect(r.record).toMatchObject({ installedDs: 4, installedAt: 100 });
     expect(r.state).toBe('in_sync');
   });
@@ -71,13 +71,13 @@ describe('target updateStatus machine (reference §4.3)', () => {
   });
 
   it('an offline assignment records the DS as assigned and installed, in sync', () => {
-    const r = run(aTarget({ updateStatus: 'registered' }), { type: 'mgmt.assignedOffline', ds: 8, at: 30, by: 'admin' });
+    const r = run(aTarget({ updateStatus: 'registered' }), { type: 'mgmt.assignedOffline', ds: 8, action: 12, at: 30, by: 'admin' });
     expect(r.state).toBe('in_sync');
-    expect(r.record).toMatchObject({ assignedDs: 8, installedDs: 8, installedAt: 30 });
+    expect(r.record).toMatchObject({ assignedDs: 8, installedDs: 8, installedAt: 30, installedAction: 12 });
   });
 
   it('emits no effects (it only receives them)', () => {
-    const r = run(aTarget({ updateStatus: 'pending', assignedDs: 3 }), { type: 'action.finished', ds: 3, at: 1, reportedAt: 1, downloadOnly: false });
+    const r = run(aTarget({ updateStatus: 'pending', assignedDs: 3 }), { type: 'action.finished', ds: 3, action: 11, at: 1, reportedAt: 1, downloadOnly: false });
     expect(r.effects).toEqual([]);
   });
 });

@@ -1,0 +1,145 @@
+import { ACTION, ACTION_STATUS, SERVER_MESSAGE_PREFIX, type ActionRecord, type ActionStatusRecord, type ActionType, type MaintenanceWindow } from '../domain/action.js';
+import { AppError } from '../domain/errors.js';
+import { TARGET, type TargetRecord } from '../domain/target.js';
+import type { TenantConfigView } from '../domain/tenant-config.js';
+import type { Effect, Store, Stored, Tenant, Write } from '../store/port.js';
+import { actionActor } from './kinds.js';
+import { MACHINE_VERSION_FIELD } from './definition.js';
+import type { ActorRuntime } from './runtime.js';
+
+/** One distribution set for one target, as the Management API, auto-assignment or a rollout asks. */
+export interface AssignmentRequest {
+  readonly targetId: number;
+  readonly ds: number;
+  readonly actionType: ActionType;
+  readonly forceTime: number;
+  readonly weight: number | null;
+  /** null: the tenant's confirmation flow decides. */
+  readonly confirmationRequired: boolean | null;
+  readonly maintenanceWindow: MaintenanceWindow | null;
+  readonly by: string;
+  /** Server message of the first status entry; defaults to "Assignment initiated by user '<by>'". */
+  readonly message?: string;
+  readonly rollout?: number | null;
+  readonly rolloutGroup?: number | null;
+}
+
+export type AssignmentOutcome =
+  | { readonly kind: 'assigned'; readonly actionId: number; readonly effectIds: readonly string[] }
+  | { readonly kind: 'alreadyAssigned' };
+
+export interface AssignDeps {
+  readonly store: Store;
+  readonly runtime: ActorRuntime;
+  readonly maxActionsPerTarget: number;
+}
+
+class AlreadyAssigned extends Error {}
+
+/**
+ * Online assignment (reference §4.2, §4.4): one commit on the target actor that moves it to pending,
+ * creates the action and its first status entry, and carries the effects that cancel (or, with
+ * autoclose, close) the target's obsolete active actions. Without multi-assignment a target that has
+ * the DS assigned already gets no new action.
+ */
+export async function assignOnline(deps: AssignDeps, tenant: Tenant, req: AssignmentRequest, cfg: TenantConfigView, now: number): Promise<AssignmentOutcome> {
+  const multi = cfg.bool('multi.assignments.enabled');
+  const flow = cfg.bool('user.confirmation.flow.enabled');
+  let actionId = 0;
+  let obsolete: ActionRecord[] = [];
+  try {
+    const result = await deps.runtime.send<TargetRecord>(tenant, TARGET, req.targetId, { type: 'mgmt.assigned', ds: req.ds, at: now, by: req.by }, {
+      also: async (_next, current) => {
+        const target = (current as Stored<TargetRecord>).value;
+        if (!multi && target.assignedDs === req.ds) throw new AlreadyAssigned();
+        await checkActionQuota(deps, tenant, target.id);
+        obsolete = multi ? [] : await obsoleteActions(deps.store, tenant, target.id);
+        actionId = await deps.store.nextIds(tenant, ACTION, 1);
+        const waits = flow && req.confirmationRequired !== false && target.autoConfirm === null;
+        const message = req.message ?? `Assignment initiated by user '${req.by}'`;
+        const messages = [SERVER_MESSAGE_PREFIX + message];
+        if (flow && target.autoConfirm !== null && req.confirmationRequired !== false) {
+          messages.push(SERVER_MESSAGE_PREFIX + `Assignment automatically confirmed by initiator '${target.autoConfirm.initiator ?? 'unknown'}'.`);
+          if (target.autoConfirm.remark) messages.push(target.autoConfirm.remark);
+        }
+        const status = waits ? 'wait_for_confirmation' as const : 'running' as const;
+        return newActionWrites(deps.store, tenant, newAction(actionId, target, req, status, now), status, messages, now);
+      },
+      effects: () => obsolete.map((a): Effect => ({
+        type: 'send',
+        to: { kind: ACTION, id: a.id },
+        event: cfg.bool('repository.actions.autoclose.enabled')
+          ? { type: 'mgmt.close', at: now, by: req.by }
+          : { type: 'mgmt.cancel', at: now, by: req.by, reason: 'obsolete' },
+      })),
+    });
+    if (result.kind === 'missing') throw new AppError('NOT_FOUND', `Target with given identifier {${req.targetId}} does not exist.`);
+    if (result.kind !== 'committed') throw new AppError('CONCURRENT_MODIFICATION', `target ${req.targetId} is being modified concurrently; retry`);
+    return { kind: 'assigned', actionId, effectIds: result.effectIds };
+  } catch (err) {
+    if (err instanceof AlreadyAssigned) return { kind: 'alreadyAssigned' };
+    throw err;
+  }
+}
+
+/**
+ * Offline assignment: records a DS the device already runs. A finished, inactive action; the target
+ * has it assigned and installed, in sync. Targets with an update pending are skipped.
+ */
+export async function assignOffline(deps: AssignDeps, tenant: Tenant, req: AssignmentRequest, now: number): Promise<AssignmentOutcome> {
+  const actionId = await deps.store.nextIds(tenant, ACTION, 1);
+  try {
+    const result = await deps.runtime.send<TargetRecord>(tenant, TARGET, req.targetId, { type: 'mgmt.assignedOffline', ds: req.ds, action: actionId, at: now, by: req.by }, {
+      also: async (_next, current) => {
+        const target = (current as Stored<TargetRecord>).value;
+        if (target.updateStatus === 'pending' || target.assignedDs === req.ds) throw new AlreadyAssigned();
+        await checkActionQuota(deps, tenant, target.id);
+        const message = req.message ?? `Offline assignment initiated by user '${req.by}'`;
+        return newActionWrites(deps.store, tenant, newAction(actionId, target, req, 'finished', now), 'finished', [SERVER_MESSAGE_PREFIX + message], now);
+      },
+    });
+    if (result.kind === 'missing') throw new AppError('NOT_FOUND', `Target with given identifier {${req.targetId}} does not exist.`);
+    if (result.kind !== 'committed') throw new AppError('CONCURRENT_MODIFICATION', `target ${req.targetId} is being modified concurrently; retry`);
+    return { kind: 'assigned', actionId, effectIds: result.effectIds };
+  } catch (err) {
+    if (err instanceof AlreadyAssigned) return { kind: 'alreadyAssigned' };
+    throw err;
+  }
+}
+
+async function checkActionQuota(deps: AssignDeps, tenant: Tenant, targetId: number): Promise<void> {
+  const count = await deps.store.count(tenant, ACTION, 'target', String(targetId));
+  if (count >= deps.maxActionsPerTarget) {
+    throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target ${targetId} has ${count} actions; at most ${deps.maxActionsPerTarget} are allowed.`);
+  }
+}
+
+/** Active actions a new assignment replaces: all but those of a required migration step and those already canceling. */
+async function obsoleteActions(store: Store, tenant: Tenant, targetId: number): Promise<ActionRecord[]> {
+  const page = await store.members(tenant, ACTION, 'activeByTarget', String(targetId), { offset: 0, limit: 10_000 });
+  const actions = (await store.getMany<ActionRecord>(tenant, ACTION, page.ids)).filter((a): a is Stored<ActionRecord> => a !== undefined).map((a) => a.value);
+  const dsIds = [...new Set(actions.map((a) => a.ds))];
+  const sets = await store.getMany<{ requiredMigrationStep: boolean }>(tenant, 'ds', dsIds);
+  const migration = new Set(dsIds.filter((_, i) => sets[i]?.value.requiredMigrationStep === true));
+  return actions.filter((a) => a.active && a.status !== 'canceling' && !migration.has(a.ds));
+}
+
+function newAction(id: number, target: TargetRecord, req: AssignmentRequest, status: ActionRecord['status'], now: number): ActionRecord {
+  return {
+    id, targetId: target.id, controllerId: target.controllerId, ds: req.ds, actionType: req.actionType,
+    forceTime: req.actionType === 'timeforced' ? req.forceTime : 0, weight: req.weight, status,
+    active: status !== 'finished', maintenanceWindow: req.maintenanceWindow,
+    rollout: req.rollout ?? null, rolloutGroup: req.rolloutGroup ?? null, lastStatusCode: null, externalRef: null,
+    lastEntry: status, entries: 1,
+    createdBy: req.by, createdAt: now, lastModifiedBy: req.by, lastModifiedAt: now,
+  };
+}
+
+async function newActionWrites(store: Store, tenant: Tenant, action: ActionRecord, type: ActionRecord['status'], messages: string[], now: number): Promise<Write[]> {
+  const entryId = await store.nextIds(tenant, ACTION_STATUS, 1);
+  const entry: ActionStatusRecord = { id: entryId, actionId: action.id, type, messages, reportedAt: now, timestamp: now, code: null };
+  return [
+    { kind: ACTION, id: action.id, expect: 0, after: { ...action, [MACHINE_VERSION_FIELD]: actionActor.machineVersion } },
+    { kind: ACTION_STATUS, id: entryId, expect: 0, after: entry },
+  ];
+}

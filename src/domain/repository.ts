@@ -1,0 +1,117 @@
+import type { Audit } from './audit.js';
+import type { IndexEntries, KindSchema } from '../store/port.js';
+
+/**
+ * Repository entities: software module types, software modules, artifacts, distribution set types,
+ * distribution sets, and the two tag kinds. Soft-deleted entities keep their record with
+ * `deleted: true` while something still refers to them.
+ * @see spec 2.2, 2.5-2.7; reference §3.9-3.13
+ */
+export interface SoftwareModuleTypeRecord extends Audit {
+  readonly id: number;
+  readonly key: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly colour: string | null;
+  readonly maxAssignments: number;
+  readonly deleted: boolean;
+}
+
+export interface SoftwareModuleRecord extends Audit {
+  readonly id: number;
+  readonly name: string;
+  readonly version: string;
+  readonly type: number;
+  readonly description: string | null;
+  readonly vendor: string | null;
+  readonly encrypted: boolean;
+  readonly locked: boolean;
+  readonly deleted: boolean;
+  /** key -> { value, targetVisible } */
+  readonly metadata: Readonly<Record<string, { readonly value: string; readonly targetVisible: boolean }>>;
+}
+
+export interface Hashes {
+  readonly md5: string;
+  readonly sha1: string;
+  readonly sha256: string;
+}
+
+export interface ArtifactRecord extends Audit {
+  readonly id: number;
+  readonly module: number;
+  readonly filename: string;
+  readonly size: number;
+  readonly hashes: Hashes;
+}
+
+export interface DistributionSetTypeRecord extends Audit {
+  readonly id: number;
+  readonly key: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly colour: string | null;
+  readonly mandatory: readonly number[];
+  readonly optional: readonly number[];
+  readonly deleted: boolean;
+}
+
+export interface DistributionSetRecord extends Audit {
+  readonly id: number;
+  readonly name: string;
+  readonly version: string;
+  readonly description: string | null;
+  readonly type: number;
+  readonly modules: readonly number[];
+  readonly requiredMigrationStep: boolean;
+  readonly locked: boolean;
+  readonly valid: boolean;
+  readonly deleted: boolean;
+  readonly tags: readonly number[];
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+export interface TagRecord extends Audit {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string | null;
+  readonly colour: string | null;
+}
+
+export const SM_TYPE = 'smtype';
+export const SM = 'sm';
+export const ARTIFACT = 'artifact';
+export const DS_TYPE = 'dstype';
+export const DS = 'ds';
+export const TARGET_TAG = 'targettag';
+export const DS_TAG = 'dstag';
+
+const lower = (s: string): string => s.toLowerCase();
+
+export const smTypeSchema: KindSchema<SoftwareModuleTypeRecord> = {
+  indexes: (t): IndexEntries => ({ unique: t.deleted ? [] : [['key', lower(t.key)], ['name', lower(t.name)]] }),
+};
+export const smSchema: KindSchema<SoftwareModuleRecord> = {
+  indexes: (m): IndexEntries => ({
+    unique: m.deleted ? [] : [['nameVersionType', `${lower(m.name)}\u0000${lower(m.version)}\u0000${m.type}`]],
+    multi: [['type', String(m.type)]],
+  }),
+};
+export const artifactSchema: KindSchema<ArtifactRecord> = {
+  indexes: (a): IndexEntries => ({
+    unique: [['moduleFilename', `${a.module}\u0000${a.filename}`]],
+    multi: [['module', String(a.module)], ['sha1', a.hashes.sha1]],
+  }),
+};
+export const dsTypeSchema: KindSchema<DistributionSetTypeRecord> = {
+  indexes: (t): IndexEntries => ({ unique: t.deleted ? [] : [['key', lower(t.key)], ['name', lower(t.name)]] }),
+};
+export const dsSchema: KindSchema<DistributionSetRecord> = {
+  indexes: (d): IndexEntries => ({
+    unique: d.deleted ? [] : [['nameVersion', `${lower(d.name)}\u0000${lower(d.version)}`]],
+    multi: [['type', String(d.type)], ...d.modules.map((m) => ['module', String(m)] as const), ...d.tags.map((t) => ['tag', String(t)] as const)],
+  }),
+};
+export const tagSchema: KindSchema<TagRecord> = {
+  indexes: (t): IndexEntries => ({ unique: [['name', lower(t.name)]] }),
+};
