@@ -14,12 +14,12 @@ export type Execution = (typeof EXECUTIONS)[number];
 export const FINISHED_RESULTS = ['success', 'failure', 'none'] as const;
 export type FinishedResult = (typeof FINISHED_RESULTS)[number];
 
-export interface Report {
+export type Report = {
   readonly at: number;
   readonly timestamp: number;
   readonly code: number | null;
   readonly details: readonly string[];
-}
+};
 
 export type ActionEvent =
   | ({ readonly type: 'device.feedback'; readonly execution: Execution; readonly finished: FinishedResult } & Report)

@@ -83,6 +83,12 @@ export interface Route {
    */
   readonly body?: 'none' | 'json' | 'buffer' | 'stream';
   readonly auth?: Authenticator;
+  /**
+   * What the route answers, for the Accept check (406). 'json': checked before the handler runs;
+   * 'other' (downloads, empty replies): never checked. Unset: checked before the handler for
+   * POST/PUT/PATCH/DELETE, and for GET/HEAD after it, only when the reply carries `json`.
+   */
+  readonly produces?: 'json' | 'other';
   /** Name used in metrics labels; defaults to the path pattern. */
   readonly name?: string;
 }
