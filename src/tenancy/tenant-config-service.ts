@@ -1,0 +1,181 @@
+import type { Store, Tenant } from '../store/port.js';
+import type { KindSchema } from '../store/port.js';
+import { AppError } from '../domain/errors.js';
+import {
+  CONFIG_KEY_NAMES, coerceValue, isConfigKey, viewOf,
+  type ConfigKey, type ConfigValue, type TenantConfigView,
+} from '../domain/tenant-config.js';
+
+/** A stored tenant value with its audit fields. */
+export interface StoredEntry {
+  readonly value: ConfigValue;
+  readonly createdBy: string;
+  readonly createdAt: number;
+  readonly lastModifiedBy: string;
+  readonly lastModifiedAt: number;
+}
+
+/** One record per tenant (id 1) holding every tenant-specific value. */
+export interface TenantConfigRecord {
+  readonly id: number;
+  readonly values: Readonly<Partial<Record<ConfigKey, StoredEntry>>>;
+}
+
+export const TENANT_CONFIG = 'tenantconfig';
+export const tenantConfigSchema: KindSchema<TenantConfigRecord> = { indexes: () => ({}) };
+const RECORD_ID = 1;
+const MAX_ATTEMPTS = 8;
+
+/** What GET /rest/v1/system/configs shows for one key. */
+export interface ConfigEntry {
+  readonly value: ConfigValue;
+  /** True when no tenant value is set and the global default applies. */
+  readonly global: boolean;
+  readonly audit?: Omit<StoredEntry, 'value'>;
+}
+
+interface Cached {
+  readonly view: TenantConfigView;
+  readonly record: TenantConfigRecord;
+  readonly version: number;
+  readonly loadedAt: number;
+}
+
+/**
+ * Effective tenant configuration: the tenant's stored value, else the tenant's seed from config.yaml,
+ * else the global default. Reads are served from an in-process cache (the DDI poll reads polling and
+ * authentication keys on every request); writes through this service refresh it at once, and other
+ * server instances see a change after at most `ttlMs`.
+ * @see spec 2.11, 4.7
+ */
+export class TenantConfigService {
+  readonly #store: Store;
+  readonly #seeds: ReadonlyMap<Tenant, Readonly<Partial<Record<ConfigKey, ConfigValue>>>>;
+  readonly #globals: Readonly<Record<ConfigKey, ConfigValue>>;
+  readonly #ttlMs: number;
+  readonly #cache = new Map<Tenant, Cached>();
+  readonly #clock: () => number;
+
+  constructor(options: {
+    store: Store;
+    globals: Readonly<Record<ConfigKey, ConfigValue>>;
+    seeds?: ReadonlyMap<Tenant, Readonly<Partial<Record<ConfigKey, ConfigValue>>>>;
+    ttlMs?: number;
+    clock?: () => number;
+  }) {
+    this.#store = options.store;
+    this.#globals = options.globals;
+    this.#seeds = options.seeds ?? new Map();
+    this.#ttlMs = options.ttlMs ?? 1000;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /** The cached view when fresh (no I/O); undefined when it must be loaded. */
+  cachedView(tenant: Tenant): TenantConfigView | undefined {
+    const c = this.#cache.get(tenant);
+    return c !== undefined && this.#clock() - c.loadedAt < this.#ttlMs ? c.view : undefined;
+  }
+
+  async view(tenant: Tenant): Promise<TenantConfigView> {
+    return this.cachedView(tenant) ?? (await this.#load(tenant)).view;
+  }
+
+  /** Every key with its effective value and whether it is the global default. */
+  async entries(tenant: Tenant): Promise<Record<ConfigKey, ConfigEntry>> {
+    const { record } = await this.#load(tenant);
+    return Object.fromEntries(CONFIG_KEY_NAMES.map((k) => [k, this.#entry(tenant, record, k)])) as Record<ConfigKey, ConfigEntry>;
+  }
+
+  async entry(tenant: Tenant, key: string): Promise<ConfigEntry> {
+    if (!isConfigKey(key)) throw new AppError('CONFIG_KEY_INVALID', `The given configuration key '${key}' does not exist.`);
+    const { record } = await this.#load(tenant);
+    return this.#entry(tenant, record, key);
+  }
+
+  /** Validates and stores several values atomically (all or none). Returns the new entries. */
+  async set(tenant: Tenant, values: Readonly<Record<string, unknown>>, by: string, now: number): Promise<Record<string, ConfigEntry>> {
+    const keys = Object.keys(values);
+    if (keys.length === 0) throw new AppError('BODY_NOT_READABLE', 'no configuration values given');
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const current = await this.#load(tenant, true);
+      const next: Partial<Record<ConfigKey, StoredEntry>> = { ...current.record.values };
+      // validate against the values as they will be after this change (pollingTime vs minPollingTime)
+      const pending: Partial<Record<ConfigKey, ConfigValue>> = {};
+      for (const key of keys) if (isConfigKey(key)) pending[key] = values[key] as ConfigValue;
+      const merged = viewOf({ ...this.#effectiveValues(tenant, current.record), ...pending }, this.#globals);
+      for (const key of keys) {
+        const value = coerceValue(key, values[key], key === 'multi.assignments.enabled' ? current.view : merged);
+        const k = key as ConfigKey;
+        const old = current.record.values[k];
+        next[k] = { value, createdBy: old?.createdBy ?? by, createdAt: old?.createdAt ?? now, lastModifiedBy: by, lastModifiedAt: now };
+      }
+      if (await this.#commit(tenant, current, { id: RECORD_ID, values: next })) {
+        const record = { id: RECORD_ID, values: next };
+        return Object.fromEntries(keys.map((k) => [k, this.#entry(tenant, record, k as ConfigKey)]));
+      }
+    }
+    throw new AppError('CONCURRENT_MODIFICATION', 'tenant configuration was modified concurrently; retry');
+  }
+
+  /** Removes the tenant value of a key; the seed or global default applies afterwards. */
+  async reset(tenant: Tenant, key: string): Promise<void> {
+    if (!isConfigKey(key)) throw new AppError('CONFIG_KEY_INVALID', `The given configuration key '${key}' does not exist.`);
+    if (key === 'multi.assignments.enabled' && (await this.view(tenant)).bool(key)) {
+      throw new AppError('CONFIG_CHANGE_NOT_ALLOWED', `The configuration key '${key}' cannot be disabled once it was enabled.`);
+    }
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const current = await this.#load(tenant, true);
+      if (current.record.values[key] === undefined) return;
+      const next = { ...current.record.values };
+      delete next[key];
+      if (await this.#commit(tenant, current, { id: RECORD_ID, values: next })) return;
+    }
+    throw new AppError('CONCURRENT_MODIFICATION', 'tenant configuration was modified concurrently; retry');
+  }
+
+  /** Drops the cached view of a tenant (another instance changed it, or tests). */
+  invalidate(tenant?: Tenant): void {
+    if (tenant === undefined) this.#cache.clear();
+    else this.#cache.delete(tenant);
+  }
+
+  #entry(tenant: Tenant, record: TenantConfigRecord, key: ConfigKey): ConfigEntry {
+    const stored = record.values[key];
+    if (stored !== undefined) {
+      const { value, ...audit } = stored;
+      return { value, global: false, audit };
+    }
+    const seed = this.#seeds.get(tenant)?.[key];
+    return seed !== undefined ? { value: seed, global: false } : { value: this.#globals[key], global: true };
+  }
+
+  #effectiveValues(tenant: Tenant, record: TenantConfigRecord): Partial<Record<ConfigKey, ConfigValue>> {
+    const out: Partial<Record<ConfigKey, ConfigValue>> = { ...this.#seeds.get(tenant) };
+    for (const k of CONFIG_KEY_NAMES) {
+      const v = record.values[k];
+      if (v !== undefined) out[k] = v.value;
+    }
+    return out;
+  }
+
+  async #load(tenant: Tenant, fresh = false): Promise<Cached> {
+    const cached = this.#cache.get(tenant);
+    if (!fresh && cached !== undefined && this.#clock() - cached.loadedAt < this.#ttlMs) return cached;
+    const stored = await this.#store.get<TenantConfigRecord>(tenant, TENANT_CONFIG, RECORD_ID);
+    const record = stored?.value ?? { id: RECORD_ID, values: {} };
+    const next: Cached = { record, version: stored?.version ?? 0, view: viewOf(this.#effectiveValues(tenant, record), this.#globals), loadedAt: this.#clock() };
+    this.#cache.set(tenant, next);
+    return next;
+  }
+
+  async #commit(tenant: Tenant, current: Cached, record: TenantConfigRecord): Promise<boolean> {
+    const result = await this.#store.commit(tenant, {
+      writes: [{ kind: TENANT_CONFIG, id: RECORD_ID, expect: current.version, before: current.version === 0 ? undefined : current.record, after: record }],
+    });
+    if (!result.ok) return false;
+    this.#cache.set(tenant, {
+      record, version: current.version + 1, view: viewOf(this.#effectiveValues(tenant, record), this.#globals), loadedAt: this.#clock(),
+    });
+    return true;
+  }
+}
