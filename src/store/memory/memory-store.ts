@@ -1,0 +1,141 @@
+import type {
+  Commit, CommitResult, IdPage, Page, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
+} from '../port.js';
+import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOptions, checkTenant } from '../checks.js';
+import { DEDUPE_TTL_MS, planCommit } from '../plan.js';
+import { EffectsQueue } from './effects-queue.js';
+import { freezeJson } from './freeze-json.js';
+import { SortedIds } from './sorted-ids.js';
+import { TenantState } from './tenant-state.js';
+
+const EMPTY_PAGE: IdPage = Object.freeze({ ids: Object.freeze([]) as readonly number[], total: 0 });
+
+/**
+ * The embedded store: everything in Maps of one process, no durability. It keeps the Redis adapter's
+ * semantics (see port.ts) so the contract suite runs unchanged on both. A commit is synchronous from
+ * its first check to its last write, which makes it atomic in a single-threaded process.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory' as const;
+  readonly #schema: Schema;
+  readonly #tenants = new Map<Tenant, TenantState>();
+  readonly #effects = new EffectsQueue();
+  readonly #leases = new Map<string, { owner: string; expiresAt: number }>();
+
+  constructor(schema: Schema) {
+    this.#schema = schema;
+  }
+
+  async nextIds(tenant: Tenant, kind: string, count = 1): Promise<number> {
+    checkTenant(tenant);
+    checkKind(kind);
+    checkCount(count);
+    const t = this.#tenant(tenant);
+    const last = (t.seq.get(kind) ?? 0) + count;
+    t.seq.set(kind, last);
+    return last - count + 1;
+  }
+
+  async get<T>(tenant: Tenant, kind: string, id: number): Promise<Stored<T> | undefined> {
+    return this.#tenants.get(tenant)?.records.get(kind)?.get(id) as Stored<T> | undefined;
+  }
+
+  async getMany<T>(tenant: Tenant, kind: string, ids: readonly number[]): Promise<(Stored<T> | undefined)[]> {
+    const records = this.#tenants.get(tenant)?.records.get(kind);
+    return ids.map((id) => records?.get(id) as Stored<T> | undefined);
+  }
+
+  async commit(tenant: Tenant, commit: Commit): Promise<CommitResult> {
+    checkTenant(tenant);
+    const plan = planCommit(this.#schema, commit);
+    // copy everything first: a value without a JSON form throws before anything is checked or written
+    const values = plan.writes.map((w) => (w.after === null ? null : jsonValue(w.after, `${w.kind} ${w.id}`)));
+    const effects = plan.effects.map(({ eventId, effect }) => ({ eventId, effect: jsonValue(effect, `effect ${effect.type}`) as typeof effect }));
+    const t = this.#tenant(tenant);
+    const failure = t.verify(plan, Date.now());
+    if (failure !== undefined) return failure;
+    const versions = t.apply(plan, values);
+    if (plan.dedupe !== undefined) t.markDone(plan.dedupe, Date.now(), DEDUPE_TTL_MS);
+    this.#effects.push(tenant, effects);
+    return { ok: true, versions };
+  }
+
+  async lookup(tenant: Tenant, kind: string, index: string, key: string): Promise<number | undefined> {
+    return this.#tenants.get(tenant)?.unique.get(`${kind}\0${index}`)?.get(key);
+  }
+
+  async lookupMany(tenant: Tenant, kind: string, index: string, keys: readonly string[]): Promise<(number | undefined)[]> {
+    const map = this.#tenants.get(tenant)?.unique.get(`${kind}\0${index}`);
+    return keys.map((k) => map?.get(k));
+  }
+
+  async ids(tenant: Tenant, kind: string, page: Page): Promise<IdPage> {
+    checkPage(page);
+    return this.#tenants.get(tenant)?.all.get(kind)?.page(page.offset, page.limit, page.desc === true) ?? EMPTY_PAGE;
+  }
+
+  async members(tenant: Tenant, kind: string, index: string, key: string, page: Page): Promise<IdPage> {
+    checkPage(page);
+    return this.#multi(tenant, kind, index, key)?.page(page.offset, page.limit, page.desc === true) ?? EMPTY_PAGE;
+  }
+
+  async range(tenant: Tenant, kind: string, index: string, key: string, min: number, max: number, page: Page): Promise<IdPage> {
+    checkPage(page);
+    checkRange(min, max);
+    return this.#multi(tenant, kind, index, key)?.range(min, max, page.offset, page.limit, page.desc === true) ?? EMPTY_PAGE;
+  }
+
+  async count(tenant: Tenant, kind: string, index?: string, key?: string): Promise<number> {
+    if (index === undefined) return this.#tenants.get(tenant)?.records.get(kind)?.size ?? 0;
+    if (key === undefined) throw new TypeError('count by index needs a key');
+    return this.#multi(tenant, kind, index, key)?.size ?? 0;
+  }
+
+  async readEffects(tenants: readonly Tenant[], options: ReadEffectsOptions): Promise<QueuedEffect[]> {
+    checkReadOptions(tenants, options);
+    return this.#effects.read(tenants, options);
+  }
+
+  async ackEffects(effects: readonly Pick<QueuedEffect, 'tenant' | 'id'>[]): Promise<void> {
+    for (const e of effects) this.#effects.ack(e.tenant, e.id);
+  }
+
+  async pendingEffects(tenant: Tenant): Promise<number> {
+    return this.#effects.pendingCount(tenant);
+  }
+
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkLease(name, owner, ttlMs);
+    const now = Date.now();
+    const held = this.#leases.get(name);
+    if (held !== undefined && held.owner !== owner && held.expiresAt > now) return false;
+    this.#leases.set(name, { owner, expiresAt: now + ttlMs });
+    return true;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    if (this.#leases.get(name)?.owner === owner) this.#leases.delete(name);
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.#effects.close();
+  }
+
+  #tenant(tenant: Tenant): TenantState {
+    let t = this.#tenants.get(tenant);
+    if (t === undefined) this.#tenants.set(tenant, (t = new TenantState()));
+    return t;
+  }
+
+  #multi(tenant: Tenant, kind: string, index: string, key: string): SortedIds | undefined {
+    return this.#tenants.get(tenant)?.multi.get(`${kind}\0${index}\0${key}`);
+  }
+}
+
+function jsonValue(value: unknown, what: string): unknown {
+  const copy = freezeJson(value);
+  if (copy === undefined) throw new TypeError(`${what}: value has no JSON form`);
+  return copy;
+}

@@ -1,0 +1,95 @@
+import type { CommitResult, Stored } from '../port.js';
+import type { CommitPlan } from '../plan.js';
+import { SortedIds } from './sorted-ids.js';
+
+type Failure = Extract<CommitResult, { ok: false }>;
+
+/** All data of one tenant. Map keys join names with \0, which no kind or index name contains. */
+export class TenantState {
+  readonly records = new Map<string, Map<number, Stored<unknown>>>();
+  /** kind -> every id of the kind (score = id). */
+  readonly all = new Map<string, SortedIds>();
+  /** kind \0 index -> key -> id */
+  readonly unique = new Map<string, Map<string, number>>();
+  /** kind \0 index \0 key -> ids */
+  readonly multi = new Map<string, SortedIds>();
+  readonly seq = new Map<string, number>();
+  /** dedupe key -> expiry (ms); insertion order is expiry order, since the TTL is constant */
+  readonly #done = new Map<string, number>();
+
+  /** The first reason the commit cannot apply, checked in the Redis script's order. */
+  verify(plan: CommitPlan, now: number): Failure | undefined {
+    if (plan.dedupe !== undefined && (this.#done.get(plan.dedupe) ?? 0) > now) return { ok: false, reason: 'duplicate' };
+    for (const w of plan.writes) {
+      const current = this.records.get(w.kind)?.get(w.id)?.version ?? 0;
+      if (current !== w.expect) return { ok: false, reason: 'stale-version', kind: w.kind, id: w.id };
+    }
+    // a key released by its holder in this same commit may be claimed by another record (a swap)
+    const released = new Set<string>();
+    for (const r of plan.releases) {
+      if (this.unique.get(`${r.kind}\0${r.index}`)?.get(r.key) === r.id) released.add(`${r.kind}\0${r.index}\0${r.key}`);
+    }
+    const claimed = new Map<string, number>();
+    for (const c of plan.claims) {
+      const slot = `${c.kind}\0${c.index}\0${c.key}`;
+      const earlier = claimed.get(slot);
+      const holder = earlier ?? (released.has(slot) ? undefined : this.unique.get(`${c.kind}\0${c.index}`)?.get(c.key));
+      if (holder !== undefined && holder !== c.id) return { ok: false, reason: 'unique-conflict', kind: c.kind, index: c.index, key: c.key };
+      claimed.set(slot, c.id);
+    }
+    return undefined;
+  }
+
+  /** Applies a verified plan; `values` are the frozen copies of the writes' `after` (null deletes). */
+  apply(plan: CommitPlan, values: readonly unknown[]): number[] {
+    for (const r of plan.releases) {
+      const map = this.unique.get(`${r.kind}\0${r.index}`);
+      if (map?.get(r.key) === r.id) {
+        map.delete(r.key);
+        if (map.size === 0) this.unique.delete(`${r.kind}\0${r.index}`);
+      }
+    }
+    for (const c of plan.claims) {
+      const name = `${c.kind}\0${c.index}`;
+      let map = this.unique.get(name);
+      if (map === undefined) this.unique.set(name, (map = new Map()));
+      map.set(c.key, c.id);
+    }
+    for (const m of plan.removes) {
+      const slot = `${m.kind}\0${m.index}\0${m.key}`;
+      const set = this.multi.get(slot);
+      if (set !== undefined && set.remove(m.id) && set.size === 0) this.multi.delete(slot);
+    }
+    for (const m of plan.adds) {
+      const slot = `${m.kind}\0${m.index}\0${m.key}`;
+      let set = this.multi.get(slot);
+      if (set === undefined) this.multi.set(slot, (set = new SortedIds()));
+      set.add(m.id, m.score);
+    }
+    return plan.writes.map((w, i) => {
+      let records = this.records.get(w.kind);
+      if (records === undefined) this.records.set(w.kind, (records = new Map()));
+      let all = this.all.get(w.kind);
+      if (all === undefined) this.all.set(w.kind, (all = new SortedIds()));
+      const value = values[i];
+      if (value === null) {
+        records.delete(w.id);
+        all.remove(w.id);
+        return 0;
+      }
+      const version = w.expect + 1;
+      records.set(w.id, Object.freeze({ id: w.id, version, value }));
+      if (w.expect === 0) all.add(w.id, w.id);
+      return version;
+    });
+  }
+
+  markDone(key: string, now: number, ttlMs: number): void {
+    // drop expired markers from the front: with one TTL for all, insertion order is expiry order
+    for (const [k, at] of this.#done) {
+      if (at > now) break;
+      this.#done.delete(k);
+    }
+    this.#done.set(key, now + ttlMs);
+  }
+}

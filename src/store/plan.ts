@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { diffIndexes, hasIndexes } from './indexing.js';
+import type { MultiChange, UniqueChange } from './indexing.js';
+import { checkId, checkKind } from './checks.js';
+import type { Commit, Effect, Schema } from './port.js';
+
+/** One record write, validated. `after === null` deletes. */
+export interface PlannedWrite {
+  readonly kind: string;
+  readonly id: number;
+  readonly expect: number;
+  readonly after: unknown;
+}
+
+export interface PlannedEffect {
+  readonly eventId: string;
+  readonly effect: Effect;
+}
+
+/**
+ * A commit checked and expanded into what both adapters apply: the writes, the index changes of all
+ * writes together, effects with their stable event ids, and the dedupe key. Misuse (a bad id, two
+ * writes of one record, an update without `before`) throws a TypeError: it is a bug, not an outcome.
+ */
+export interface CommitPlan {
+  readonly writes: readonly PlannedWrite[];
+  readonly claims: readonly UniqueChange[];
+  readonly releases: readonly UniqueChange[];
+  readonly adds: readonly MultiChange[];
+  readonly removes: readonly MultiChange[];
+  readonly effects: readonly PlannedEffect[];
+  readonly dedupe: string | undefined;
+}
+
+/** Dedupe markers live this long: far longer than any redelivery of the event that caused them. */
+export const DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000; // 7 days
+
+export function planCommit(schema: Schema, commit: Commit): CommitPlan {
+  const writes: PlannedWrite[] = [];
+  const claims: UniqueChange[] = [];
+  const releases: UniqueChange[] = [];
+  const adds: MultiChange[] = [];
+  const removes: MultiChange[] = [];
+  const seen = new Set<string>();
+  for (const w of commit.writes) {
+    checkKind(w.kind);
+    checkId(w.id, `${w.kind} id`);
+    if (!Number.isSafeInteger(w.expect) || w.expect < 0) throw new TypeError(`${w.kind} ${w.id}: expect must be an integer >= 0, got ${w.expect}`);
+    if (w.after === undefined) throw new TypeError(`${w.kind} ${w.id}: after must be a JSON value, or null to delete`);
+    if (w.after === null && w.expect === 0) throw new TypeError(`${w.kind} ${w.id}: a delete needs the version read (expect > 0)`);
+    const slot = `${w.kind}\0${w.id}`;
+    if (seen.has(slot)) throw new TypeError(`${w.kind} ${w.id} is written twice in one commit`);
+    seen.add(slot);
+    const before = w.expect === 0 ? undefined : w.before;
+    if (before === undefined && w.expect > 0 && hasIndexes(schema, w.kind)) {
+      throw new TypeError(`${w.kind} ${w.id}: an update of an indexed kind needs 'before' (the value read at version ${w.expect})`);
+    }
+    const changes = diffIndexes(schema, w.kind, w.id, before, w.after);
+    claims.push(...changes.claims);
+    releases.push(...changes.releases);
+    adds.push(...changes.adds);
+    removes.push(...changes.removes);
+    writes.push({ kind: w.kind, id: w.id, expect: w.expect, after: w.after });
+  }
+  const effects = (commit.effects ?? []).map((effect): PlannedEffect => {
+    if (typeof effect?.type !== 'string' || effect.type.length === 0) throw new TypeError('an effect needs a non-empty string type');
+    return { eventId: randomUUID(), effect };
+  });
+  if (commit.dedupe !== undefined && (typeof commit.dedupe !== 'string' || commit.dedupe.length === 0)) {
+    throw new TypeError('dedupe must be a non-empty string');
+  }
+  return { writes, claims, releases, adds, removes, effects, dedupe: commit.dedupe };
+}

@@ -1,0 +1,71 @@
+import type { CommitResult } from '../port.js';
+import { DEDUPE_TTL_MS } from '../plan.js';
+import type { CommitPlan } from '../plan.js';
+import { allKey, doneKey, effectsKey, multiKey, recordKey, scoreArg, uniqueKey } from './keys.js';
+
+export interface ScriptCall {
+  readonly keys: string[];
+  readonly args: string[];
+}
+
+/** KEYS and ARGV of the commit script (layout documented at the script in scripts.ts). */
+export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
+  const fx = effectsKey(tag);
+  const keys = [fx, plan.dedupe === undefined ? fx : doneKey(tag, plan.dedupe)];
+  const args = [
+    plan.dedupe === undefined ? '0' : '1', String(DEDUPE_TTL_MS),
+    String(plan.writes.length), String(plan.claims.length), String(plan.releases.length),
+    String(plan.removes.length), String(plan.adds.length), String(plan.effects.length),
+  ];
+  for (const w of plan.writes) {
+    keys.push(recordKey(tag, w.kind, w.id), allKey(tag, w.kind));
+    args.push(String(w.id), String(w.expect), w.after === null ? '' : toJson(w.after, `${w.kind} ${w.id}`));
+  }
+  for (const c of plan.claims) {
+    keys.push(uniqueKey(tag, c.kind, c.index));
+    args.push(c.key, String(c.id));
+  }
+  for (const r of plan.releases) {
+    keys.push(uniqueKey(tag, r.kind, r.index));
+    args.push(r.key, String(r.id));
+  }
+  for (const m of plan.removes) {
+    keys.push(multiKey(tag, m.kind, m.index, m.key));
+    args.push(String(m.id));
+  }
+  for (const m of plan.adds) {
+    keys.push(multiKey(tag, m.kind, m.index, m.key));
+    args.push(String(m.id), scoreArg(m.score));
+  }
+  for (const e of plan.effects) args.push(e.eventId, toJson(e.effect, `effect ${e.effect.type}`));
+  return { keys, args };
+}
+
+function toJson(value: unknown, what: string): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError(`${what}: value has no JSON form`);
+  return json;
+}
+
+/** The script's reply as a CommitResult; anything else is a bug in the script, reported as such. */
+export function commitResult(reply: unknown, plan: CommitPlan): CommitResult {
+  if (!Array.isArray(reply)) throw new Error(`commit script: unexpected reply ${JSON.stringify(reply)}`);
+  const [status, ...rest] = reply as unknown[];
+  switch (status) {
+    case 'ok':
+      return { ok: true, versions: rest.map(Number) };
+    case 'duplicate':
+      return { ok: false, reason: 'duplicate' };
+    case 'stale-version': {
+      const w = plan.writes[Number(rest[0])];
+      if (w === undefined) break;
+      return { ok: false, reason: 'stale-version', kind: w.kind, id: w.id };
+    }
+    case 'unique-conflict': {
+      const c = plan.claims[Number(rest[0])];
+      if (c === undefined) break;
+      return { ok: false, reason: 'unique-conflict', kind: c.kind, index: c.index, key: c.key };
+    }
+  }
+  throw new Error(`commit script: unexpected reply ${JSON.stringify(reply)}`);
+}

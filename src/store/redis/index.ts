@@ -1,0 +1,50 @@
+import type { Schema, Store } from '../port.js';
+import { StoreUnavailableError } from '../port.js';
+import { awaitReady, createConnection } from './connection.js';
+import type { ConnectionOptions } from './connection.js';
+import { RedisStore } from './redis-store.js';
+
+export interface RedisStoreOptions {
+  /** How long opening waits for the first connection before failing (ms). Default 5000. */
+  readonly openTimeoutMs?: number;
+  /** Longest pause between reconnect attempts while Redis is down (ms). Default 1000. */
+  readonly reconnectMaxDelayMs?: number;
+  /** ping() fails when Redis does not answer within this (ms). Default 1000. */
+  readonly pingTimeoutMs?: number;
+  /** Other commands fail with StoreUnavailableError when Redis does not answer within this (ms; 0: never). Default 2000. */
+  readonly commandTimeoutMs?: number;
+  /** Receives connection errors (repeated while Redis is down); log them, do not throw. Default: ignore. */
+  readonly onError?: (err: Error) => void;
+}
+
+/**
+ * Connects to Redis (`redis://[[user]:password@]host:port[/db]`) and returns the store. Fails with
+ * StoreUnavailableError when Redis does not answer within `openTimeoutMs`; once open, the store
+ * survives outages: commands fail fast with StoreUnavailableError and the client reconnects forever.
+ */
+export async function openRedisStore(url: string, schema: Schema, options: RedisStoreOptions = {}): Promise<Store> {
+  const openTimeoutMs = options.openTimeoutMs ?? 5000;
+  const connection: ConnectionOptions = {
+    reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? 1000,
+    connectTimeoutMs: Math.min(openTimeoutMs, 2000),
+    onError: options.onError ?? (() => {}),
+  };
+  const client = createConnection(url, connection);
+  client.connect().catch(() => {}); // failures reach the 'error' listener; attempts go on
+  try {
+    await awaitReady(client, openTimeoutMs);
+  } catch (err) {
+    client.destroy();
+    throw new StoreUnavailableError(`cannot reach redis at ${redact(url)} within ${openTimeoutMs} ms`, { cause: err });
+  }
+  return new RedisStore(client, schema, () => createConnection(url, connection), {
+    pingTimeoutMs: options.pingTimeoutMs ?? 1000,
+    commandTimeoutMs: options.commandTimeoutMs ?? 2000,
+  });
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+export { RedisStore };

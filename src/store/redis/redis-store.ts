@@ -1,0 +1,158 @@
+import type {
+  Commit, CommitResult, IdPage, Page, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
+} from '../port.js';
+import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOptions, checkTenant } from '../checks.js';
+import { planCommit } from '../plan.js';
+import { commitCall, commitResult } from './commit.js';
+import { deadlineGuard, withDeadline } from './connection.js';
+import type { Guard, RedisConnection } from './connection.js';
+import { RedisEffects } from './effects.js';
+import { allKey, leaseKey, multiKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
+
+export interface RedisStoreTimeouts {
+  /** ping() fails when Redis does not answer within this (ms). */
+  readonly pingTimeoutMs: number;
+  /** Any other command fails when Redis does not answer within this (ms; 0: wait forever). */
+  readonly commandTimeoutMs: number;
+}
+
+/**
+ * The production store on Redis (see keys.ts for the layout). Every command failure caused by the
+ * connection becomes StoreUnavailableError (HTTP 503); errors Redis reports for a command, such as a
+ * script error, are bugs and pass through unchanged.
+ */
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  readonly #client: RedisConnection;
+  readonly #schema: Schema;
+  readonly #effects: RedisEffects;
+  readonly #timeouts: RedisStoreTimeouts;
+  readonly #guard: Guard;
+
+  constructor(client: RedisConnection, schema: Schema, openBlocker: () => RedisConnection, timeouts: RedisStoreTimeouts) {
+    this.#client = client;
+    this.#schema = schema;
+    this.#timeouts = timeouts;
+    this.#guard = deadlineGuard(timeouts.commandTimeoutMs);
+    this.#effects = new RedisEffects(client, this.#guard, openBlocker);
+  }
+
+  async nextIds(tenant: Tenant, kind: string, count = 1): Promise<number> {
+    checkTenant(tenant);
+    checkKind(kind);
+    checkCount(count);
+    const last = await this.#guard(this.#client.hIncrBy(seqKey(tenantTag(tenant)), kind, count));
+    return Number(last) - count + 1;
+  }
+
+  async get<T>(tenant: Tenant, kind: string, id: number): Promise<Stored<T> | undefined> {
+    const [v, d] = await this.#guard(this.#client.hmGet(recordKey(tenantTag(tenant), kind, id), ['v', 'd']));
+    return toStored<T>(id, v, d);
+  }
+
+  /** One HMGET per id, written in one batch (node-redis pipelines commands issued in the same tick). */
+  async getMany<T>(tenant: Tenant, kind: string, ids: readonly number[]): Promise<(Stored<T> | undefined)[]> {
+    const tag = tenantTag(tenant);
+    const replies = await this.#guard(Promise.all(ids.map((id) => this.#client.hmGet(recordKey(tag, kind, id), ['v', 'd']))));
+    return replies.map(([v, d], i) => toStored<T>(ids[i]!, v, d));
+  }
+
+  async commit(tenant: Tenant, commit: Commit): Promise<CommitResult> {
+    checkTenant(tenant);
+    const plan = planCommit(this.#schema, commit);
+    const { keys, args } = commitCall(tenantTag(tenant), plan);
+    const reply = await this.#guard(this.#client.peregrineCommit(keys, args));
+    return commitResult(reply, plan);
+  }
+
+  async lookup(tenant: Tenant, kind: string, index: string, key: string): Promise<number | undefined> {
+    const id = await this.#guard(this.#client.hGet(uniqueKey(tenantTag(tenant), kind, index), key));
+    return id === null || id === undefined ? undefined : Number(id);
+  }
+
+  async lookupMany(tenant: Tenant, kind: string, index: string, keys: readonly string[]): Promise<(number | undefined)[]> {
+    if (keys.length === 0) return [];
+    const ids = await this.#guard(this.#client.hmGet(uniqueKey(tenantTag(tenant), kind, index), [...keys]));
+    return ids.map((id) => (id === null || id === undefined ? undefined : Number(id)));
+  }
+
+  async ids(tenant: Tenant, kind: string, page: Page): Promise<IdPage> {
+    checkPage(page);
+    return this.#rankPage(allKey(tenantTag(tenant), kind), page);
+  }
+
+  async members(tenant: Tenant, kind: string, index: string, key: string, page: Page): Promise<IdPage> {
+    checkPage(page);
+    return this.#rankPage(multiKey(tenantTag(tenant), kind, index, key), page);
+  }
+
+  async range(tenant: Tenant, kind: string, index: string, key: string, min: number, max: number, page: Page): Promise<IdPage> {
+    checkPage(page);
+    checkRange(min, max);
+    const zkey = multiKey(tenantTag(tenant), kind, index, key);
+    const [from, to] = page.desc === true ? [scoreArg(max), scoreArg(min)] : [scoreArg(min), scoreArg(max)];
+    const [ids, total] = await this.#guard(Promise.all([
+      page.limit === 0
+        ? Promise.resolve([])
+        : this.#client.sendCommand<string[]>(['ZRANGE', zkey, from, to, 'BYSCORE', ...(page.desc === true ? ['REV'] : []), 'LIMIT', String(page.offset), String(page.limit)]),
+      this.#client.zCount(zkey, scoreArg(min), scoreArg(max)),
+    ]));
+    return { ids: ids.map(Number), total: Number(total) };
+  }
+
+  async count(tenant: Tenant, kind: string, index?: string, key?: string): Promise<number> {
+    const tag = tenantTag(tenant);
+    if (index !== undefined && key === undefined) throw new TypeError('count by index needs a key');
+    const zkey = index === undefined ? allKey(tag, kind) : multiKey(tag, kind, index, key!);
+    return Number(await this.#guard(this.#client.zCard(zkey)));
+  }
+
+  async readEffects(tenants: readonly Tenant[], options: ReadEffectsOptions): Promise<QueuedEffect[]> {
+    checkReadOptions(tenants, options);
+    return this.#effects.read(tenants, options);
+  }
+
+  async ackEffects(effects: readonly Pick<QueuedEffect, 'tenant' | 'id'>[]): Promise<void> {
+    return this.#effects.ack(effects);
+  }
+
+  async pendingEffects(tenant: Tenant): Promise<number> {
+    return this.#effects.pending(tenant);
+  }
+
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkLease(name, owner, ttlMs);
+    const won = await this.#guard(this.#client.peregrineAcquireLease([leaseKey(name)], [owner, String(ttlMs)]));
+    return Number(won) === 1;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    await this.#guard(this.#client.peregrineReleaseLease([leaseKey(name)], [owner]));
+  }
+
+  async ping(): Promise<void> {
+    await withDeadline(this.#client.ping(), this.#timeouts.pingTimeoutMs, 'PING');
+  }
+
+  async close(): Promise<void> {
+    await this.#effects.close();
+    if (!this.#client.isOpen) return;
+    if (!this.#client.isReady) return this.#client.destroy();
+    // close() waits for replies still due; do not let a hung Redis hold up shutdown
+    await withDeadline(this.#client.close(), 2000, 'close').catch(() => this.#client.destroy());
+  }
+
+  async #rankPage(zkey: string, page: Page): Promise<IdPage> {
+    const from = page.offset;
+    const [ids, total] = await this.#guard(Promise.all([
+      page.limit === 0 ? Promise.resolve([]) : this.#client.zRange(zkey, from, from + page.limit - 1, page.desc === true ? { REV: true } : undefined),
+      this.#client.zCard(zkey),
+    ]));
+    return { ids: ids.map(Number), total: Number(total) };
+  }
+}
+
+function toStored<T>(id: number, version: unknown, json: unknown): Stored<T> | undefined {
+  if (version === null || version === undefined || json === null || json === undefined) return undefined;
+  return { id, version: Number(version), value: JSON.parse(String(json)) as T };
+}

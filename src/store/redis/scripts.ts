@@ -1,0 +1,140 @@
+import { defineScript } from 'redis';
+import type { CommandParser } from 'redis';
+
+/**
+ * The Lua scripts. node-redis sends them with EVALSHA and falls back to EVAL on NOSCRIPT (after a
+ * Redis restart), so nothing needs loading up front. Every key a script touches is passed in KEYS.
+ */
+
+/**
+ * One commit, all or nothing: every check runs before the first write, and a script runs without
+ * interleaving, so a failed check leaves no trace.
+ * KEYS: fx, done, then per write (record, all), then claims, releases, removes, adds (one key each).
+ * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removes, #adds, #effects, then
+ *   per write (id, expect, json or '' to delete), per claim (key, id), per release (key, id),
+ *   per remove (id), per add (id, score), per effect (eventId, json).
+ * Reply: {'ok', version...} | {'stale-version', writeIndex} | {'unique-conflict', claimIndex} | {'duplicate'}.
+ */
+const COMMIT = `
+local nW, nC, nR, nRm, nA, nE = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+if ARGV[1] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate'} end
+local wk, wa = 3, 9
+local ck, ca = wk + 2 * nW, wa + 3 * nW
+local rk, ra = ck + nC, ca + 2 * nC
+local mk, ma = rk + nR, ra + 2 * nR
+local ak, aa = mk + nRm, ma + nRm
+local ea = aa + 2 * nA
+for i = 0, nW - 1 do
+  local current = tonumber(redis.call('HGET', KEYS[wk + 2 * i], 'v') or '0')
+  if current ~= tonumber(ARGV[wa + 3 * i + 1]) then return {'stale-version', i} end
+end
+-- a key released by its holder in this commit may be claimed by another record (a swap)
+local released = {}
+for i = 0, nR - 1 do
+  local key, field = KEYS[rk + i], ARGV[ra + 2 * i]
+  if redis.call('HGET', key, field) == ARGV[ra + 2 * i + 1] then released[key .. '\\0' .. field] = true end
+end
+local claimed = {}
+for i = 0, nC - 1 do
+  local key, field, id = KEYS[ck + i], ARGV[ca + 2 * i], ARGV[ca + 2 * i + 1]
+  local slot = key .. '\\0' .. field
+  local holder = claimed[slot]
+  if holder == nil and not released[slot] then holder = redis.call('HGET', key, field) end
+  if holder and holder ~= id then return {'unique-conflict', i} end
+  claimed[slot] = id
+end
+for i = 0, nR - 1 do
+  local key, field = KEYS[rk + i], ARGV[ra + 2 * i]
+  if released[key .. '\\0' .. field] then redis.call('HDEL', key, field) end
+end
+for i = 0, nC - 1 do redis.call('HSET', KEYS[ck + i], ARGV[ca + 2 * i], ARGV[ca + 2 * i + 1]) end
+for i = 0, nRm - 1 do redis.call('ZREM', KEYS[mk + i], ARGV[ma + i]) end
+for i = 0, nA - 1 do redis.call('ZADD', KEYS[ak + i], ARGV[aa + 2 * i + 1], ARGV[aa + 2 * i]) end
+local out = {'ok'}
+for i = 0, nW - 1 do
+  local rec, all = KEYS[wk + 2 * i], KEYS[wk + 2 * i + 1]
+  local id, expect, json = ARGV[wa + 3 * i], tonumber(ARGV[wa + 3 * i + 1]), ARGV[wa + 3 * i + 2]
+  if json == '' then
+    redis.call('DEL', rec)
+    redis.call('ZREM', all, id)
+    out[#out + 1] = 0
+  else
+    redis.call('HSET', rec, 'v', tostring(expect + 1), 'd', json)
+    if expect == 0 then redis.call('ZADD', all, id, id) end
+    out[#out + 1] = expect + 1
+  end
+end
+for i = 0, nE - 1 do redis.call('XADD', KEYS[1], '*', 'e', ARGV[ea + 2 * i], 'p', ARGV[ea + 2 * i + 1]) end
+if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ARGV[2]) end
+return out
+`;
+
+/**
+ * Effects for one consumer from one tenant's stream: first entries other consumers (or this one) left
+ * unacked for minIdle ms, with their delivery counts, then new entries up to `count` in all.
+ * Creates the consumer group (reading from the start) when it or the stream is missing.
+ * KEYS: fx. ARGV: group, consumer, minIdleMs, count. Reply: {{id, {field, value, ...}, deliveries}, ...}.
+ */
+const TAKE = `
+local fx, g, c, count = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[4])
+local claimed = redis.pcall('XAUTOCLAIM', fx, g, c, ARGV[3], '0-0', 'COUNT', count)
+if type(claimed) == 'table' and claimed.err then
+  if not string.find(claimed.err, 'NOGROUP', 1, true) then return claimed end
+  redis.call('XGROUP', 'CREATE', fx, g, '0', 'MKSTREAM')
+  claimed = redis.call('XAUTOCLAIM', fx, g, c, ARGV[3], '0-0', 'COUNT', count)
+end
+local out = {}
+for _, e in ipairs(claimed[2]) do
+  if e then
+    local p = redis.call('XPENDING', fx, g, e[1], e[1], 1)
+    out[#out + 1] = {e[1], e[2], p[1] and p[1][4] or 1}
+  end
+end
+if #out < count then
+  local fresh = redis.call('XREADGROUP', 'GROUP', g, c, 'COUNT', count - #out, 'STREAMS', fx, '>')
+  if fresh then
+    for _, e in ipairs(fresh[1][2]) do out[#out + 1] = {e[1], e[2], 1} end
+  end
+end
+return out
+`;
+
+/** KEYS: fx. ARGV: group, id... Acked entries are deleted too, so XLEN counts what is still to do. */
+const ACK = `
+local ids = {unpack(ARGV, 2)}
+redis.call('XACK', KEYS[1], ARGV[1], unpack(ids))
+return redis.call('XDEL', KEYS[1], unpack(ids))
+`;
+
+/** KEYS: lease. ARGV: owner, ttlMs. Takes a free lease or renews one the owner holds. */
+const ACQUIRE_LEASE = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0
+`;
+
+/** KEYS: lease. ARGV: owner. */
+const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+function script(source: string, readOnly = false) {
+  return defineScript({
+    SCRIPT: source,
+    IS_READ_ONLY: readOnly,
+    parseCommand(parser: CommandParser, keys: readonly string[], args: readonly string[]) {
+      parser.pushKeysLength([...keys]);
+      parser.push(...args);
+    },
+    transformReply: (reply: unknown): unknown => reply,
+  });
+}
+
+export const SCRIPTS = {
+  peregrineCommit: script(COMMIT),
+  peregrineTake: script(TAKE),
+  peregrineAck: script(ACK),
+  peregrineAcquireLease: script(ACQUIRE_LEASE),
+  peregrineReleaseLease: script(RELEASE_LEASE),
+};

@@ -1,0 +1,99 @@
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/store/port.js';
+import type { Store } from '../../src/store/port.js';
+import { openRedisStore } from '../../src/store/redis/index.js';
+import { uniqueTenant } from '../helpers/redis.js';
+import { CONTRACT_SCHEMA, NOTE, sleep, THING } from './contract-schema.js';
+
+/** What only the Redis adapter has: its key layout, its connections, its error mapping, durability across clients. */
+describe('redis store specifics', () => {
+  const raw = createClient({ url: inject('redisUrl'), RESP: 3 });
+  const opened: Store[] = [];
+  const open = async (): Promise<Store> => {
+    const store = await openRedisStore(inject('redisUrl'), CONTRACT_SCHEMA);
+    opened.push(store);
+    return store;
+  };
+  beforeAll(async () => {
+    await raw.connect();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+  afterAll(async () => {
+    await raw.close();
+  });
+
+  it('keeps every key of a tenant under its hash tag, and dedupe markers for 7 days', async () => {
+    const store = await open();
+    const tenant = uniqueTenant('layout');
+    await store.commit(tenant, {
+      writes: [{ kind: THING, id: 1, expect: 0, after: { name: 'a', group: 'g', seen: 5 } }],
+      effects: [{ type: 'e' }],
+      dedupe: 'evt',
+    });
+    await store.nextIds(tenant, THING);
+    const keys = (await raw.keys(`*${tenant}*`)).sort();
+    const tag = `{t:${tenant}}`;
+    expect(keys).toEqual([
+      `${tag}:all:thing`, `${tag}:done:evt`, `${tag}:fx`, `${tag}:m:thing:group:g`, `${tag}:m:thing:seen:all`,
+      `${tag}:r:thing:1`, `${tag}:seq`, `${tag}:u:thing:name`,
+    ]);
+    expect(await raw.hGetAll(`${tag}:r:thing:1`)).toEqual({ v: '1', d: '{"name":"a","group":"g","seen":5}' });
+    const ttl = await raw.pTTL(`${tag}:done:evt`);
+    expect(ttl).toBeGreaterThan(7 * 24 * 3600 * 1000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(7 * 24 * 3600 * 1000);
+  });
+
+  it('keeps tenants apart whose names contain hash-tag characters', async () => {
+    const store = await open();
+    const base = uniqueTenant('tag');
+    const tenants = [`${base}}x`, `${base}%7dx`, `{${base}`];
+    for (const [i, t] of tenants.entries()) await store.commit(t, { writes: [{ kind: NOTE, id: 1, expect: 0, after: { i } }] });
+    expect(await Promise.all(tenants.map(async (t) => (await store.get(t, NOTE, 1))?.value))).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
+  });
+
+  it('serves other commands while an effects read blocks', async () => {
+    const store = await open();
+    const tenant = uniqueTenant('block');
+    await store.commit(tenant, { writes: [{ kind: NOTE, id: 1, expect: 0, after: {} }] });
+    await store.readEffects([tenant], { consumer: 'c', count: 1, blockMs: 10, reclaimIdleMs: 60_000 });
+    const blocked = store.readEffects([tenant], { consumer: 'c', count: 1, blockMs: 2000, reclaimIdleMs: 60_000 });
+    await sleep(100);
+    const started = Date.now();
+    expect((await store.get(tenant, NOTE, 1))?.version).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1000); // far below the 2 s the read blocks
+    expect(await blocked).toEqual([]);
+  });
+
+  it('keeps unacked effects across clients: another process reclaims them', async () => {
+    const tenant = uniqueTenant('durable');
+    const first = await open();
+    await first.commit(tenant, { writes: [], effects: [{ type: 'survives' }] });
+    const [taken] = await first.readEffects([tenant], { consumer: 'crashed', count: 1, blockMs: 0, reclaimIdleMs: 60_000 });
+    await first.close();
+    const second = await open();
+    await sleep(120);
+    const [again] = await second.readEffects([tenant], { consumer: 'successor', count: 1, blockMs: 0, reclaimIdleMs: 100 });
+    expect(again).toMatchObject({ id: taken!.id, eventId: taken!.eventId, deliveries: 2, effect: { type: 'survives' } });
+  });
+
+  it('reports errors Redis raises in a script as they are, not as unavailability', async () => {
+    const store = await open();
+    const tenant = uniqueTenant('bug');
+    await raw.set(`{t:${tenant}}:fx`, 'not a stream');
+    const err = await store.commit(tenant, { writes: [], effects: [{ type: 'x' }] }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(StoreUnavailableError);
+    expect((err as Error).message).toMatch(/WRONGTYPE/);
+    await expect(store.pendingEffects(tenant)).rejects.toThrow(/WRONGTYPE/);
+  });
+
+  it('answers ping within its timeout and fails after close', async () => {
+    const store = await open();
+    await store.ping();
+    await store.close();
+    await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});

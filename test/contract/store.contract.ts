@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/port.js';
+import { coordinationCases } from './cases/coordination.js';
+import { effectCases } from './cases/effects.js';
+import { indexCases } from './cases/indexes.js';
+import { recordCases } from './cases/records.js';
+import { useStore } from './contract-schema.js';
+
+export { CONTRACT_SCHEMA } from './contract-schema.js';
+
+/**
+ * The Store contract (src/store/port.ts): the same cases run unchanged against every adapter.
+ * `open` returns a store built with CONTRACT_SCHEMA; every test gets a fresh store and its own tenant.
+ */
+export function storeContract(name: string, open: () => Promise<Store>): void {
+  describe(`${name} store`, () => {
+    const ctx = useStore(open);
+
+    it('answers ping', async () => {
+      await expect(ctx().store.ping()).resolves.toBeUndefined();
+      expect(ctx().store.kind).toBe(name);
+    });
+
+    recordCases(ctx);
+    indexCases(ctx);
+    coordinationCases(ctx);
+    effectCases(ctx);
+  });
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // starts one redis-server on a free port for all Redis tests (never the system Redis on 6379)
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 20_000, // 20 seconds
+    hookTimeout: 30_000, // 30 seconds
+    // files run in parallel; the machine has 2 cores and tests also start servers and redis-servers
+    maxWorkers: 2,
+  },
+});
