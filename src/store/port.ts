@@ -98,6 +98,12 @@ export interface ReadEffectsOptions {
   readonly reclaimIdleMs: number;
 }
 
+/** The last poll of a device: written behind in batches, kept apart from the target record. */
+export interface PollRecord {
+  readonly at: number;
+  readonly address: string | null;
+}
+
 export interface Store {
   readonly kind: 'memory' | 'redis';
 
@@ -128,6 +134,16 @@ export interface Store {
   ackEffects(effects: readonly Pick<QueuedEffect, 'tenant' | 'id'>[]): Promise<void>;
   /** Effects committed but not yet acked (for tests and /metrics). */
   pendingEffects(tenant: Tenant): Promise<number>;
+
+  /**
+   * Write-behind poll data (ARCHITECTURE.md, the poll hot path): the newest poll per target id, in
+   * keys no hot-path read touches, so a poll never invalidates a cached target. Idempotent upserts.
+   */
+  recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void>;
+  getPolls(tenant: Tenant, ids: readonly number[]): Promise<(PollRecord | undefined)[]>;
+  /** Target ids whose last poll lies in [min, max], oldest first. */
+  pollRange(tenant: Tenant, min: number, max: number, page: Page): Promise<IdPage>;
+  forgetPolls(tenant: Tenant, ids: readonly number[]): Promise<void>;
 
   /** Takes or renews a named lease for `owner`; false when another owner holds it. */
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;

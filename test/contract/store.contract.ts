@@ -3,6 +3,7 @@ import type { Store } from '../../src/store/port.js';
 import { coordinationCases } from './cases/coordination.js';
 import { effectCases } from './cases/effects.js';
 import { indexCases } from './cases/indexes.js';
+import { pollCases } from './cases/polls.js';
 import { recordCases } from './cases/records.js';
 import { useStore } from './contract-schema.js';
 
@@ -25,5 +26,6 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     indexCases(ctx);
     coordinationCases(ctx);
     effectCases(ctx);
+    pollCases(ctx);
   });
 }

@@ -1,5 +1,5 @@
 import type {
-  Commit, CommitResult, IdPage, Page, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
+  Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { DEDUPE_TTL_MS, planCommit } from '../plan.js';
@@ -21,6 +21,7 @@ export class MemoryStore implements Store {
   readonly #tenants = new Map<Tenant, TenantState>();
   readonly #effects = new EffectsQueue();
   readonly #leases = new Map<string, { owner: string; expiresAt: number }>();
+  readonly #polls = new Map<Tenant, Map<number, PollRecord>>();
 
   constructor(schema: Schema) {
     this.#schema = schema;
@@ -102,6 +103,31 @@ export class MemoryStore implements Store {
 
   async pendingEffects(tenant: Tenant): Promise<number> {
     return this.#effects.pendingCount(tenant);
+  }
+
+  async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {
+    checkTenant(tenant);
+    let map = this.#polls.get(tenant);
+    if (map === undefined) this.#polls.set(tenant, (map = new Map()));
+    for (const p of polls) map.set(p.id, Object.freeze({ at: p.at, address: p.address ?? map.get(p.id)?.address ?? null }));
+  }
+
+  async getPolls(tenant: Tenant, ids: readonly number[]): Promise<(PollRecord | undefined)[]> {
+    const map = this.#polls.get(tenant);
+    return ids.map((id) => map?.get(id));
+  }
+
+  async pollRange(tenant: Tenant, min: number, max: number, page: Page): Promise<IdPage> {
+    checkPage(page);
+    const hits = [...(this.#polls.get(tenant) ?? new Map<number, PollRecord>())].filter(([, p]) => p.at >= min && p.at <= max);
+    hits.sort(([ia, a], [ib, b]) => a.at - b.at || String(ia).localeCompare(String(ib)));
+    if (page.desc) hits.reverse();
+    return { ids: hits.slice(page.offset, page.offset + page.limit).map(([id]) => id), total: hits.length };
+  }
+
+  async forgetPolls(tenant: Tenant, ids: readonly number[]): Promise<void> {
+    const map = this.#polls.get(tenant);
+    for (const id of ids) map?.delete(id);
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -8,6 +8,8 @@
  *   {t:T}:seq                        hash  kind -> last id handed out
  *   {t:T}:fx                         stream of effects, consumer group EFFECTS_GROUP
  *   {t:T}:done:<dedupe>              string, marks a handled event (TTL 7 days)
+ *   {t:T}:poll:at                    zset  target id -> last poll time (write-behind)
+ *   {t:T}:poll:addr                  hash  target id -> last poll address
  *   {lease}:<name>                   string, owner of a lease (TTL)
  * Kind and index names contain no ':' (checked), so only the last segment may contain one.
  */
@@ -30,6 +32,8 @@ export const multiKey = (tag: string, kind: string, index: string, key: string):
 export const seqKey = (tag: string): string => `${tag}:seq`;
 export const effectsKey = (tag: string): string => `${tag}:fx`;
 export const doneKey = (tag: string, dedupe: string): string => `${tag}:done:${dedupe}`;
+export const pollAtKey = (tag: string): string => `${tag}:poll:at`;
+export const pollAddrKey = (tag: string): string => `${tag}:poll:addr`;
 export const leaseKey = (name: string): string => `{lease}:${name}`;
 
 /** A score as Redis reads it: infinities are spelled out. */

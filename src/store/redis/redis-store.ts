@@ -1,5 +1,5 @@
 import type {
-  Commit, CommitResult, IdPage, Page, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
+  Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { planCommit } from '../plan.js';
@@ -7,7 +7,7 @@ import { commitCall, commitResult } from './commit.js';
 import { deadlineGuard, withDeadline } from './connection.js';
 import type { Guard, RedisConnection } from './connection.js';
 import { RedisEffects } from './effects.js';
-import { allKey, leaseKey, multiKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
+import { allKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
 
 export interface RedisStoreTimeouts {
   /** ping() fails when Redis does not answer within this (ms). */
@@ -118,6 +118,49 @@ export class RedisStore implements Store {
 
   async pendingEffects(tenant: Tenant): Promise<number> {
     return this.#effects.pending(tenant);
+  }
+
+  async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {
+    checkTenant(tenant);
+    if (polls.length === 0) return;
+    const tag = tenantTag(tenant);
+    const addresses = polls.filter((p) => p.address !== null).map((p) => [String(p.id), p.address as string] as const);
+    const multi = this.#client.multi().zAdd(pollAtKey(tag), polls.map((p) => ({ score: p.at, value: String(p.id) })));
+    if (addresses.length > 0) multi.hSet(pollAddrKey(tag), addresses.flat());
+    await this.#guard(multi.exec());
+  }
+
+  async getPolls(tenant: Tenant, ids: readonly number[]): Promise<(PollRecord | undefined)[]> {
+    if (ids.length === 0) return [];
+    const tag = tenantTag(tenant);
+    const members = ids.map(String);
+    const [scores, addresses] = await this.#guard(Promise.all([
+      this.#client.zmScore(pollAtKey(tag), members),
+      this.#client.hmGet(pollAddrKey(tag), members),
+    ]));
+    return ids.map((_, i) => {
+      const at = scores[i];
+      return at === null || at === undefined ? undefined : { at: Number(at), address: addresses[i] ?? null };
+    });
+  }
+
+  async pollRange(tenant: Tenant, min: number, max: number, page: Page): Promise<IdPage> {
+    checkPage(page);
+    const key = pollAtKey(tenantTag(tenant));
+    const [ids, total] = await this.#guard(Promise.all([
+      page.desc
+        ? this.#client.zRange(key, scoreArg(max), scoreArg(min), { BY: 'SCORE', REV: true, LIMIT: { offset: page.offset, count: page.limit } })
+        : this.#client.zRange(key, scoreArg(min), scoreArg(max), { BY: 'SCORE', LIMIT: { offset: page.offset, count: page.limit } }),
+      this.#client.zCount(key, scoreArg(min), scoreArg(max)),
+    ]));
+    return { ids: ids.map(Number), total: Number(total) };
+  }
+
+  async forgetPolls(tenant: Tenant, ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const tag = tenantTag(tenant);
+    const members = ids.map(String);
+    await this.#guard(this.#client.multi().zRem(pollAtKey(tag), members).hDel(pollAddrKey(tag), members).exec());
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import type { StoreContext } from '../contract-schema.js';
+
+/** Write-behind poll records: upserts, reads, ranges by time, and forgetting. */
+export function pollCases(ctx: () => StoreContext): void {
+  describe('poll records', () => {
+    it('keeps the newest poll per target and reads them back in order, undefined for unknown ids', async () => {
+      const { store, tenant } = ctx();
+      await store.recordPolls(tenant, [{ id: 1, at: 100, address: 'http://10.0.0.1' }, { id: 2, at: 50, address: null }]);
+      await store.recordPolls(tenant, [{ id: 1, at: 200, address: 'http://10.0.0.9' }]);
+      expect(await store.getPolls(tenant, [1, 3, 2])).toEqual([
+        { at: 200, address: 'http://10.0.0.9' }, undefined, { at: 50, address: null },
+      ]);
+    });
+
+    it('finds targets by last-poll time, oldest first, with totals and paging', async () => {
+      const { store, tenant } = ctx();
+      await store.recordPolls(tenant, [1, 2, 3, 4, 5].map((id) => ({ id, at: id * 10, address: null })));
+      expect(await store.pollRange(tenant, 15, 45, { offset: 0, limit: 10 })).toEqual({ ids: [2, 3, 4], total: 3 });
+      expect(await store.pollRange(tenant, 0, Infinity, { offset: 1, limit: 2, desc: true })).toEqual({ ids: [4, 3], total: 5 });
+    });
+
+    it('forgets the polls of deleted targets', async () => {
+      const { store, tenant } = ctx();
+      await store.recordPolls(tenant, [{ id: 7, at: 1, address: 'x' }, { id: 8, at: 2, address: 'y' }]);
+      await store.forgetPolls(tenant, [7]);
+      expect(await store.getPolls(tenant, [7, 8])).toEqual([undefined, { at: 2, address: 'y' }]);
+      expect((await store.pollRange(tenant, -Infinity, Infinity, { offset: 0, limit: 9 })).ids).toEqual([8]);
+    });
+  });
+}
