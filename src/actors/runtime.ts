@@ -3,6 +3,7 @@ import { transition } from 'xstate';
 import type { AnyStateMachine, EventObject } from 'xstate';
 import type { Effect, Store, Stored, Tenant, Write } from '../store/port.js';
 import { MACHINE_VERSION_FIELD } from './definition.js';
+import { KeyedLock } from './keyed-lock.js';
 import type { ActorDefinition } from './definition.js';
 
 export type SendResult<R> =
@@ -24,7 +25,12 @@ export interface SendOptions {
   readonly effects?: (next: unknown, current: Stored<unknown>) => Effect[];
 }
 
-const MAX_ATTEMPTS = 16;
+const MAX_ATTEMPTS = 40;
+
+/** Jittered wait before retrying a lost compare-and-set, growing with the attempt (ms). */
+export function retryDelay(attempt: number): number {
+  return attempt < 2 ? 0 : Math.random() * Math.min(50, 2 ** Math.min(attempt, 6));
+}
 
 /** Any machine event: a type and JSON fields. */
 export type ActorEvent = EventObject & { readonly [field: string]: unknown };
@@ -43,6 +49,7 @@ interface Outputs {
 export class ActorRuntime {
   readonly #store: Store;
   readonly #defs: ReadonlyMap<string, ActorDefinition>;
+  readonly #lock = new KeyedLock();
 
   constructor(store: Store, definitions: readonly ActorDefinition[]) {
     this.#store = store;
@@ -67,8 +74,14 @@ export class ActorRuntime {
     return { ok: false, reason: 'exists' };
   }
 
-  async send<R extends { readonly id: number }>(
+  send<R extends { readonly id: number }>(
     tenant: Tenant, kind: string, id: number, event: ActorEvent, options: SendOptions = {},
+  ): Promise<SendResult<R>> {
+    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => this.#send<R>(tenant, kind, id, event, options));
+  }
+
+  async #send<R extends { readonly id: number }>(
+    tenant: Tenant, kind: string, id: number, event: ActorEvent, options: SendOptions,
   ): Promise<SendResult<R>> {
     const def = this.definition(kind);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -81,7 +94,10 @@ export class ActorRuntime {
       const step = this.#step(def, stored.value, event);
       if (step === undefined) {
         // remember that the effect was handled, so a redelivery after later changes cannot apply it
-        if (options.dedupe) await this.#store.commit(tenant, { writes: [], dedupe: options.dedupe });
+        if (options.dedupe) {
+          const marked = await this.#store.commit(tenant, { writes: [], dedupe: options.dedupe });
+          if (!marked.ok && marked.reason === 'duplicate') return { kind: 'duplicate' };
+        }
         return { kind: 'ignored', record: stored.value as unknown as R };
       }
       const extra = options.effects ? options.effects(step.next, stored) : [];
@@ -102,6 +118,8 @@ export class ActorRuntime {
       if (result.reason === 'duplicate') return { kind: 'duplicate' };
       if (result.reason === 'unique-conflict') throw new Error(`unique conflict on ${result.kind}.${result.index} during a transition`);
       // stale version: someone else committed first; reload and decide again
+      const wait = retryDelay(attempt);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
     return { kind: 'contended' };
   }

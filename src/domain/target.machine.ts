@@ -59,6 +59,8 @@ export const targetMachine = setup({
       const assigned = event.downloadOnly ? event.ds : context.assignedDs;
       return assigned === installed;
     },
+    /** The same action reported again: nothing to do. */
+    alreadyInstalled: ({ context, event }) => event.type === 'action.finished' && context.installedAction === event.action,
     nothingLeft: ({ event }) => event.type === 'action.canceled' && event.nextDs === null,
   },
 }).createMachine({
@@ -69,6 +71,7 @@ export const targetMachine = setup({
     'mgmt.assigned': { target: '.pending', actions: 'assign' },
     'mgmt.assignedOffline': { target: '.in_sync', actions: 'offline' },
     'action.finished': [
+      { guard: 'alreadyInstalled' },
       { guard: 'inSyncAfterInstall', target: '.in_sync', actions: 'install' },
       { actions: 'install' },
     ],

@@ -76,6 +76,12 @@ describe('target updateStatus machine (reference §4.3)', () => {
     expect(r.record).toMatchObject({ assignedDs: 8, installedDs: 8, installedAt: 30, installedAction: 12 });
   });
 
+  it('the same finished action reported again changes nothing', () => {
+    const r = run(aTarget({ updateStatus: 'in_sync', assignedDs: 3, installedDs: 3, installedAction: 11, installedAt: 19 }),
+      { type: 'action.finished', ds: 3, action: 11, at: 30, reportedAt: 19, downloadOnly: false });
+    expect(r.changed).toBe(false);
+  });
+
   it('emits no effects (it only receives them)', () => {
     const r = run(aTarget({ updateStatus: 'pending', assignedDs: 3 }), { type: 'action.finished', ds: 3, action: 11, at: 1, reportedAt: 1, downloadOnly: false });
     expect(r.effects).toEqual([]);
