@@ -1,15 +1,5 @@
-import type { Request } from '../../http/types.js';
-
-/** HAL link objects and the paged-list envelope of the Management API (reference §3.0). */
-export interface Link {
-  readonly href: string;
-  readonly name?: string;
-  readonly templated?: boolean;
-}
-
-export function link(req: Request, path: string, name?: string): Link {
-  return name === undefined ? { href: req.baseUrl + path } : { href: req.baseUrl + path, name };
-}
+/** The paged-list envelope and audit fields of the Management API (reference §3.0); links: src/http/links.ts. */
+export { link, href, type Link } from '../../http/links.js';
 
 /** `{content, total, size}`: `total` counts all matches, `size` the items on this page. */
 export function pageOf<T>(content: readonly T[], total: number): { content: readonly T[]; total: number; size: number } {

@@ -1,0 +1,103 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ActorRuntime } from '../actors/runtime.js';
+import { ACTORS } from '../actors/kinds.js';
+import { EffectDispatcher } from '../actors/dispatcher.js';
+import { effectHandlers } from '../actors/effects.js';
+import { ArtifactStorage } from '../artifacts/index.js';
+import { createHashPool } from '../artifacts/hash-pool.js';
+import { basicAuth, type PermissionRequirement } from '../http/auth-basic.js';
+import type { Authenticator } from '../http/types.js';
+import { canonicalTenant } from '../domain/ids.js';
+import { resolveQuotas, type Quotas } from '../domain/quotas.js';
+import { builtInDefaults, isConfigKey, type ConfigKey, type ConfigValue } from '../domain/tenant-config.js';
+import { TenantConfigService } from '../tenancy/tenant-config-service.js';
+import type { ModuleContext } from './module.js';
+
+/**
+ * The shared services every feature module uses, built once per server. They need the open store,
+ * which exists only after the modules are built, so each is created on first use (in a handler or
+ * a module's start()).
+ */
+export interface Services {
+  readonly ctx: ModuleContext;
+  readonly quotas: Quotas;
+  /** Canonical (upper-case) names of the configured tenants. */
+  readonly tenants: readonly string[];
+  readonly runtime: ActorRuntime;
+  readonly dispatcher: EffectDispatcher;
+  readonly tenantConfig: TenantConfigService;
+  readonly artifacts: ArtifactStorage;
+  /** Basic authentication for Management routes, requiring the given permission(s). */
+  mgmtAuth(permission?: PermissionRequirement): Authenticator;
+  /** Milliseconds since the epoch; one place to read the clock. */
+  now(): number;
+  /** Releases what services hold (hash worker threads). */
+  close(): Promise<void>;
+}
+
+export function createServices(ctx: ModuleContext): Services {
+  const { config } = ctx;
+  const quotas = resolveQuotas(config.quotas as Record<string, unknown>);
+  const tenants = config.tenants.map((t) => canonicalTenant(t.name));
+  let runtime: ActorRuntime | undefined;
+  let dispatcher: EffectDispatcher | undefined;
+  let tenantConfig: TenantConfigService | undefined;
+  let artifacts: ArtifactStorage | undefined;
+  let hashPool: ReturnType<typeof createHashPool> | undefined;
+  const auths = new Map<string, Authenticator>();
+
+  const services: Services = {
+    ctx,
+    quotas,
+    tenants,
+    get runtime() {
+      return (runtime ??= new ActorRuntime(ctx.store, ACTORS));
+    },
+    get dispatcher() {
+      return (dispatcher ??= new EffectDispatcher(ctx.store, {
+        consumer: `${hostname()}-${process.pid}`,
+        tenants: () => tenants,
+        handlers: effectHandlers(ctx.store, services.runtime),
+        log: ctx.logger,
+      }));
+    },
+    get tenantConfig() {
+      return (tenantConfig ??= new TenantConfigService({
+        store: ctx.store,
+        globals: builtInDefaults(),
+        seeds: new Map(config.tenants.map((t) => [canonicalTenant(t.name), seedValues(t.config as Record<string, unknown>)])),
+        // one process on the memory store sees every write; several instances on Redis re-read each second
+        ttlMs: config.store.kind === 'memory' ? Number.POSITIVE_INFINITY : 1000,
+      }));
+    },
+    get artifacts() {
+      hashPool ??= createHashPool();
+      return (artifacts ??= new ArtifactStorage({ dataDir: join(config.dataDir), hashPool }));
+    },
+    mgmtAuth(permission) {
+      const key = JSON.stringify(permission ?? null);
+      let auth = auths.get(key);
+      if (auth === undefined) auths.set(key, (auth = basicAuth(config.tenants, permission)));
+      return auth;
+    },
+    now: () => Date.now(),
+    async close() {
+      await hashPool?.close();
+    },
+  };
+  return services;
+}
+
+/** Tenant seeds from config.yaml: only known keys (validated again when written through the API). */
+function seedValues(raw: Readonly<Record<string, unknown>>): Partial<Record<ConfigKey, ConfigValue>> {
+  const out: Partial<Record<ConfigKey, ConfigValue>> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!isConfigKey(key)) throw new Error(`config.yaml: tenants[].config.${key}: unknown tenant configuration key`);
+    if (typeof value !== 'boolean' && typeof value !== 'number' && typeof value !== 'string') {
+      throw new Error(`config.yaml: tenants[].config.${key}: expected a boolean, number or string`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
