@@ -1,0 +1,116 @@
+/**
+ * Artifact download replies, shared by the DDI download (`.../artifacts/{fileName}`) and the
+ * Management download (`.../artifacts/{artifactId}/download`): ETag = quoted sha1, Accept-Ranges,
+ * Last-Modified, Content-Disposition, 206 for ranges (multipart/byteranges for several), 416 with
+ * `Content-Range: bytes *\/len`, 412 when If-Match does not match, 304 for If-None-Match.
+ * @see reference/hawkbit-api.md section 1.1, rows 3-4, and section 3.12
+ */
+import { AppError } from '../domain/errors.js';
+import type { Reply, Request } from '../http/types.js';
+import { evaluatePreconditions, httpDate } from './conditional.js';
+import { multipartBody, rangeBody } from './file-body.js';
+import { ifRangeAllowsPartial, parseRange, type RangeRequest } from './range.js';
+
+export interface ArtifactFile {
+  /** From ArtifactStorage.open. */
+  readonly path: string;
+  readonly size: number;
+  /** Sent as Last-Modified (hawkBit sends the artifact's creation time). */
+  readonly mtimeMs: number;
+  /** Lower-case hex. */
+  readonly sha1: string;
+  readonly md5: string;
+  /** The artifact's file name, for Content-Disposition. */
+  readonly filename: string;
+}
+
+export interface ArtifactReplyOptions {
+  /** Answer headers only, whatever the method (HEAD is detected from the request anyway). */
+  readonly headOnly?: boolean;
+}
+
+const FULL: RangeRequest = { kind: 'full' };
+
+/**
+ * The reply for a download of `file`. Throws AppError PRECONDITION_FAILED (412) or
+ * RANGE_NOT_SATISFIABLE (416, with Content-Range) for the error body.
+ */
+export function artifactReply(req: Request, file: ArtifactFile, opts: ArtifactReplyOptions = {}): Reply {
+  const etag = `"${file.sha1}"`;
+  const validators = { ETag: etag, 'Last-Modified': httpDate(file.mtimeMs) };
+  const pre = evaluatePreconditions(req.headers, file.sha1, file.mtimeMs);
+  if (pre.kind === 'failed') throw new AppError('PRECONDITION_FAILED', pre.reason, { headers: validators });
+  if (pre.kind === 'not-modified') return { status: 304, headers: validators };
+
+  const headers: Record<string, string> = {
+    ...validators,
+    'Accept-Ranges': 'bytes',
+    'Content-Disposition': contentDisposition(file.filename),
+    'Content-Type': 'application/octet-stream',
+    // as hawkBit: no MIME sniffing of downloaded binaries in browsers
+    'X-Content-Type-Options': 'nosniff',
+  };
+  // Range applies to GET only (RFC 7233 section 3.1); hawkBit ignores it on other methods too.
+  const rangeHeader = opts.headOnly === true || req.method !== 'GET' ? undefined : req.headers['range'];
+  const wanted = rangeHeader !== undefined && ifRangeAllowsPartial(req.headers['if-range'], etag, file.mtimeMs) ? parseRange(rangeHeader, file.size) : FULL;
+  switch (wanted.kind) {
+    case 'full':
+      return { status: 200, headers, stream: rangeBody(file.path, { start: 0, end: file.size - 1 }) };
+    case 'malformed':
+      throw new AppError('RANGE_NOT_SATISFIABLE', wanted.reason, { headers: { 'Content-Range': `bytes */${file.size}` } });
+    case 'unsatisfiable':
+      throw new AppError('RANGE_NOT_SATISFIABLE', `Range ${rangeHeader ?? ''} lies outside the artifact's ${file.size} bytes`, {
+        headers: { 'Content-Range': `bytes */${file.size}` },
+      });
+    case 'ranges': {
+      const [only, ...more] = wanted.ranges;
+      if (only !== undefined && more.length === 0) {
+        headers['Content-Range'] = `bytes ${only.start}-${only.end}/${file.size}`;
+        return { status: 206, headers, stream: rangeBody(file.path, only) };
+      }
+      const multipart = multipartBody(file.path, wanted.ranges, file.size);
+      headers['Content-Type'] = multipart.contentType;
+      return { status: 206, headers, stream: multipart.body };
+    }
+  }
+}
+
+/**
+ * The `.MD5SUM` download: `"<md5>  <filename>"` (two spaces, no trailing newline, exactly as
+ * hawkBit's FileStreamingUtil.writeMD5FileResponse), as an attachment named `<filename>.MD5SUM`.
+ */
+export function md5sumReply(md5: string, filename: string): Reply {
+  return {
+    status: 200,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Disposition': contentDisposition(`${filename}.MD5SUM`) },
+    body: Buffer.from(`${md5}  ${filename}`, 'utf8'),
+  };
+}
+
+// RFC 2045 tspecials plus space: a token may contain none of them.
+const NEEDS_QUOTES = /[()<>@,;:\\"/[\]?= ]/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+
+/**
+ * `attachment;filename=<name>` as hawkBit writes it: the bare name when it is a token, a
+ * quoted-string otherwise. Departures, both for safety: control characters (a CR LF would split the
+ * header) become `_`, and a non-ASCII name gets an ASCII fallback plus RFC 6266 `filename*=UTF-8''...`;
+ * long names are not cut at 78 characters as hawkBit does.
+ */
+export function contentDisposition(filename: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = filename.replace(/[\x00-\x1f\x7f]/g, '_');
+  if (PRINTABLE_ASCII.test(clean)) return `attachment;filename=${NEEDS_QUOTES.test(clean) ? quoted(clean) : clean}`;
+  if (clean === '') return 'attachment;filename=""';
+  const fallback = clean.replace(/[^\x20-\x7e]/g, '_');
+  return `attachment;filename=${quoted(fallback)};filename*=UTF-8''${encodeExtValue(clean)}`;
+}
+
+function quoted(text: string): string {
+  return `"${text.replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** RFC 5987 attr-char: encodeURIComponent leaves ' ( ) * unescaped, which attr-char does not allow. */
+function encodeExtValue(text: string): string {
+  return encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
