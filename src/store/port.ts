@@ -104,8 +104,16 @@ export interface PollRecord {
   readonly address: string | null;
 }
 
+/**
+ * Reads served from an in-process cache that the backing service keeps coherent (Redis: RESP3
+ * client-side caching with invalidation on every write by any instance). For the DDI poll hot path.
+ */
+export type CachedReads = Pick<Store, 'get' | 'getMany' | 'lookup' | 'members'>;
+
 export interface Store {
   readonly kind: 'memory' | 'redis';
+  /** Cached reads (the memory store is its own cache). */
+  readonly cached: CachedReads;
 
   /** Reserves `count` consecutive ids of a kind and returns the first. Ids start at 1. */
   nextIds(tenant: Tenant, kind: string, count?: number): Promise<number>;

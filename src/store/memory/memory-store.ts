@@ -1,5 +1,5 @@
 import type {
-  Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
+  CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { DEDUPE_TTL_MS, planCommit } from '../plan.js';
@@ -17,6 +17,9 @@ const EMPTY_PAGE: IdPage = Object.freeze({ ids: Object.freeze([]) as readonly nu
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
+  get cached(): CachedReads {
+    return this;
+  }
   readonly #schema: Schema;
   readonly #tenants = new Map<Tenant, TenantState>();
   readonly #effects = new EffectsQueue();

@@ -1,5 +1,5 @@
 import type {
-  Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
+  CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { planCommit } from '../plan.js';
@@ -23,6 +23,10 @@ export interface RedisStoreTimeouts {
  */
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
+  /** Until client-side caching is wired in, cached reads are plain reads. */
+  get cached(): CachedReads {
+    return this;
+  }
   readonly #client: RedisConnection;
   readonly #schema: Schema;
   readonly #effects: RedisEffects;
