@@ -13,6 +13,8 @@ export interface RedisStoreOptions {
   readonly pingTimeoutMs?: number;
   /** Other commands fail with StoreUnavailableError when Redis does not answer within this (ms; 0: never). Default 2000. */
   readonly commandTimeoutMs?: number;
+  /** Entries of the client-side cache behind `store.cached` (0: no cache, cached reads go to Redis). Default 100000. */
+  readonly cacheEntries?: number;
   /** Receives connection errors (repeated while Redis is down); log them, do not throw. Default: ignore. */
   readonly onError?: (err: Error) => void;
 }
@@ -37,10 +39,22 @@ export async function openRedisStore(url: string, schema: Schema, options: Redis
     client.destroy();
     throw new StoreUnavailableError(`cannot reach redis at ${redact(url)} within ${openTimeoutMs} ms`, { cause: err });
   }
-  return new RedisStore(client, schema, () => createConnection(url, connection), {
-    pingTimeoutMs: options.pingTimeoutMs ?? 1000,
-    commandTimeoutMs: options.commandTimeoutMs ?? 2000,
-  });
+  const timeouts = { pingTimeoutMs: options.pingTimeoutMs ?? 1000, commandTimeoutMs: options.commandTimeoutMs ?? 2000 };
+  const openBlocker = () => createConnection(url, connection);
+  const cacheEntries = options.cacheEntries ?? 100_000;
+  if (cacheEntries <= 0) return new RedisStore(client, schema, openBlocker, timeouts);
+  // The cached view reads through its own connection, whose RESP3 client-side cache Redis keeps
+  // coherent: a write by any instance invalidates the entries of the keys it touched.
+  const cacheClient = createConnection(url, { ...connection, cacheEntries });
+  cacheClient.connect().catch(() => {});
+  try {
+    await awaitReady(cacheClient, openTimeoutMs);
+  } catch (err) {
+    client.destroy();
+    cacheClient.destroy();
+    throw new StoreUnavailableError(`cannot reach redis at ${redact(url)} within ${openTimeoutMs} ms`, { cause: err });
+  }
+  return new RedisStore(client, schema, openBlocker, timeouts, new RedisStore(cacheClient, schema, openBlocker, timeouts));
 }
 
 function redact(url: string): string {

@@ -23,9 +23,10 @@ export interface RedisStoreTimeouts {
  */
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
-  /** Until client-side caching is wired in, cached reads are plain reads. */
+  readonly #cached: RedisStore | undefined;
+  /** Reads through the client-side cached connection (or plain reads when the cache is off). */
   get cached(): CachedReads {
-    return this;
+    return this.#cached ?? this;
   }
   readonly #client: RedisConnection;
   readonly #schema: Schema;
@@ -33,7 +34,8 @@ export class RedisStore implements Store {
   readonly #timeouts: RedisStoreTimeouts;
   readonly #guard: Guard;
 
-  constructor(client: RedisConnection, schema: Schema, openBlocker: () => RedisConnection, timeouts: RedisStoreTimeouts) {
+  constructor(client: RedisConnection, schema: Schema, openBlocker: () => RedisConnection, timeouts: RedisStoreTimeouts, cached?: RedisStore) {
+    this.#cached = cached;
     this.#client = client;
     this.#schema = schema;
     this.#timeouts = timeouts;
@@ -182,6 +184,7 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.#cached?.close();
     await this.#effects.close();
     if (!this.#client.isOpen) return;
     if (!this.#client.isReady) return this.#client.destroy();

@@ -1,0 +1,58 @@
+import { createClient } from 'redis';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { openRedisStore } from '../../src/store/redis/index.js';
+import type { Store } from '../../src/store/port.js';
+import { startRedis, uniqueTenant } from '../helpers/redis.js';
+import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
+
+/**
+ * The cached read view: served from the client-side cache, and still never stale for longer than the
+ * invalidation takes, whether this instance or another one wrote.
+ */
+describe('redis cached reads', () => {
+  const stores: Store[] = [];
+  afterEach(async () => { await Promise.all(stores.splice(0).map((s) => s.close())); });
+  const open = async (): Promise<Store> => {
+    const s = await openRedisStore(inject('redisUrl'), CONTRACT_SCHEMA);
+    stores.push(s);
+    return s;
+  };
+
+  it('sees writes of its own instance and of another instance', async () => {
+    const tenant = uniqueTenant('cache');
+    const [a, b] = [await open(), await open()];
+    expect(a.cached).not.toBe(a);
+    await a.commit(tenant, { writes: [{ kind: THING, id: 1, expect: 0, after: { name: 'one', group: 'g' } }] });
+    expect((await a.cached.get(tenant, THING, 1))?.value).toEqual({ name: 'one', group: 'g' });
+    expect((await b.cached.get(tenant, THING, 1))?.version).toBe(1);
+    // b changes it: a's cached entry is invalidated by Redis
+    await b.commit(tenant, { writes: [{ kind: THING, id: 1, expect: 1, before: { name: 'one', group: 'g' }, after: { name: 'uno', group: 'h' } }] });
+    await expect.poll(async () => (await a.cached.get(tenant, THING, 1))?.version, { timeout: 1000, interval: 5 }).toBe(2);
+    expect(await a.cached.lookup(tenant, THING, 'name', 'uno')).toBe(1);
+    expect((await a.cached.members(tenant, THING, 'group', 'h', { offset: 0, limit: 5 })).ids).toEqual([1]);
+    expect((await a.cached.members(tenant, THING, 'group', 'g', { offset: 0, limit: 5 })).ids).toEqual([]);
+  });
+
+  it('answers repeated reads without asking Redis again', async () => {
+    // a private redis-server: the command counters must not see other test files' traffic
+    const redis = await startRedis();
+    const tenant = uniqueTenant('cache');
+    const store = await openRedisStore(redis.url, CONTRACT_SCHEMA);
+    stores.push(store);
+    await store.commit(tenant, { writes: [{ kind: THING, id: 1, expect: 0, after: { name: 'one', group: 'g' } }] });
+    await store.cached.get(tenant, THING, 1); // fills the cache
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    try {
+      const hmgetCalls = async (): Promise<number> => Number(/cmdstat_hmget:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+      const before = await hmgetCalls();
+      for (let i = 0; i < 100; i++) expect((await store.cached.get(tenant, THING, 1))?.version).toBe(1);
+      expect(await hmgetCalls()).toBe(before);
+    } finally {
+      await admin.close();
+      await store.close();
+      stores.splice(stores.indexOf(store), 1);
+      await redis.stop();
+    }
+  });
+});
