@@ -1,0 +1,69 @@
+import { request } from 'undici';
+
+/** scrypt hash of "admin", the shipped dev account. */
+const ADMIN_HASH = 'scrypt$16384$8$1$/2IbPaJoZua8l8nJztftPA==$ru9/PNbA1RlflkrcmK83vYqBNMoegJmyOfbK6+Yr9O0=';
+
+/** config.yaml for a benchmark server: one tenant, target tokens on, quiet logs. */
+export function serverConfig(store: 'memory' | 'redis', redisUrl?: string): string {
+  return [
+    `store: { kind: ${store}${redisUrl ? `, redisUrl: '${redisUrl}'` : ''} }`,
+    'log: { level: warn }',
+    'tenants:',
+    '  - name: DEFAULT',
+    `    users: [{ username: admin, password: '${ADMIN_HASH}', permissions: [ALL] }]`,
+    "    config: { authentication.targettoken.enabled: true, pollingTime: '00:05:00' }",
+    '',
+  ].join('\n');
+}
+
+export interface Api {
+  post(path: string, json: unknown): Promise<unknown>;
+}
+
+export function api(baseUrl: string): Api {
+  const auth = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+  return {
+    async post(path, json) {
+      const res = await request(baseUrl + path, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+      const text = await res.body.text();
+      if (res.statusCode >= 300) throw new Error(`POST ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+      return text ? JSON.parse(text) : undefined;
+    },
+  };
+}
+
+/** Creates `n` targets dev-0..dev-(n-1) in arrays of 500; returns their tokens. */
+export async function createDevices(a: Api, n: number, from = 0): Promise<string[]> {
+  const tokens = Array.from({ length: n }, (_, i) => `tok${String(from + i).padStart(29, '0')}`);
+  for (let i = 0; i < n; i += 500) {
+    await a.post('/rest/v1/targets', tokens.slice(i, i + 500).map((securityToken, j) => ({ controllerId: `dev-${from + i + j}`, name: `dev-${from + i + j}`, securityToken })));
+  }
+  return tokens;
+}
+
+/** Every device polls once (registration, last-poll record), 64 at a time. */
+export async function pollEach(baseUrl: string, tokens: readonly string[], tenant = 'DEFAULT'): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tokens.length) {
+      const i = next++;
+      const res = await request(`${baseUrl}/${tenant}/controller/v1/dev-${i}`, { headers: { authorization: `TargetToken ${tokens[i]}` } });
+      await res.body.dump();
+      if (res.statusCode !== 200) throw new Error(`poll of dev-${i} answered ${res.statusCode}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, worker));
+}
+
+/** A one-module release assigned to dev-0..dev-(n-1): each device then has an open action. */
+export async function createReleaseAndAssign(a: Api, n: number): Promise<void> {
+  const [smType] = (await a.post('/rest/v1/softwaremoduletypes', [{ key: 'bench-os', name: 'Bench OS', maxAssignments: 1 }])) as { id: number }[];
+  const [dsType] = (await a.post('/rest/v1/distributionsettypes', [{ key: 'bench', name: 'Bench', mandatorymodules: [{ id: smType!.id }] }])) as { id: number }[];
+  const [sm] = (await a.post('/rest/v1/softwaremodules', [{ name: 'bench-fw', version: '1.0', type: 'bench-os' }])) as { id: number }[];
+  const [ds] = (await a.post('/rest/v1/distributionsets', [{ name: 'bench-release', version: '1.0', type: 'bench', modules: [{ id: sm!.id }] }])) as { id: number }[];
+  void dsType;
+  for (let i = 0; i < n; i += 1000) {
+    const chunk = Array.from({ length: Math.min(1000, n - i) }, (_, j) => ({ id: `dev-${i + j}`, type: 'soft' }));
+    await a.post(`/rest/v1/distributionsets/${ds!.id}/assignedTargets`, chunk);
+  }
+}

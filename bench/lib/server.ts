@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './redis.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+
+export interface BenchServer {
+  readonly url: string;
+  readonly pid: number;
+  /** Resident memory of the server process (bytes), read from /proc. */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real server (built JS) as a child process with the given config.yaml text (port and data dir
+ * are filled in), started the way a user starts it. Resolves when it printed its listening line.
+ */
+export async function startServer(configYaml: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'peregrine-bench-'));
+  const config = join(dir, 'config.yaml');
+  writeFileSync(config, configYaml);
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--config', config], {
+    env: { ...process.env, PEREGRINE_PORT: String(port), PEREGRINE_HOST: '127.0.0.1', PEREGRINE_DATA_DIR: join(dir, 'data'), PEREGRINE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/listening on/.test(out)) { clearTimeout(timer); resolve(); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${out}`)); });
+  });
+  child.stdout?.resume();
+  const pid = child.pid ?? 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid,
+    rss: () => rssOf(pid),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function rssOf(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
