@@ -1,10 +1,11 @@
 import type { AppModule } from './module.js';
 import { SCHEMA } from './schema.js';
 import type { Services } from './services.js';
+import { bootstrapTenant } from '../tenancy/bootstrap.js';
 
 /**
- * The core: every record kind (one schema for all modules), and the effects dispatcher that carries
- * messages between actors. Feature modules contribute routes only.
+ * The core: every record kind (one schema for all modules), each tenant's standard repository setup,
+ * and the effects dispatcher that carries messages between actors. Feature modules contribute routes only.
  */
 export function coreModule(services: Services): AppModule {
   return {
@@ -12,6 +13,7 @@ export function coreModule(services: Services): AppModule {
     schema: SCHEMA,
     routes: [],
     async start() {
+      for (const tenant of services.tenants) await bootstrapTenant(services.ctx.store, tenant, services.now());
       services.dispatcher.start();
     },
     async stop() {
