@@ -2,7 +2,7 @@ import { created } from '../domain/audit.js';
 import {
   DS_TYPE, SM_TYPE, type DistributionSetTypeRecord, type SoftwareModuleTypeRecord,
 } from '../domain/repository.js';
-import type { Store, Tenant } from '../store/port.js';
+import type { Store, Tenant, Write } from '../store/port.js';
 
 /**
  * hawkBit's standard repository setup, created for every tenant that has none yet: module types
@@ -31,8 +31,9 @@ export async function bootstrapTenant(store: Store, tenant: Tenant, now: number)
     id: ds + 1, key: 'os_app', name: 'OS with app(s)', description: 'Default type with Firmware/OS and optional app(s).', colour: null,
     mandatory: [os.id], optional: [app.id], deleted: false, ...audit,
   };
-  await store.commit(tenant, {
-    writes: [os, app].map((r) => ({ kind: SM_TYPE, id: r.id, expect: 0, after: r }))
-      .concat([osOnly, osApp].map((r) => ({ kind: DS_TYPE, id: r.id, expect: 0, after: r }))),
-  });
+  const writes: Write[] = [
+    ...[os, app].map((r) => ({ kind: SM_TYPE, id: r.id, expect: 0, after: r })),
+    ...[osOnly, osApp].map((r) => ({ kind: DS_TYPE, id: r.id, expect: 0, after: r })),
+  ];
+  await store.commit(tenant, { writes });
 }
