@@ -90,7 +90,11 @@ export class EffectDispatcher {
 
   async #once(blockMs: number): Promise<number> {
     const tenants = this.#opts.tenants();
-    if (tenants.length === 0) return 0;
+    if (tenants.length === 0) {
+      // nothing to read: wait as a blocking read would, or this loop would starve the event loop
+      if (blockMs > 0) await new Promise((r) => setTimeout(r, blockMs));
+      return 0;
+    }
     const batch = await this.#store.readEffects(tenants, {
       consumer: this.#opts.consumer,
       count: this.#opts.batch ?? 128,

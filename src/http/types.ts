@@ -13,7 +13,10 @@ export interface Request {
   readonly rawQuery: string;
   /** Parsed query parameters (first value wins for `get`). */
   readonly query: URLSearchParams;
-  /** Header names in lower case. */
+  /**
+   * Header names in lower case; repeated headers joined with ', '. X-Ssl-* headers (client
+   * certificate of a mutual-TLS proxy) are present only when `fromTrustedProxy` is true.
+   */
   readonly headers: Readonly<Record<string, string>>;
   /** Decoded path parameters of the matched route. */
   readonly params: Readonly<Record<string, string>>;

@@ -1,0 +1,87 @@
+/**
+ * `peregrine serve [--config FILE]` and `peregrine hash-password`.
+ * serve prints exactly one line with the URL once listening and shuts down gracefully on
+ * SIGTERM/SIGINT (exit 0); a second signal exits at once (exit 1).
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { ConfigError, hashPassword, loadConfig } from './config/index.js';
+import { startServer, type ServerOverrides } from './server.js';
+
+const DEFAULT_CONFIG = './config.yaml';
+const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get 10 seconds
+
+export async function runCli(argv: readonly string[], overrides: ServerOverrides = {}): Promise<void> {
+  const program = new Command('peregrine').description('hawkBit-compatible software-update rollout server').showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('run the server')
+    .option('-c, --config <file>', `configuration file (default ${DEFAULT_CONFIG}; built-in defaults when that file is missing)`)
+    .action(async (opts: { config?: string }) => {
+      const config = loadConfig({ file: opts.config ?? DEFAULT_CONFIG, required: opts.config !== undefined });
+      const server = await startServer(config, overrides);
+      process.stdout.write(`peregrine listening on ${server.url} (store: ${config.store.kind})\n`);
+      let stopping = false;
+      const onSignal = (signal: NodeJS.Signals): void => {
+        if (stopping) {
+          server.logger.warn({ signal }, 'second signal: exiting without waiting');
+          process.exit(1);
+        }
+        stopping = true;
+        server.logger.info({ signal }, 'shutting down');
+        server.close(SHUTDOWN_GRACE_MS).then(
+          () => process.exit(0),
+          (err: unknown) => {
+            server.logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+      // A forgotten promise in some background loop must not take the whole server down.
+      process.on('unhandledRejection', (err) => server.logger.error({ err }, 'unhandled promise rejection'));
+    });
+
+  program
+    .command('hash-password')
+    .description('read a password from stdin and print its scrypt hash for config.yaml')
+    .action(async () => {
+      const input = await readStdin();
+      const password = input.replace(/\r?\n$/, '');
+      if (password === '') throw new ConfigError('hash-password: no password on stdin (try: echo -n secret | peregrine hash-password)');
+      process.stdout.write(`${hashPassword(password)}\n`);
+    });
+
+  await program.parseAsync([...argv]);
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (end with Enter, then Ctrl-D): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** True when node runs this file (or the bin/peregrine.js launcher), not when a test imports it. */
+function invokedDirectly(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    const real = realpathSync(entry);
+    return real === fileURLToPath(import.meta.url) || /[\\/]bin[\\/]peregrine(\.js)?$/.test(real);
+  } catch {
+    return false;
+  }
+}
+
+if (invokedDirectly()) {
+  runCli(process.argv).catch((err: unknown) => {
+    // Configuration and startup problems are for people: the message, not a stack.
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`peregrine: ${message}\n`);
+    process.exit(1);
+  });
+}

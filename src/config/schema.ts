@@ -1,0 +1,113 @@
+/**
+ * The shape of config.yaml (camelCase keys). Every key is optional and has the default written
+ * here; config.yaml documents them all. Quotas and per-tenant configuration values pass through
+ * untouched: the modules that own them validate them.
+ */
+import { z } from 'zod';
+import { isPermission } from './permissions.js';
+import { isPasswordHash } from './password.js';
+import { show } from './zod-messages.js';
+
+const port = z
+  .number({ error: (iss) => `expected a number from 0 to 65535, got ${show(iss.input)}` })
+  .int()
+  .min(0)
+  .max(65535);
+
+const positiveInt = z.number().int().min(1);
+
+const server = z.strictObject({
+  host: z.string().min(1).default('0.0.0.0'),
+  port: port.default(8080),
+  /** Peers whose X-Forwarded-* and X-Ssl-Client-* headers are honoured (exact IP addresses). */
+  trustedProxies: z.array(z.string().refine((ip) => /^[0-9a-fA-F.:]+$/.test(ip), { error: (iss) => `expected an IP address, got ${show(iss.input)}` })).default([]),
+});
+
+const store = z.strictObject({
+  kind: z.enum(['memory', 'redis']).default('memory'),
+  redisUrl: z.string().regex(/^rediss?:\/\//, { error: (iss) => `expected a redis:// or rediss:// URL, got ${show(iss.input)}` }).default('redis://127.0.0.1:6379'),
+});
+
+const limits = z.strictObject({
+  jsonBodyBytes: positiveInt.default(1_048_576), // 1 MiB
+  uploadBytes: positiveInt.default(1_073_741_824), // 1 GiB, hawkBit's max-artifact-size
+  defaultPageSize: positiveInt.default(50),
+  maxPageSize: positiveInt.default(500),
+});
+
+const ddi = z.strictObject({
+  /** System-wide switches: a DDI authentication mode works only when this and the tenant allow it. */
+  authentication: z
+    .strictObject({
+      targetToken: z.boolean().default(true),
+      gatewayToken: z.boolean().default(true),
+      anonymous: z.boolean().default(false),
+      certificate: z.boolean().default(true),
+    })
+    .prefault({}),
+  pollFlushMs: positiveInt.default(1000), // 1 second
+});
+
+const user = z.strictObject({
+  username: z.string().regex(/^[^\\:\s]{1,128}$/, { error: (iss) => `expected 1-128 characters without spaces, ':' or '\\', got ${show(iss.input)}` }),
+  password: z.string().refine(isPasswordHash, {
+    error: 'expected an scrypt hash (scrypt$N$r$p$salt$hash); create one with `peregrine hash-password`',
+  }),
+  permissions: z.array(z.string().refine(isPermission, { error: (iss) => `unknown permission ${show(iss.input)}` })).default([]),
+});
+
+const tenant = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: (iss) => `expected 1-64 of A-Z a-z 0-9 _ -, got ${show(iss.input)}` })
+      .transform((name) => name.toUpperCase()),
+    users: z.array(user).default([]),
+    config: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((t, ctx) => {
+    const seen = new Set<string>();
+    t.users.forEach((u, i) => {
+      if (seen.has(u.username)) ctx.addIssue({ code: 'custom', path: ['users', i, 'username'], message: `duplicate username "${u.username}" in tenant ${t.name}` });
+      seen.add(u.username);
+    });
+  });
+
+export const configSchema = z
+  .strictObject({
+    server: server.prefault({}),
+    store: store.prefault({}),
+    dataDir: z.string().min(1).default('./data'),
+    log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).prefault({}),
+    limits: limits.prefault({}),
+    ddi: ddi.prefault({}),
+    quotas: z.looseObject({}).prefault({}),
+    tenants: z
+      .array(tenant)
+      .default([])
+      .superRefine((tenants, ctx) => {
+        const seen = new Set<string>();
+        tenants.forEach((t, i) => {
+          if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate tenant "${t.name}"` });
+          seen.add(t.name);
+        });
+      }),
+  })
+  .superRefine((c, ctx) => {
+    if (c.limits.defaultPageSize > c.limits.maxPageSize) {
+      ctx.addIssue({ code: 'custom', path: ['limits', 'defaultPageSize'], message: `must not exceed limits.maxPageSize (${c.limits.maxPageSize})` });
+    }
+  });
+
+type DeepReadonly<T> = T extends (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** The validated, frozen configuration. */
+export type Config = DeepReadonly<z.output<typeof configSchema>>;
+export type TenantConfig = Config['tenants'][number];
+export type UserConfig = TenantConfig['users'][number];
+/** What config.yaml may contain (before defaults). */
+export type ConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,254 @@
+/**
+ * One request/response pair on uWS. Per request: copy method, path, query and headers out of uWS
+ * synchronously, attach onAborted, match, check media types and limits, then run
+ * auth -> body -> handler and write the reply inside res.cork. Nothing thrown reaches uWS (an
+ * exception there would end the process) and every reply is written at most once.
+ */
+import type { Logger } from 'pino';
+import type { HttpRequest as UwsRequest, HttpResponse } from 'uWebSockets.js';
+import type { Metrics, RouteMetrics } from '../observability/metrics.js';
+import { METHODS } from '../observability/metrics.js';
+import { StoreUnavailableError } from '../store/port.js';
+import { AbortedError, BufferBody, UploadStream, type Throttle } from './body.js';
+import { errorReply, FALLBACK_ERROR_JSON, toErrorReply } from './errors.js';
+import { contentTypeOf, isJsonContentType, negotiateJson, type JsonFlavour } from './negotiate.js';
+import { HttpRequest, ipText } from './request.js';
+import { prepare, writeSimple, writeStream, type Prepared, type StreamState } from './respond.js';
+import type { Router, RouteEntry } from './router.js';
+import type { Reply, Route } from './types.js';
+
+/** State shared by all exchanges of one server. */
+export interface Shared {
+  readonly router: Router;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly routeMetrics: Map<RouteEntry, RouteMetrics>;
+  readonly unmatched: RouteMetrics;
+  readonly jsonLimit: number;
+  readonly uploadLimit: number;
+  readonly trusted: ReadonlySet<string> | undefined;
+  fallbackHost: string;
+  closing: boolean;
+  inFlight: number;
+  idle: (() => void) | undefined;
+}
+
+const METHOD_OF: Readonly<Record<string, string>> = { get: 'GET', head: 'HEAD', post: 'POST', put: 'PUT', delete: 'DELETE', patch: 'PATCH', options: 'OPTIONS' };
+const METHOD_INDEX = new Map<string, number>(METHODS.map((m, i) => [m, i]));
+const OTHER_METHOD = METHODS.length - 1;
+const FALLBACK_PREPARED: Prepared = { status: 500, headers: undefined, contentType: 'application/json', body: FALLBACK_ERROR_JSON, stream: undefined };
+
+// req.forEach without a closure per request: the callback writes into this scratch target.
+let headerTarget: Record<string, string> = {};
+let headerTrusted = false;
+function collectHeader(key: string, value: string): void {
+  // Certificate headers of the mutual-TLS proxy count only when they come from it (spec 5).
+  if (!headerTrusted && key.startsWith('x-ssl-')) return;
+  const prev = headerTarget[key];
+  headerTarget[key] = prev === undefined ? value : `${prev}, ${value}`;
+}
+function copyHeaders(req: UwsRequest, trusted: boolean): Record<string, string> {
+  headerTarget = Object.create(null) as Record<string, string>;
+  headerTrusted = trusted;
+  req.forEach(collectHeader);
+  return headerTarget;
+}
+
+export class Exchange implements Throttle {
+  aborted = false;
+  finished = false;
+  settled = false;
+  status = 0;
+  methodIndex = OTHER_METHOD;
+  head = false;
+  flavour: JsonFlavour = 'json';
+  entry: RouteEntry | undefined;
+  request: HttpRequest | undefined;
+  body: BufferBody | UploadStream | undefined;
+  stream: StreamState | undefined;
+  readonly started = performance.now();
+
+  constructor(
+    readonly s: Shared,
+    readonly res: HttpResponse,
+  ) {
+    s.inFlight++;
+    res.onAborted(() => this.onAborted());
+  }
+
+  start(req: UwsRequest): void {
+    const s = this.s;
+    const lower = req.getMethod();
+    const method = METHOD_OF[lower] ?? lower.toUpperCase();
+    this.methodIndex = METHOD_INDEX.get(method) ?? OTHER_METHOD;
+    this.head = method === 'HEAD';
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const remote = new Uint8Array(this.res.getRemoteAddress().slice(0));
+    const trusted = s.trusted !== undefined && s.trusted.has(ipText(remote));
+    const headers = copyHeaders(req, trusted);
+    this.flavour = negotiateJson(headers['accept']);
+
+    const match = s.router.match(method, path);
+    if (match.kind === 'not-found') return void this.finish(errorReply('ROUTE_NOT_FOUND', `No route matches ${method} ${path}`));
+    if (match.kind === 'method-not-allowed') {
+      return void this.finish(errorReply('METHOD_NOT_ALLOWED', `Request method ${method} is not supported here; allowed: ${match.allow}`, { Allow: match.allow }));
+    }
+    if (match.kind === 'bad-param') return void this.finish(errorReply('BAD_PARAMETER', `path parameter ${match.name} ${match.problem}`));
+
+    const entry = match.entry;
+    const route = entry.route;
+    this.entry = entry;
+    const unsafe = method !== 'GET' && method !== 'HEAD';
+    if (this.flavour === 'unacceptable' && (route.produces === 'json' || (route.produces === undefined && unsafe))) {
+      return void this.finish(notAcceptable(headers['accept']));
+    }
+    const request = new HttpRequest({ method, path, rawQuery, headers, params: match.params, remote, fromTrustedProxy: trusted, fallbackHost: s.fallbackHost });
+    this.request = request;
+
+    const bodyKind = route.body ?? (method === 'POST' || method === 'PUT' || method === 'PATCH' ? 'json' : 'none');
+    let buffered: BufferBody | undefined;
+    if (bodyKind !== 'none') {
+      const declared = headers['content-length'];
+      const length = declared === undefined ? 0 : Number(declared);
+      const hasBody = length > 0 || headers['transfer-encoding'] !== undefined;
+      const contentType = headers['content-type'];
+      if (bodyKind === 'json' && hasBody && (contentType === undefined || !isJsonContentType(contentType))) {
+        return void this.finish(errorReply('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType ?? '(none)'} is not supported; send application/json`), true);
+      }
+      const limit = bodyKind === 'stream' ? s.uploadLimit : s.jsonLimit;
+      if (length > limit) {
+        return void this.finish(errorReply('PAYLOAD_TOO_LARGE', `request body of ${length} bytes exceeds the limit of ${limit} bytes`), true);
+      }
+      const overflow = (err: Error): void => void this.finish(this.errorToReply(err), true);
+      if (bodyKind === 'stream') {
+        const upload = new UploadStream(limit, this, overflow);
+        this.body = upload;
+        request.bodyStream = upload;
+      } else {
+        buffered = new BufferBody(limit, overflow);
+        this.body = buffered;
+      }
+      const body = this.body;
+      this.res.onData((chunk, isLast) => body.onData(chunk, isLast));
+    }
+    void this.run(route, request, buffered);
+  }
+
+  async run(route: Route, request: HttpRequest, body: BufferBody | undefined): Promise<void> {
+    let reply: Reply;
+    try {
+      if (route.auth !== undefined) request.principal = await route.auth(request);
+      if (body !== undefined) request.body = await body.promise;
+      reply = await route.handler(request);
+      if (this.flavour === 'unacceptable' && reply.json !== undefined && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
+    } catch (err) {
+      // After an abort nobody reads the reply; the AbortedError of the body reader is no server fault.
+      reply = this.aborted ? { status: 499 } : this.errorToReply(err);
+    }
+    await this.finish(reply);
+  }
+
+  errorToReply(err: unknown): Reply {
+    if (err instanceof StoreUnavailableError) this.s.metrics.storeError();
+    return toErrorReply(err, this.s.logger);
+  }
+
+  /** Writes the reply once; later calls (a handler finishing after a 413) are ignored. */
+  async finish(reply: Reply, forceClose = false): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      if (this.aborted) return;
+      // Close when part of the request body is still unread, or while shutting down.
+      const close = forceClose || this.s.closing || (this.body !== undefined && !this.body.complete);
+      let prepared: Prepared;
+      try {
+        prepared = prepare(reply, contentTypeOf(this.flavour));
+      } catch (err) {
+        this.s.logger.error({ err }, 'reply could not be serialised');
+        prepared = FALLBACK_PREPARED;
+      }
+      this.status = prepared.status;
+      if (prepared.stream === undefined || this.head) {
+        corkWrite(this.res, prepared, this.head, close);
+        return;
+      }
+      const state: StreamState = { aborted: false, onAbort: undefined, wroteHead: false };
+      this.stream = state;
+      try {
+        await writeStream(this.res, prepared, state, close);
+      } catch (err) {
+        if (this.aborted) return;
+        if (state.wroteHead) {
+          this.s.logger.error({ err }, 'stream body failed after the reply started; closing the connection');
+          this.res.cork(() => this.res.close());
+        } else {
+          const failed = prepare(this.errorToReply(err), contentTypeOf(this.flavour));
+          this.status = failed.status;
+          corkWrite(this.res, failed, false, close);
+        }
+      }
+    } catch (err) {
+      this.s.logger.error({ err }, 'writing a reply failed');
+      if (!this.aborted) this.res.close();
+    } finally {
+      this.settle();
+    }
+  }
+
+  settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    const s = this.s;
+    s.inFlight--;
+    const metrics = this.entry === undefined ? s.unmatched : (s.routeMetrics.get(this.entry) ?? s.unmatched);
+    // 499: the client went away before an answer (nginx's convention)
+    metrics.observe(this.methodIndex, this.aborted && this.status === 0 ? 499 : this.status, (performance.now() - this.started) / 1000);
+    if (s.inFlight === 0 && s.idle !== undefined) s.idle();
+  }
+
+  onAborted(): void {
+    this.aborted = true;
+    this.request?.markAborted();
+    this.body?.fail(new AbortedError());
+    if (this.stream !== undefined) {
+      this.stream.aborted = true;
+      this.stream.onAbort?.();
+    }
+    if (this.finished) this.settle();
+  }
+
+  pause(): void {
+    if (!this.finished && !this.aborted) this.res.pause();
+  }
+
+  resume(): void {
+    if (!this.finished && !this.aborted) this.res.resume();
+  }
+}
+
+// Module-level scratch so the common write path allocates no closure.
+let corkRes: HttpResponse | undefined;
+let corkPrepared: Prepared | undefined;
+let corkHead = false;
+let corkClose = false;
+function corkedWrite(): void {
+  writeSimple(corkRes as HttpResponse, corkPrepared as Prepared, corkHead, corkClose);
+}
+function corkWrite(res: HttpResponse, prepared: Prepared, head: boolean, close: boolean): void {
+  corkRes = res;
+  corkPrepared = prepared;
+  corkHead = head;
+  corkClose = close;
+  try {
+    res.cork(corkedWrite);
+  } finally {
+    corkRes = undefined;
+    corkPrepared = undefined;
+  }
+}
+
+function notAcceptable(accept: string | undefined): Reply {
+  return errorReply('NOT_ACCEPTABLE', `Accept ${accept ?? ''} allows neither application/json nor application/hal+json`);
+}

@@ -1,0 +1,105 @@
+/**
+ * The uWebSockets.js adapter: one App, one catch-all handler, dispatch through the segment trie
+ * (src/http/router.ts); each request is an Exchange (src/http/exchange.ts).
+ */
+import type { Logger } from 'pino';
+import type { us_listen_socket } from 'uWebSockets.js';
+import type { Config } from '../config/index.js';
+import type { Metrics, RouteMetrics } from '../observability/metrics.js';
+import { Exchange, type Shared } from './exchange.js';
+import { normalizeIp } from './request.js';
+import { Router, type RouteEntry } from './router.js';
+import type { Route } from './types.js';
+import { loadUws } from './uws.js';
+
+export interface HttpServerOptions {
+  readonly config: Config;
+  readonly routes: readonly Route[];
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** http://host:port with the configured host (0.0.0.0 stays as it is). */
+  readonly url: string;
+  /** Requests received and not yet answered. */
+  readonly inFlight: number;
+  /** Stops accepting connections, waits up to graceMs for in-flight requests, then closes all sockets. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const { config, routes, logger, metrics } = options;
+  const uws = loadUws();
+  const router = new Router();
+  const routeMetrics = new Map<RouteEntry, RouteMetrics>();
+  for (const route of routes) {
+    const entry = router.add(route);
+    routeMetrics.set(entry, metrics.forRoute(entry.name));
+  }
+  const trustedList = config.server.trustedProxies.map((ip) => normalizeIp(ip) ?? ip);
+  const s: Shared = {
+    router,
+    logger,
+    metrics,
+    routeMetrics,
+    unmatched: metrics.forRoute('unmatched'),
+    jsonLimit: config.limits.jsonBodyBytes,
+    uploadLimit: config.limits.uploadBytes,
+    trusted: trustedList.length === 0 ? undefined : new Set(trustedList),
+    fallbackHost: '',
+    closing: false,
+    inFlight: 0,
+    idle: undefined,
+  };
+
+  const app = uws.App();
+  app.any('/*', (res, req) => {
+    const exchange = new Exchange(s, res);
+    try {
+      exchange.start(req);
+    } catch (err) {
+      void exchange.finish(exchange.errorToReply(err), true);
+    }
+  });
+
+  const { host, port: wanted } = config.server;
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(host, wanted, (socket) => {
+      if (socket === false) reject(new Error(`cannot listen on ${host}:${wanted} (address in use or not available)`));
+      else resolve(socket);
+    });
+  });
+  const port = uws.us_socket_local_port(listenSocket);
+  const hostText = host.includes(':') ? `[${host}]` : host;
+  const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : hostText;
+  s.fallbackHost = `${local}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    url: `http://${hostText}:${port}`,
+    get inFlight() {
+      return s.inFlight;
+    },
+    close(graceMs = 10_000) {
+      closing ??= (async () => {
+        s.closing = true;
+        uws.us_listen_socket_close(listenSocket);
+        if (s.inFlight > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, graceMs);
+            s.idle = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          if (s.inFlight > 0) logger.warn({ inFlight: s.inFlight }, 'grace period over; closing connections with requests in flight');
+        }
+        app.close(); // also ends idle keep-alive connections
+      })();
+      return closing;
+    },
+  };
+}

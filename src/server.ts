@@ -1,0 +1,132 @@
+/**
+ * The composition root: logger, metrics, modules, store, HTTP server; and the orderly shutdown
+ * (stop accepting, let in-flight requests finish, stop modules so they flush, close the store).
+ */
+import type { Logger } from 'pino';
+import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
+import { buildModules } from './app/modules.js';
+import { verifyPasswordAsync, type Config } from './config/index.js';
+import { startHttpServer } from './http/server.js';
+import type { Route } from './http/types.js';
+import { loadUws } from './http/uws.js';
+import { createLogger } from './observability/logger.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+import { platformRoutes } from './observability/platform-routes.js';
+import { openStore } from './store/index.js';
+import type { Schema, Store } from './store/port.js';
+
+export interface ServerOverrides {
+  /** Extra routes after the modules' (tests register small probe routes here). */
+  readonly routes?: readonly Route[];
+  /** Replaces the module registry (tests). */
+  readonly modules?: ModuleFactory;
+  readonly logger?: Logger;
+}
+
+export interface RunningServer {
+  /** http://host:port as configured, e.g. http://0.0.0.0:8080. */
+  readonly url: string;
+  readonly port: number;
+  readonly config: Config;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Idempotent. graceMs bounds the wait for in-flight requests (default 10 s). */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
+  const logger = overrides.logger ?? createLogger(config.log.level);
+  loadUws(); // refuse to start before touching the store when the native binding is missing
+  const metrics = createMetrics();
+  await warnAboutWeakPasswords(config, logger);
+
+  let store: Store | undefined;
+  let closing = false;
+  const ctx: ModuleContext = {
+    config,
+    logger,
+    metrics,
+    get store(): Store {
+      if (store === undefined) throw new Error('the store is not open yet: use ctx.store in handlers or start(), not while building a module');
+      return store;
+    },
+  };
+  const modules = (overrides.modules ?? buildModules)(ctx);
+  store = await openStore({ kind: config.store.kind, redisUrl: config.store.redisUrl, schema: mergeSchemas(modules) });
+  const opened = store;
+
+  const started: AppModule[] = [];
+  const stopModules = async (): Promise<void> => {
+    for (const m of [...started].reverse()) {
+      try {
+        await m.stop?.();
+      } catch (err) {
+        logger.error({ err, module: m.name }, 'module failed to stop cleanly');
+      }
+    }
+  };
+  try {
+    for (const m of modules) {
+      await m.start?.();
+      started.push(m);
+    }
+    const routes: Route[] = [
+      ...platformRoutes({ store: () => opened, metrics, closing: () => closing }),
+      ...modules.flatMap((m) => m.routes),
+      ...(overrides.routes ?? []),
+    ];
+    const http = await startHttpServer({ config, routes, logger, metrics });
+    logger.info({ store: config.store.kind, modules: modules.map((m) => m.name), port: http.port }, 'server started');
+
+    let closed: Promise<void> | undefined;
+    return {
+      url: http.url,
+      port: http.port,
+      config,
+      store: opened,
+      logger,
+      metrics,
+      close(graceMs = 10_000) {
+        closed ??= (async () => {
+          closing = true;
+          await http.close(graceMs);
+          await stopModules();
+          await opened.close();
+          logger.info('server stopped');
+        })();
+        return closed;
+      },
+    };
+  } catch (err) {
+    await stopModules();
+    await opened.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+function mergeSchemas(modules: readonly AppModule[]): Schema {
+  const schema: Record<string, Schema[string]> = {};
+  const owner = new Map<string, string>();
+  for (const m of modules) {
+    for (const [kind, spec] of Object.entries(m.schema)) {
+      const previous = owner.get(kind);
+      if (previous !== undefined) throw new Error(`record kind "${kind}" is declared by both ${previous} and ${m.name}`);
+      owner.set(kind, m.name);
+      schema[kind] = spec;
+    }
+  }
+  return schema;
+}
+
+/** The shipped config.yaml has admin/admin: say so loudly until someone changes it. */
+async function warnAboutWeakPasswords(config: Config, logger: Logger): Promise<void> {
+  const checks = config.tenants.flatMap((t) =>
+    t.users.map(async (u) => {
+      if (await verifyPasswordAsync(u.username, u.password)) {
+        logger.warn({ tenant: t.name, username: u.username }, `user ${u.username} of tenant ${t.name} has its username as password; change it in config.yaml`);
+      }
+    }),
+  );
+  await Promise.all(checks);
+}

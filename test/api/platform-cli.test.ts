@@ -1,0 +1,115 @@
+/**
+ * The built CLI as a child process (needs `npm run build`; `npm test` builds first).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { verifyPassword } from '../../src/config/index.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/src/cli.js');
+const built = existsSync(CLI);
+const dir = mkdtempSync(join(tmpdir(), 'peregrine-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const QUIET_CONFIG = 'server:\n  host: 127.0.0.1\n  port: 0\nlog:\n  level: warn\ntenants:\n  - name: DEFAULT\n';
+
+interface Child {
+  readonly proc: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exited: Promise<number | null>;
+}
+
+function run(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Child {
+  const proc = spawn(process.execPath, args, { cwd: options.cwd ?? dir, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: Child = { proc, stdout: '', stderr: '', exited: new Promise((r) => proc.once('exit', (code) => r(code))) };
+  proc.stdout?.on('data', (d: Buffer) => (child.stdout += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (child.stderr += d.toString()));
+  if (options.input !== undefined) proc.stdin?.end(options.input);
+  else proc.stdin?.end();
+  return child;
+}
+const started: Child[] = [];
+afterAll(() => {
+  for (const c of started) if (c.proc.exitCode === null && c.proc.pid !== undefined) c.proc.kill('SIGKILL');
+});
+
+async function listening(child: Child): Promise<string> {
+  started.push(child);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const m = /peregrine listening on (http:\/\/\S+) \(store: memory\)/.exec(child.stdout);
+    if (m?.[1] !== undefined) return m[1];
+    if (child.proc.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${child.stdout}\n${child.stderr}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe.skipIf(!built)('peregrine CLI (built)', () => {
+  it('serve prints one line with the URL, serves, and exits 0 on SIGTERM', async () => {
+    const config = join(dir, 'quiet.yaml');
+    writeFileSync(config, QUIET_CONFIG);
+    const child = run([CLI, 'serve', '--config', config]);
+    const url = await listening(child);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    expect(child.stdout.split('\n').filter((l) => l.includes(url))).toHaveLength(1);
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+  });
+
+  it('finishes a request in flight on SIGTERM, then exits 0', async () => {
+    const config = join(dir, 'quiet.yaml');
+    writeFileSync(config, QUIET_CONFIG);
+    // the real CLI entry, plus one slow route so there is something in flight
+    const runner = join(dir, 'slow-runner.mjs');
+    writeFileSync(
+      runner,
+      `import { runCli } from ${JSON.stringify(pathToFileURL(CLI).href)};\n` +
+        `const slow = { method: 'GET', path: '/slow', handler: async () => { await new Promise((r) => setTimeout(r, 800)); return { status: 200, json: { done: true } }; } };\n` +
+        `await runCli(process.argv, { routes: [slow] });\n`,
+    );
+    const child = run([runner, 'serve', '--config', config]);
+    const url = await listening(child);
+    const slow = fetch(`${url}/slow`).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown }));
+    await new Promise((r) => setTimeout(r, 200));
+    child.proc.kill('SIGTERM');
+    expect(await slow).toEqual({ status: 200, body: { done: true } });
+    expect(await child.exited).toBe(0);
+  });
+
+  it('runs on built-in defaults plus environment overrides when ./config.yaml is missing', async () => {
+    const empty = mkdtempSync(join(dir, 'empty-'));
+    const child = run([CLI, 'serve'], { cwd: empty, env: { PEREGRINE_PORT: '0', PEREGRINE_HOST: '127.0.0.1', PEREGRINE_LOG_LEVEL: 'warn' } });
+    const url = await listening(child);
+    expect((await fetch(`${url}/ready`)).status).toBe(200);
+    child.proc.kill('SIGINT');
+    expect(await child.exited).toBe(0);
+  });
+
+  it('refuses an invalid config file naming the key, with exit 1', async () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'server:\n  port: abc\n');
+    const child = run([CLI, 'serve', '--config', bad]);
+    expect(await child.exited).toBe(1);
+    expect(child.stderr.trim()).toBe(`peregrine: ${bad}: server.port: expected a number from 0 to 65535, got "abc"`);
+  });
+
+  it('refuses a missing --config file', async () => {
+    const child = run([CLI, 'serve', '--config', join(dir, 'nope.yaml')]);
+    expect(await child.exited).toBe(1);
+    expect(child.stderr).toContain('nope.yaml: cannot read the configuration file (ENOENT)');
+  });
+
+  it('hash-password reads stdin and prints a verifiable hash', async () => {
+    const child = run([CLI, 'hash-password'], { input: 'correct horse\n' });
+    expect(await child.exited).toBe(0);
+    const hash = child.stdout.trim();
+    expect(hash).toMatch(/^scrypt\$/);
+    expect(verifyPassword('correct horse', hash)).toBe(true);
+  });
+});
