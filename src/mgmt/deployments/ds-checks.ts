@@ -1,0 +1,81 @@
+import { AppError, notFound } from '../../domain/errors.js';
+import {
+  DS, DS_TYPE, SM, type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord,
+} from '../../domain/repository.js';
+import type { TargetRecord } from '../../domain/target.js';
+import { TARGET_TYPE, type TargetTypeRecord } from '../../domain/targeting.js';
+import type { Store, Tenant, Write } from '../../store/port.js';
+
+/**
+ * What a distribution set must be before it is assigned (reference §3.16): existing and not deleted
+ * (404), valid (400 DS_INVALID) and complete (400 DS_INCOMPLETE), checked in hawkBit's order.
+ */
+export async function assignableSet(store: Store, tenant: Tenant, id: number): Promise<DistributionSetRecord> {
+  const found = await store.get<DistributionSetRecord>(tenant, DS, id);
+  if (found === undefined) throw notFound('DistributionSet', id);
+  const ds = found.value;
+  if (ds.deleted) throw new AppError('DELETED', `DistributionSet with given identifier {${id}} is deleted.`);
+  if (!ds.valid) throw new AppError('DS_INVALID', `Distribution set {${id}} is invalidated and cannot be assigned.`);
+  if (!(await isComplete(store, tenant, ds))) {
+    throw new AppError('DS_INCOMPLETE', `Distribution set {${id}} is incomplete: a mandatory software module type has no module.`);
+  }
+  return ds;
+}
+
+/** Complete: every mandatory module type of the set's type has a module in the set. */
+export async function isComplete(store: Store, tenant: Tenant, ds: DistributionSetRecord): Promise<boolean> {
+  const type = await store.get<DistributionSetTypeRecord>(tenant, DS_TYPE, ds.type);
+  if (type === undefined) return false;
+  if (type.value.mandatory.length === 0) return true;
+  const modules = await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules);
+  const present = new Set(modules.flatMap((m) => (m === undefined || m.value.deleted ? [] : [m.value.type])));
+  return type.value.mandatory.every((t) => present.has(t));
+}
+
+/**
+ * 400 TARGET_TYPE_INCOMPATIBLE when a target has a type whose compatible DS types exclude the set's
+ * type (reference §3.16). Targets without a type take any set.
+ */
+export async function checkTypeCompatibility(
+  store: Store, tenant: Tenant, pairs: readonly { target: TargetRecord; ds: DistributionSetRecord }[],
+): Promise<void> {
+  const types = await targetTypesOf(store, tenant, pairs.map((p) => p.target));
+  for (const { target, ds } of pairs) {
+    if (!isCompatible(types, target, ds)) {
+      const type = types.get(target.targetType ?? 0);
+      throw new AppError('TARGET_TYPE_INCOMPATIBLE',
+        `Target '${target.controllerId}' of type '${type?.name ?? '?'}' is not compatible with distribution set {${ds.id}} (type ${ds.type}).`);
+    }
+  }
+}
+
+/** The target types of these targets, by id (one batched read). */
+export async function targetTypesOf(store: Store, tenant: Tenant, targets: readonly TargetRecord[]): Promise<ReadonlyMap<number, TargetTypeRecord>> {
+  const ids = [...new Set(targets.flatMap((t) => (t.targetType === null ? [] : [t.targetType])))];
+  if (ids.length === 0) return new Map();
+  const found = await store.getMany<TargetTypeRecord>(tenant, TARGET_TYPE, ids);
+  return new Map(found.flatMap((t) => (t === undefined ? [] : [[t.id, t.value] as const])));
+}
+
+/** A target without a type (or whose type is gone) takes any set; a typed one only its compatible DS types. */
+export function isCompatible(types: ReadonlyMap<number, TargetTypeRecord>, target: TargetRecord, ds: DistributionSetRecord): boolean {
+  const type = target.targetType === null ? undefined : types.get(target.targetType);
+  return type === undefined || type.compatibleDsTypes.includes(ds.type);
+}
+
+/** Implicit lock (`implicit.lock.enabled`): the set and its modules are locked when first assigned. */
+export async function lockImplicitly(store: Store, tenant: Tenant, ds: DistributionSetRecord, now: number): Promise<void> {
+  for (let attempt = 1; attempt <= 8; attempt++) {
+    const writes: Write[] = [];
+    const current = await store.get<DistributionSetRecord>(tenant, DS, ds.id);
+    if (current === undefined) return;
+    if (!current.value.locked) {
+      writes.push({ kind: DS, id: ds.id, expect: current.version, before: current.value, after: { ...current.value, locked: true, lastModifiedAt: now } });
+    }
+    for (const m of await store.getMany<SoftwareModuleRecord>(tenant, SM, current.value.modules)) {
+      if (m !== undefined && !m.value.locked) writes.push({ kind: SM, id: m.id, expect: m.version, before: m.value, after: { ...m.value, locked: true, lastModifiedAt: now } });
+    }
+    if (writes.length === 0 || (await store.commit(tenant, { writes })).ok) return;
+  }
+  throw new AppError('CONCURRENT_MODIFICATION', `distribution set {${ds.id}} is being modified concurrently; retry`);
+}

@@ -1,0 +1,20 @@
+import type { AppModule } from '../../app/module.js';
+import type { Services } from '../../app/services.js';
+import { actionRoutes } from './action-routes.js';
+import { assignmentRoutes } from './assignment-routes.js';
+import { autoConfirmRoutes } from './auto-confirm-routes.js';
+import { statusRoutes } from './status-routes.js';
+
+/**
+ * Deployments on the Management side: assignments from both sides, actions and their history,
+ * and auto-confirmation of targets (reference §3.1, §3.6, §3.9, §3.16).
+ */
+export function deploymentsModule(services: Services): AppModule {
+  return {
+    name: 'deployments',
+    schema: {},
+    routes: [...assignmentRoutes(services), ...actionRoutes(services), ...statusRoutes(services), ...autoConfirmRoutes(services)],
+  };
+}
+
+export { renderActions } from './views.js';

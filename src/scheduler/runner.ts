@@ -1,0 +1,104 @@
+import type { Store } from '../store/port.js';
+
+/** One periodic job, run for each tenant in turn. */
+export interface Task {
+  readonly name: string;
+  readonly intervalMs: number;
+  /** Work that must happen once across instances takes the store lease `scheduler:<name>:<tenant>`. */
+  readonly leased: boolean;
+  /** One tenant's pass; returns what it did (a count, for reports). */
+  run(tenant: string, now: number): Promise<number>;
+}
+
+export interface PassResult {
+  /** Count per tenant that ran here. */
+  readonly counts: Record<string, number>;
+  /** Tenants whose lease another instance holds. */
+  readonly skipped: readonly string[];
+}
+
+interface Log {
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * Runs tasks on their intervals. A leased task runs a tenant only on the instance holding that
+ * tenant's lease; the holder renews it on every pass (it lives three intervals, at least 30 s), so
+ * work stays put while its holder is alive and moves when it dies, and tenants may spread over
+ * instances. Passes of one task never overlap.
+ */
+export class TaskRunner {
+  readonly #store: () => Store;
+  readonly #tenants: () => readonly string[];
+  readonly #owner: string;
+  readonly #log: Log;
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #running = new Map<string, Promise<PassResult>>();
+  #stopped = true;
+
+  constructor(opts: { store: () => Store; tenants: () => readonly string[]; owner: string; log: Log }) {
+    this.#store = opts.store;
+    this.#tenants = opts.tenants;
+    this.#owner = opts.owner;
+    this.#log = opts.log;
+  }
+
+  start(tasks: readonly Task[]): void {
+    this.#stopped = false;
+    for (const task of tasks) this.#schedule(task);
+  }
+
+  async stop(tasks: readonly Task[]): Promise<void> {
+    this.#stopped = true;
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+    await Promise.allSettled([...this.#running.values()]);
+    for (const task of tasks.filter((t) => t.leased)) {
+      for (const tenant of this.#tenants()) await this.#store().releaseLease(leaseName(task, tenant), this.#owner).catch(() => undefined);
+    }
+  }
+
+  /** One pass now, after the one running (if any). */
+  runNow(task: Task, now: number): Promise<PassResult> {
+    const current = this.#running.get(task.name);
+    if (current !== undefined) return current.then(() => this.runNow(task, now));
+    const pass = this.#pass(task, now).finally(() => this.#running.delete(task.name));
+    this.#running.set(task.name, pass);
+    return pass;
+  }
+
+  async #pass(task: Task, now: number): Promise<PassResult> {
+    const counts: Record<string, number> = {};
+    const skipped: string[] = [];
+    const ttl = Math.max(task.intervalMs * 3, 30_000);
+    for (const tenant of this.#tenants()) {
+      if (task.leased && !(await this.#store().acquireLease(leaseName(task, tenant), this.#owner, ttl))) {
+        skipped.push(tenant);
+        continue;
+      }
+      try {
+        counts[tenant] = await task.run(tenant, now);
+      } catch (err) {
+        // one tenant's failure does not hold up the others
+        this.#log.error({ err, task: task.name, tenant }, 'scheduler pass failed');
+      }
+    }
+    return { counts, skipped };
+  }
+
+  #schedule(task: Task): void {
+    if (this.#stopped) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(task.name);
+      this.runNow(task, Date.now())
+        .catch((err: unknown) => this.#log.error({ err, task: task.name }, 'scheduler pass failed'))
+        .finally(() => this.#schedule(task));
+    }, task.intervalMs);
+    timer.unref();
+    this.#timers.set(task.name, timer);
+  }
+}
+
+export function leaseName(task: Pick<Task, 'name'>, tenant: string): string {
+  return `scheduler:${task.name}:${tenant}`;
+}

@@ -1,0 +1,42 @@
+/**
+ * Scheduler intervals. Defaults follow hawkBit where it has one (auto-assignment every 2 s,
+ * reference §4.8); config.yaml may carry a `scheduler:` section with the same keys, and tests pass
+ * overrides to `schedulerModule`.
+ */
+export interface SchedulerSettings {
+  /** false: no loops run (runOnce still works). */
+  readonly enabled: boolean;
+  readonly autoAssignMs: number;
+  readonly cleanupMs: number;
+  readonly maintenanceMs: number;
+  readonly overdueMs: number;
+  /** Targets assigned per batch by auto-assignment (hawkBit: 999). */
+  readonly autoAssignBatch: number;
+}
+
+export const SCHEDULER_DEFAULTS: SchedulerSettings = {
+  enabled: true,
+  autoAssignMs: 2_000, // 2 seconds
+  cleanupMs: 3_600_000, // 1 hour
+  maintenanceMs: 60_000, // 1 minute
+  overdueMs: 30_000, // 30 seconds
+  autoAssignBatch: 100,
+};
+
+/** Settings from config (if it has a `scheduler` section) and overrides, each value checked. */
+export function resolveSettings(fromConfig: unknown, overrides: Partial<SchedulerSettings> = {}): SchedulerSettings {
+  const raw = { ...(isObject(fromConfig) ? fromConfig : {}), ...overrides } as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...SCHEDULER_DEFAULTS };
+  for (const [key, fallback] of Object.entries(SCHEDULER_DEFAULTS)) {
+    const v = raw[key];
+    if (v === undefined) continue;
+    const ok = typeof fallback === 'boolean' ? typeof v === 'boolean' : typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
+    if (!ok) throw new Error(`scheduler.${key}: expected ${typeof fallback === 'boolean' ? 'a boolean' : 'a positive whole number'}, got ${JSON.stringify(v)}`);
+    out[key] = v;
+  }
+  return out as unknown as SchedulerSettings;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
