@@ -100,8 +100,6 @@ export class ActorRuntime {
         }
         return { kind: 'ignored', record: stored.value as unknown as R };
       }
-      const extra = options.effects ? options.effects(step.next, stored) : [];
-      const effects = [...step.outputs.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
       const writes: Write[] = [{ kind, id, expect: stored.version, before: stored.value, after: step.next }];
       if (def.entries && step.outputs.entries.length > 0) {
         const entries = def.entries;
@@ -111,6 +109,9 @@ export class ActorRuntime {
         });
       }
       if (options.also) writes.push(...(await options.also(step.next, stored)));
+      // after `also`: what it decided (e.g. which actions a new assignment replaces) may shape the effects
+      const extra = options.effects ? options.effects(step.next, stored) : [];
+      const effects = [...step.outputs.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
       const result = await this.#store.commit(tenant, { writes, effects, ...(options.dedupe ? { dedupe: options.dedupe } : {}) });
       if (result.ok) {
         return { kind: 'committed', record: step.next as unknown as R, version: result.versions[0] ?? stored.version + 1, effectIds: effects.map((e) => e.eid) };
