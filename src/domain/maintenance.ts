@@ -21,8 +21,59 @@ function invalid(message: string): AppError {
   return new AppError('MAINTENANCE_SCHEDULE_INVALID', message);
 }
 
-function parse(window: MaintenanceWindow, at: number) {
-  return CronExpressionParser.parse(window.schedule, { currentDate: new Date(at), tz: `UTC${window.timezone}` });
+/**
+ * Quartz allows a 7th field, the year (`*`, `2027`, `2026-2028`, `2026,2028`); cron-parser does not,
+ * so it is split off here and applied as a filter on the occurrences.
+ */
+interface Schedule {
+  readonly cron: string;
+  readonly years: ((year: number) => boolean) | undefined;
+  readonly lastYear: number;
+}
+
+function splitYear(schedule: string): Schedule {
+  const fields = schedule.trim().split(/\s+/);
+  if (fields.length !== 7) return { cron: schedule, years: undefined, lastYear: Infinity };
+  const year = fields[6]!;
+  const cron = fields.slice(0, 6).join(' ');
+  if (year === '*' || year === '?') return { cron, years: undefined, lastYear: Infinity };
+  const ranges = year.split(',').map((part) => {
+    const m = /^(\d{4})(?:-(\d{4}))?$/.exec(part);
+    if (!m) throw new Error(`year field '${year}' must be years or year ranges`);
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    if (to < from) throw new Error(`year range '${part}' ends before it starts`);
+    return [from, to] as const;
+  });
+  return { cron, years: (y) => ranges.some(([a, b]) => y >= a && y <= b), lastYear: Math.max(...ranges.map(([, b]) => b)) };
+}
+
+const MAX_STEPS = 5000;
+
+function parse(schedule: Schedule, window: MaintenanceWindow, at: number) {
+  return CronExpressionParser.parse(schedule.cron, { currentDate: new Date(at), tz: `UTC${window.timezone}` });
+}
+
+/** The latest window start at or before `at` in an allowed year, or undefined. */
+function previousStart(schedule: Schedule, window: MaintenanceWindow, at: number): number | undefined {
+  const expr = parse(schedule, window, at);
+  for (let i = 0; i < MAX_STEPS && expr.hasPrev(); i++) {
+    const t = expr.prev();
+    if (!schedule.years || schedule.years(t.getUTCFullYear())) return t.getTime();
+  }
+  return undefined;
+}
+
+/** The next window start after `at` in an allowed year, or null when there is none. */
+function nextStart(schedule: Schedule, window: MaintenanceWindow, at: number): number | null {
+  const expr = parse(schedule, window, at);
+  for (let i = 0; i < MAX_STEPS && expr.hasNext(); i++) {
+    const t = expr.next();
+    const year = t.getUTCFullYear();
+    if (year > schedule.lastYear + 1) return null;
+    if (!schedule.years || schedule.years(year)) return t.getTime();
+  }
+  return null;
 }
 
 /**
@@ -52,15 +103,9 @@ export function validateMaintenanceWindow(raw: Partial<MaintenanceWindow> | null
 /** Whether `at` lies inside a window, and when the next one starts. Throws on a bad schedule. */
 export function windowState(window: MaintenanceWindow, at: number): WindowState {
   const duration = parseDuration(window.duration) ?? 0;
-  const expr = parse(window, at);
-  let available = false;
-  if (expr.hasPrev()) {
-    const prev = expr.prev().getTime();
-    available = at < prev + duration;
-  }
-  const next = parse(window, at);
-  const nextStart = next.hasNext() ? next.next().getTime() : null;
-  return { available, nextStart };
+  const schedule = splitYear(window.schedule);
+  const prev = previousStart(schedule, window, at);
+  return { available: prev !== undefined && at < prev + duration, nextStart: nextStart(schedule, window, at) };
 }
 
 /** True when the window has lapsed for good: no window now and none to come. */
