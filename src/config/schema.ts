@@ -82,6 +82,17 @@ export const configSchema = z
     limits: limits.prefault({}),
     ddi: ddi.prefault({}),
     quotas: z.looseObject({}).prefault({}),
+    /** Background work intervals (ms); see src/scheduler/settings.ts. */
+    scheduler: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        autoAssignMs: positiveInt.default(2_000), // 2 seconds
+        cleanupMs: positiveInt.default(3_600_000), // 1 hour
+        maintenanceMs: positiveInt.default(60_000), // 1 minute
+        overdueMs: positiveInt.default(30_000), // 30 seconds
+        autoAssignBatch: positiveInt.default(100),
+      })
+      .prefault({}),
     tenants: z
       .array(tenant)
       .default([])

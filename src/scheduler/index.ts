@@ -34,7 +34,7 @@ export interface SchedulerModule extends AppModule {
  * overdue count only reads.
  */
 export function schedulerModule(services: Services, overrides: Partial<SchedulerSettings> = {}): SchedulerModule {
-  const settings = resolveSettings((services.ctx.config as unknown as { scheduler?: unknown }).scheduler, overrides);
+  const settings = resolveSettings(services.ctx.config.scheduler, overrides);
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const runner = new TaskRunner({ store: () => services.ctx.store, tenants: () => services.tenants, owner, log: services.ctx.logger });
   const gauge = overdueGauge(services);
