@@ -1,0 +1,96 @@
+/**
+ * Artifacts on the device side: the list of a module's artifacts, the download (GET and HEAD, with
+ * Range / If-Range / If-Match through `artifactReply`) and the `.MD5SUM` file. A device may fetch
+ * only modules of its active, non-canceling actions; the list also allows its installed DS.
+ * A complete (non-Range) GET of a file adds a DOWNLOAD status entry naming the URI to the matching
+ * action, while the action's status-entry quota has room (a download is never refused for it).
+ * Anonymous downloads need the tenant's `anonymous.download.enabled` besides the system switch.
+ * @see reference/hawkbit-api.md §1.1 rows 2-4 and notes; spec 5 (anonymous access)
+ */
+import type { Services } from '../app/services.js';
+import { artifactReply, md5sumReply } from '../artifacts/index.js';
+import type { ActionRecord } from '../domain/action.js';
+import { AppError, notFound } from '../domain/errors.js';
+import { ARTIFACT, DS, type ArtifactRecord, type DistributionSetRecord } from '../domain/repository.js';
+import type { TargetRecord } from '../domain/target.js';
+import type { Handler, Reply } from '../http/types.js';
+import type { Stored } from '../store/port.js';
+import { activeActions, highestPriority } from './active-action.js';
+import { device, requireTarget, type Device } from './device.js';
+import { artifactJson, moduleArtifacts } from './deployment-json.js';
+import { idParam } from './params.js';
+import { entryQuotaLeft, sendToAction } from './report.js';
+
+const MD5SUM = '.MD5SUM';
+
+/** Modules the target may fetch, each with the active actions that deliver it. */
+async function reachableModules(services: Services, d: Device, target: TargetRecord, withInstalled: boolean): Promise<Map<number, Stored<ActionRecord>[]>> {
+  const store = services.ctx.store;
+  const actions = (await activeActions(store, d.tenant, target.id)).filter((a) => a.value.status !== 'canceling');
+  const dsIds = [...new Set(actions.map((a) => a.value.ds))];
+  if (withInstalled && target.installedDs !== null && !dsIds.includes(target.installedDs)) dsIds.push(target.installedDs);
+  const sets = await store.getMany<DistributionSetRecord>(d.tenant, DS, dsIds);
+  const out = new Map<number, Stored<ActionRecord>[]>();
+  for (const set of sets) {
+    if (set === undefined) continue;
+    const delivering = actions.filter((a) => a.value.ds === set.id);
+    for (const m of set.value.modules) out.set(m, [...(out.get(m) ?? []), ...delivering]);
+  }
+  return out;
+}
+
+export function artifactListHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const moduleId = idParam(req, 'softwareModuleId');
+    const reachable = await reachableModules(services, d, target, true);
+    if (!reachable.has(moduleId)) throw notFound('SoftwareModule', moduleId);
+    const artifacts = (await moduleArtifacts(services, d.tenant, [moduleId])).get(moduleId) ?? [];
+    // hawkBit's ETag filter excludes .../artifacts/** (the list included), so no ETag here
+    return { status: 200, json: artifacts.map((a) => artifactJson(req, d, a)) };
+  };
+}
+
+async function findArtifact(services: Services, tenant: string, moduleId: number, filename: string): Promise<ArtifactRecord | undefined> {
+  const store = services.ctx.store;
+  const id = await store.lookup(tenant, ARTIFACT, 'moduleFilename', `${moduleId}\u0000${filename}`);
+  return id === undefined ? undefined : (await store.get<ArtifactRecord>(tenant, ARTIFACT, id))?.value;
+}
+
+export function artifactDownloadHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    if (d.principal.mode === 'anonymous' && !d.config.bool('anonymous.download.enabled')) {
+      throw new AppError('UNAUTHORIZED', 'Anonymous artifact download is not enabled for this tenant; authenticate the target.');
+    }
+    const target = requireTarget(d);
+    const moduleId = idParam(req, 'softwareModuleId');
+    const fileName = req.params['fileName'] ?? '';
+    const reachable = await reachableModules(services, d, target, false);
+    const delivering = reachable.get(moduleId);
+    if (delivering === undefined) throw notFound('SoftwareModule', moduleId);
+    // an artifact really named "x.MD5SUM" wins over the checksum file of "x"
+    let artifact = await findArtifact(services, d.tenant, moduleId, fileName);
+    let checksum = false;
+    if (artifact === undefined && fileName.endsWith(MD5SUM)) {
+      artifact = await findArtifact(services, d.tenant, moduleId, fileName.slice(0, -MD5SUM.length));
+      checksum = true;
+    }
+    if (artifact === undefined) throw notFound('Artifact', fileName);
+    let reply: Reply;
+    if (checksum) {
+      reply = md5sumReply(artifact.hashes.md5, artifact.filename);
+    } else {
+      const binary = await services.artifacts.open(d.tenant, artifact.hashes.sha1);
+      reply = artifactReply(req, { ...binary, sha1: artifact.hashes.sha1, md5: artifact.hashes.md5, filename: artifact.filename });
+    }
+    if (req.method === 'GET' && reply.status === 200) {
+      const action = highestPriority(delivering);
+      if (action !== undefined && entryQuotaLeft(services, action.value)) {
+        await sendToAction(services, d.tenant, action, { type: 'device.downloading', at: services.now(), uri: req.baseUrl + req.path });
+      }
+    }
+    return reply;
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Device authentication (spec 5; reference §1.2): which mode, if any, lets this request act for
+ * `controllerId`. Each mode counts only when BOTH the system switch (config.yaml `ddi.authentication`)
+ * and the tenant's key allow it. Pure: the caller supplies the target and the tenant configuration.
+ *
+ * Decisions:
+ * - Presented credentials are tried first (token, then the proxy's certificate headers). When none
+ *   is accepted and anonymous access is switched on, the request is served anonymously, as hawkBit's
+ *   filter chain does (its pre-authentication filters continue on failure).
+ * - Tokens are compared in constant time over their SHA-256 digests, so neither content nor length leaks.
+ * - Issuer hashes are compared case-insensitively (they are hex digests in practice); the tenant's
+ *   list is split on `,` and `;` as hawkBit splits `authentication.header.authority`.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { TenantConfigView } from '../domain/tenant-config.js';
+import type { DdiPrincipal } from '../http/types.js';
+
+export type DdiMode = DdiPrincipal['mode'];
+
+export interface AuthSwitches {
+  readonly targetToken: boolean;
+  readonly gatewayToken: boolean;
+  readonly anonymous: boolean;
+  readonly certificate: boolean;
+}
+
+export interface AuthInput {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly fromTrustedProxy: boolean;
+  readonly controllerId: string;
+  /** The target's pre-shared token; undefined when the target is not known yet. */
+  readonly securityToken: string | undefined;
+  readonly config: TenantConfigView;
+  readonly system: AuthSwitches;
+}
+
+export type AuthOutcome = { readonly ok: true; readonly mode: DdiMode } | { readonly ok: false; readonly reason: string };
+
+const SCHEME = /^(TargetToken|GatewayToken)[ \t]+(\S+)[ \t]*$/i;
+const ISSUER_HASH = /^x-ssl-issuer-hash-[0-9]+$/;
+
+export function authenticateDevice(input: AuthInput): AuthOutcome {
+  const { headers, config, system } = input;
+  const authorization = headers['authorization'];
+  const m = authorization === undefined ? null : SCHEME.exec(authorization);
+  if (m !== null) {
+    const scheme = (m[1] as string).toLowerCase();
+    const token = m[2] as string;
+    if (scheme === 'targettoken') {
+      if (system.targetToken && config.bool('authentication.targettoken.enabled') && input.securityToken !== undefined && input.securityToken !== '' && tokensEqual(token, input.securityToken)) {
+        return { ok: true, mode: 'targettoken' };
+      }
+    } else {
+      const key = String(config.get('authentication.gatewaytoken.key'));
+      if (system.gatewayToken && config.bool('authentication.gatewaytoken.enabled') && key !== '' && tokensEqual(token, key)) {
+        return { ok: true, mode: 'gatewaytoken' };
+      }
+    }
+  }
+  // the http layer drops X-Ssl-* headers from untrusted peers; checking here as well costs nothing
+  const cn = input.fromTrustedProxy ? headers['x-ssl-client-cn'] : undefined;
+  if (cn !== undefined && system.certificate && config.bool('authentication.header.enabled') && cn.trim() === input.controllerId) {
+    const trusted = authorities(String(config.get('authentication.header.authority')));
+    if (trusted.size > 0 && issuerHashes(headers).some((h) => trusted.has(h))) return { ok: true, mode: 'certificate' };
+  }
+  if (system.anonymous) return { ok: true, mode: 'anonymous' };
+  const presented = m !== null || cn !== undefined;
+  return {
+    ok: false,
+    reason: presented
+      ? `The credentials presented for target '${input.controllerId}' were not accepted.`
+      : 'Authentication required: send Authorization: TargetToken <token> or GatewayToken <token>, or a client certificate through the trusted proxy.',
+  };
+}
+
+export function tokensEqual(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+function authorities(list: string): Set<string> {
+  return new Set(list.split(/[;,]/).map((s) => s.trim().toLowerCase()).filter((s) => s !== ''));
+}
+
+/** Values of X-Ssl-Issuer-Hash-1..N (any N); a repeated header arrives joined with ', '. */
+function issuerHashes(headers: Readonly<Record<string, string>>): string[] {
+  const out: string[] = [];
+  for (const name in headers) {
+    if (!ISSUER_HASH.test(name)) continue;
+    for (const part of (headers[name] as string).split(',')) {
+      const h = part.trim().toLowerCase();
+      if (h !== '') out.push(h);
+    }
+  }
+  return out;
+}

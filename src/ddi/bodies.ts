@@ -1,0 +1,63 @@
+/**
+ * Request bodies of the DDI API, validated with zod. Unknown fields are ignored (old clients still
+ * send `id` and `time`); a missing required field, a wrong type or an unknown enum value answers 400
+ * naming the field, e.g. `body.status.execution: must be one of "closed", ..., got "done"`.
+ * @see spec 2.12; reference/hawkbit-api.md §2
+ */
+import { z } from 'zod';
+import { EXECUTIONS, FINISHED_RESULTS } from '../domain/action.machine.js';
+
+const int32 = z.number().int().min(-2_147_483_648).max(2_147_483_647);
+const count = z.number().int().min(0).max(2_147_483_647);
+
+/** `DdiActionFeedback`: deployment and cancel feedback. */
+export const feedbackBody = z
+  .object({
+    timestamp: z.number().int().min(0).nullish(),
+    status: z.object({
+      execution: z.enum(EXECUTIONS),
+      result: z.object({
+        finished: z.enum(FINISHED_RESULTS),
+        progress: z.object({ cnt: count.nullish(), of: count.nullish() }).nullish(),
+      }),
+      code: int32.nullish(),
+      details: z.array(z.string()).nullish(),
+    }),
+  })
+  .superRefine((body, ctx) => {
+    const p = body.status.result.progress;
+    if (p?.cnt != null && p.of != null && p.cnt > p.of) {
+      ctx.addIssue({ code: 'custom', path: ['status', 'result', 'progress', 'cnt'], message: `must not exceed progress.of (${p.of}), got ${p.cnt}` });
+    }
+  });
+export type FeedbackBody = z.output<typeof feedbackBody>;
+
+/** `DdiConfirmationFeedback`. */
+export const confirmationBody = z.object({
+  confirmation: z.enum(['confirmed', 'denied']),
+  code: int32.nullish(),
+  details: z.array(z.string()).nullish(),
+});
+
+/** `DdiConfigData`; scalar values are taken as their text, as Jackson coerces them into a String map. */
+export const configDataBody = z.object({
+  mode: z.enum(['merge', 'replace', 'remove']).nullish(),
+  data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+});
+
+/** `DdiAssignedVersion` (set running version). */
+export const assignedVersionBody = z.object({
+  name: z.string().min(1),
+  version: z.string().min(1),
+});
+
+/** `DdiActivateAutoConfirmation`; the whole body is optional. Lengths as hawkBit's columns. */
+export const activateAutoConfirmBody = z.object({
+  initiator: z.string().max(64).nullish(),
+  remark: z.string().max(255).nullish(),
+});
+
+/** The stored messages of a report: its details, then the status code line (action.machine). */
+export function messageCount(report: { readonly code?: number | null; readonly details?: readonly string[] | null }): number {
+  return (report.details?.length ?? 0) + (report.code == null ? 0 : 1);
+}

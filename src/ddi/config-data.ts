@@ -1,0 +1,78 @@
+/**
+ * `PUT .../configData`: the device reports its attributes (merge, replace or remove), which also
+ * clears the target's "request attributes" flag (the root poll's configData link). Attributes are a
+ * plain field of the target record, written with compare-and-set.
+ * Decisions: keys and values are 1-128 / 0-128 characters without control characters (hawkBit's
+ * column sizes; its character whitelist is not in the reference); a change that would leave more
+ * than `maxAttributeEntriesPerTarget` attributes is refused whole with 403 (spec 7).
+ * @see reference/hawkbit-api.md §1.1 row 7, §2 (DdiConfigData)
+ */
+import type { Services } from '../app/services.js';
+import { AppError, notFound } from '../domain/errors.js';
+import { TARGET, type TargetRecord } from '../domain/target.js';
+import type { Handler } from '../http/types.js';
+import { readJson } from '../http/json.js';
+import { configDataBody } from './bodies.js';
+import { device, requireTarget } from './device.js';
+
+const MAX_LENGTH = 128;
+const MAX_ATTEMPTS = 8;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+type Mode = 'merge' | 'replace' | 'remove';
+
+function invalid(message: string): AppError {
+  return new AppError('INVALID_TARGET_ATTRIBUTES', message);
+}
+
+function checkEntry(key: string, value: string | null): void {
+  if (key.length === 0 || key.length > MAX_LENGTH) throw invalid(`body.data: attribute key must be 1-${MAX_LENGTH} characters long, got ${key.length}`);
+  if (CONTROL.test(key)) throw invalid(`body.data: attribute key ${JSON.stringify(key.slice(0, 40))} contains a control character`);
+  if (value === null) return;
+  if (value.length > MAX_LENGTH) throw invalid(`body.data.${key.slice(0, 40)}: attribute value must be at most ${MAX_LENGTH} characters long, got ${value.length}`);
+  if (CONTROL.test(value)) throw invalid(`body.data.${key.slice(0, 40)}: attribute value contains a control character`);
+}
+
+export function applyAttributes(current: Readonly<Record<string, string>>, mode: Mode, data: Readonly<Record<string, string | null>>): Record<string, string> {
+  const next: Record<string, string> = mode === 'replace' ? {} : { ...current };
+  for (const [key, value] of Object.entries(data)) {
+    if (mode === 'remove' || value === null) delete next[key];
+    else next[key] = value;
+  }
+  return next;
+}
+
+export function configDataHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    requireTarget(d);
+    const body = readJson(req, configDataBody);
+    const entries = Object.entries(body.data);
+    if (entries.length === 0) throw new AppError('BODY_NOT_READABLE', 'body.data: must not be empty');
+    const data: Record<string, string | null> = Object.create(null) as Record<string, string | null>;
+    for (const [key, raw] of entries) {
+      const value = raw === null ? null : String(raw);
+      checkEntry(key, value);
+      data[key] = value;
+    }
+    const mode: Mode = body.mode ?? 'merge';
+    const max = services.quotas.maxAttributeEntriesPerTarget;
+    const store = services.ctx.store;
+    const targetId = (d.target as TargetRecord).id;
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const current = await store.get<TargetRecord>(d.tenant, TARGET, targetId);
+      if (current === undefined) throw notFound('Target', d.controllerId);
+      const attributes = applyAttributes(current.value.attributes, mode, data);
+      const size = Object.keys(attributes).length;
+      // only growth is refused: a device may still shrink a map that is over a lowered quota
+      if (size > max && size > Object.keys(current.value.attributes).length) {
+        throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target '${d.controllerId}' would have ${size} attributes; at most ${max} are allowed.`);
+      }
+      const after: TargetRecord = { ...current.value, attributes, requestAttributes: false };
+      const result = await store.commit(d.tenant, { writes: [{ kind: TARGET, id: targetId, expect: current.version, before: current.value, after }] });
+      if (result.ok) return { status: 200 };
+    }
+    throw new AppError('CONCURRENT_MODIFICATION', `target '${d.controllerId}' is being modified concurrently; retry`);
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The confirmation flow on the device side: `GET .../confirmationBase` (auto-confirm state and
+ * links; registers an unknown target like the poll), `GET .../confirmationBase/{id}` (the action
+ * waiting for confirmation), its feedback, and switching auto-confirmation on and off.
+ * @see reference/hawkbit-api.md §1.1 rows 12-16, §1.7, §2 (DdiConfirmationBase)
+ */
+import type { Services } from '../app/services.js';
+import { activateAutoConfirm, deactivateAutoConfirm } from '../actors/auto-confirm.js';
+import { AppError, notFound } from '../domain/errors.js';
+import type { TargetRecord } from '../domain/target.js';
+import type { Handler } from '../http/types.js';
+import { readJson, validate, parseJsonBody } from '../http/json.js';
+import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState } from './active-action.js';
+import { activateAutoConfirmBody, confirmationBody, messageCount } from './bodies.js';
+import { addressOf, device, registerTarget, requireTarget } from './device.js';
+import { deploymentJson } from './deployment-json.js';
+import { jsonEtagReply } from './etag.js';
+import { deviceUrl } from './links.js';
+import { actionOfTarget, idParam, intQuery } from './params.js';
+import type { PollRecorder } from './poll-recorder.js';
+import { checkMessageQuota, sendToAction } from './report.js';
+
+function autoConfirmJson(target: TargetRecord): object {
+  const ac = target.autoConfirm;
+  // hawkBit builds the inactive state with activatedAt 0 and NON_NULL inclusion, so 0 is sent (reference §2)
+  if (ac === null) return { active: false, activatedAt: 0 };
+  return {
+    active: true,
+    ...(ac.initiator === null ? {} : { initiator: ac.initiator }),
+    ...(ac.remark === null ? {} : { remark: ac.remark }),
+    activatedAt: ac.activatedAt,
+  };
+}
+
+export function confirmationBaseHandler(services: Services, recorder: PollRecorder): Handler {
+  return async (req) => {
+    const d = device(req);
+    const now = services.now();
+    const address = addressOf(req);
+    let target = d.target;
+    if (target === undefined || target.updateStatus === 'unknown') target = await registerTarget(services, d, address, now);
+    recorder.record(d.tenant, target.id, now, address);
+    let top = highestPriority(await activeActions(services.ctx.store, d.tenant, target.id));
+    const state = top === undefined ? undefined : maintenanceState(top.value, now);
+    if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
+    const base = `${deviceUrl(req, d)}/confirmationBase`;
+    const links: Record<string, { href: string }> = {};
+    if (target.autoConfirm === null) links['activateAutoConfirm'] = { href: `${base}/activateAutoConfirm` };
+    else links['deactivateAutoConfirm'] = { href: `${base}/deactivateAutoConfirm` };
+    if (top !== undefined && top.value.status === 'wait_for_confirmation') {
+      links['confirmationBase'] = { href: `${base}/${top.value.id}?c=${linkHash(top, state, now)}` };
+    }
+    return jsonEtagReply(req, { autoConfirm: autoConfirmJson(target), _links: links });
+  };
+}
+
+export function confirmationActionHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const actionId = idParam(req, 'actionId');
+    const history = intQuery(req, 'actionHistory', 0);
+    intQuery(req, 'c', -1);
+    const now = services.now();
+    const action = await actionOfTarget(services, d.tenant, target, actionId);
+    if (action.value.status !== 'wait_for_confirmation') throw notFound('Action', actionId);
+    const state = maintenanceState(action.value, now);
+    if (lapsed(state)) {
+      await cancelLapsed(services, d.tenant, action, now);
+      throw notFound('Action', actionId);
+    }
+    return jsonEtagReply(req, await deploymentJson(services, req, d, action.value, { key: 'confirmation', history, state, now }));
+  };
+}
+
+export function confirmationFeedbackHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const actionId = idParam(req, 'actionId');
+    const body = readJson(req, confirmationBody);
+    checkMessageQuota(services, messageCount(body));
+    const action = await actionOfTarget(services, d.tenant, target, actionId);
+    const a = action.value;
+    if (!a.active) throw new AppError('ACTION_CLOSED', `Action ${actionId} is closed; it cannot be confirmed or denied.`);
+    const waiting = a.status === 'wait_for_confirmation';
+    if (body.confirmation === 'confirmed' && !waiting) throw notFound('Action', actionId);
+    if (body.confirmation === 'denied' && !waiting) {
+      // revoking a confirmed action needs the flow switched on (reference §1.7); a canceling one never
+      const revocable = a.status !== 'canceling' && d.config.bool('user.confirmation.flow.enabled');
+      if (!revocable) throw notFound('Action', actionId);
+    }
+    const now = services.now();
+    const report = { at: now, timestamp: now, code: body.code ?? null, details: body.details ?? [] };
+    await sendToAction(services, d.tenant, action, body.confirmation === 'confirmed' ? { type: 'device.confirmed', ...report } : { type: 'device.denied', ...report });
+    return { status: 200 };
+  };
+}
+
+export function activateAutoConfirmHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    // the body is optional: none, or an empty one, activates without initiator and remark
+    const body = req.body === undefined || req.body.length === 0 ? {} : validate(parseJsonBody(req.body), activateAutoConfirmBody);
+    await activateAutoConfirm(services, d.tenant, target.id, { initiator: body.initiator ?? null, remark: body.remark ?? null }, services.now());
+    return { status: 200 };
+  };
+}
+
+export function deactivateAutoConfirmHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    await deactivateAutoConfirm(services, d.tenant, requireTarget(d).id);
+    return { status: 200 };
+  };
+}

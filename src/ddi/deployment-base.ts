@@ -1,0 +1,85 @@
+/**
+ * `GET .../deploymentBase/{actionId}` (the device fetches its action: RETRIEVED), `GET
+ * .../installedBase/{actionId}` (its last installed action) and `PUT .../installedBase` (set running
+ * version: the device reports the DS it runs, recorded as an offline assignment).
+ * @see reference/hawkbit-api.md §1.1 rows 5, 10, 11; §1.4
+ */
+import type { Services } from '../app/services.js';
+import { assignOffline } from '../actors/assign.js';
+import { notFound } from '../domain/errors.js';
+import { DS, type DistributionSetRecord } from '../domain/repository.js';
+import type { Handler } from '../http/types.js';
+import { readJson } from '../http/json.js';
+import { cancelLapsed, lapsed, maintenanceState } from './active-action.js';
+import { assignedVersionBody } from './bodies.js';
+import { device, requireTarget } from './device.js';
+import { deploymentJson } from './deployment-json.js';
+import { jsonEtagReply } from './etag.js';
+import { actionOfTarget, idParam, intQuery } from './params.js';
+import { sendToAction } from './report.js';
+
+/** Actions a device must not fetch as a deployment: not started, waiting for confirmation, being cancelled. */
+const HIDDEN = new Set(['scheduled', 'wait_for_confirmation', 'canceling', 'canceled']);
+
+export function deploymentBaseHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const actionId = idParam(req, 'actionId');
+    const history = intQuery(req, 'actionHistory', 0);
+    intQuery(req, 'c', -1); // a cache buster only, but it must be a number as in hawkBit
+    const now = services.now();
+    const action = await actionOfTarget(services, d.tenant, target, actionId);
+    if (HIDDEN.has(action.value.status)) throw notFound('Action', actionId);
+    const state = maintenanceState(action.value, now);
+    if (action.value.active && lapsed(state)) {
+      await cancelLapsed(services, d.tenant, action, now);
+      throw notFound('Action', actionId);
+    }
+    // hawkBit serves closed actions here too; only an active one records the retrieval
+    const record = action.value.active ? ((await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: now })) ?? action.value) : action.value;
+    return jsonEtagReply(req, await deploymentJson(services, req, d, record, { key: 'deployment', history, state, now }));
+  };
+}
+
+/** Closed actions that installed (or downloaded, or failed to install) something. */
+const INSTALLED = new Set(['finished', 'error', 'downloaded']);
+
+export function installedBaseHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const actionId = idParam(req, 'actionId');
+    const history = intQuery(req, 'actionHistory', 0);
+    const now = services.now();
+    const action = await actionOfTarget(services, d.tenant, target, actionId);
+    if (!INSTALLED.has(action.value.status)) throw notFound('Action', actionId);
+    const state = maintenanceState(action.value, now);
+    return jsonEtagReply(req, await deploymentJson(services, req, d, action.value, { key: 'deployment', history, state, now }));
+  };
+}
+
+/** 201 when the DS is newly recorded as installed, 200 when it was assigned already (or an update is pending). */
+export function setRunningVersionHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const body = readJson(req, assignedVersionBody);
+    const store = services.ctx.store;
+    const dsId = await store.lookup(d.tenant, DS, 'nameVersion', `${body.name.toLowerCase()}\u0000${body.version.toLowerCase()}`);
+    const ds = dsId === undefined ? undefined : (await store.get<DistributionSetRecord>(d.tenant, DS, dsId))?.value;
+    if (ds === undefined || ds.deleted) throw notFound('DistributionSet', `${body.name}:${body.version}`);
+    const outcome = await assignOffline(
+      { store, runtime: services.runtime, maxActionsPerTarget: services.quotas.maxActionsPerTarget },
+      d.tenant,
+      {
+        targetId: target.id, ds: ds.id, actionType: 'forced', forceTime: 0, weight: null, confirmationRequired: false, maintenanceWindow: null,
+        by: d.controllerId, message: `Installed version ${ds.name}:${ds.version} reported by target '${d.controllerId}'`,
+      },
+      services.now(),
+    );
+    if (outcome.kind === 'alreadyAssigned') return { status: 200 };
+    await services.dispatcher.settle(outcome.effectIds);
+    return { status: 201 };
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Who is calling a DDI route: the tenant (case-insensitive in the path, canonical upper case), the
+ * controller id, the target (when known), the tenant's configuration and the authenticated mode.
+ * The route's authenticator resolves it once and puts the DdiPrincipal on the request; handlers read
+ * the rest with `device(req)`.
+ * @see spec 5; reference §1.1 (notes), §1.2
+ */
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { Services } from '../app/services.js';
+import { created } from '../domain/audit.js';
+import { AppError, notFound } from '../domain/errors.js';
+import { canonicalTenant, isValidControllerId } from '../domain/ids.js';
+import { TARGET, type TargetRecord } from '../domain/target.js';
+import type { TenantConfigView } from '../domain/tenant-config.js';
+import type { Authenticator, DdiPrincipal, Request } from '../http/types.js';
+import type { CachedReads } from '../store/port.js';
+import { authenticateDevice, type AuthSwitches, type DdiMode } from './auth.js';
+
+export interface Device {
+  /** Canonical (upper-case) tenant. */
+  readonly tenant: string;
+  /** The tenant as the client wrote it in the path (links repeat it). */
+  readonly pathTenant: string;
+  readonly controllerId: string;
+  readonly config: TenantConfigView;
+  readonly principal: DdiPrincipal;
+  /** Undefined when no target has this controller id (yet). */
+  readonly target: TargetRecord | undefined;
+}
+
+export interface DeviceAuthOptions {
+  /** Read the target through the store's cached view (the poll hot path). */
+  readonly cached?: boolean;
+}
+
+/** hawkBit's auditor name for everything a device creates (SpringSecurityAuditorAware). */
+export const CONTROLLER_USER = 'CONTROLLER_PLUG_AND_PLAY';
+
+const devices = new WeakMap<Request, Device>();
+const TENANT = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The device of a request that passed a DDI authenticator. */
+export function device(req: Request): Device {
+  const d = devices.get(req);
+  if (d === undefined) throw new Error('DDI route without the DDI authenticator');
+  return d;
+}
+
+/** The known target, or 404 as hawkBit answers for every endpoint but the two that register. */
+export function requireTarget(d: Device): TargetRecord {
+  if (d.target === undefined) throw notFound('Target', d.controllerId);
+  return d.target;
+}
+
+/** Builds the authenticators of the DDI routes (one cached and one fresh variant). */
+export function deviceAuthenticators(services: Services): { cached: Authenticator; fresh: Authenticator } {
+  const known = new Set(services.tenants);
+  const system: AuthSwitches = services.ctx.config.ddi.authentication;
+  const principals = new Map<string, DdiPrincipal>();
+  const principalOf = (tenant: string, mode: DdiMode): DdiPrincipal => {
+    const key = `${tenant}\u0000${mode}`;
+    let p = principals.get(key);
+    if (p === undefined) principals.set(key, (p = Object.freeze({ kind: 'ddi' as const, tenant, mode })));
+    return p;
+  };
+  const build = (opts: DeviceAuthOptions): Authenticator => async (req) => {
+    const pathTenant = req.params['tenant'] ?? '';
+    const tenant = canonicalTenant(pathTenant);
+    // the ASCII check keeps look-alikes out (toUpperCase maps 'ſ' to 'S'): links repeat the path tenant
+    if (!known.has(tenant) || !TENANT.test(pathTenant)) throw new AppError('NOT_FOUND', `Tenant '${pathTenant}' does not exist.`);
+    const controllerId = req.params['controllerId'] ?? '';
+    if (!isValidControllerId(controllerId)) {
+      throw new AppError('BAD_PARAMETER', 'path parameter controllerId must be 1-256 characters of A-Z a-z 0-9 . _ : ~ @ + -');
+    }
+    const config = services.tenantConfig.cachedView(tenant) ?? (await services.tenantConfig.view(tenant));
+    const reads: CachedReads = opts.cached === true ? services.ctx.store.cached : services.ctx.store;
+    const target = await findTarget(reads, tenant, controllerId);
+    const outcome = authenticateDevice({
+      headers: req.headers, fromTrustedProxy: req.fromTrustedProxy, controllerId, securityToken: target?.securityToken, config, system,
+    });
+    if (!outcome.ok) throw new AppError('UNAUTHORIZED', outcome.reason);
+    const principal = principalOf(tenant, outcome.mode);
+    devices.set(req, { tenant, pathTenant, controllerId, config, principal, target });
+    return principal;
+  };
+  return { cached: build({ cached: true }), fresh: build({}) };
+}
+
+export async function findTarget(reads: CachedReads, tenant: string, controllerId: string): Promise<TargetRecord | undefined> {
+  const id = await reads.lookup(tenant, TARGET, 'controllerId', controllerId.toLowerCase());
+  return id === undefined ? undefined : (await reads.get<TargetRecord>(tenant, TARGET, id))?.value;
+}
+
+/**
+ * Plug and play (reference §4.3): a target unknown at its first poll is created `registered`; a
+ * known `unknown` target becomes `registered`. Only modes that do not need the target's own token
+ * reach here without a target (a target token cannot name an unknown target).
+ */
+export async function registerTarget(services: Services, d: Device, address: string | null, now: number): Promise<TargetRecord> {
+  if (d.target !== undefined) {
+    if (d.target.updateStatus !== 'unknown') return d.target;
+    const r = await services.runtime.send<TargetRecord>(d.tenant, TARGET, d.target.id, { type: 'device.polled', at: now });
+    return r.kind === 'committed' || r.kind === 'ignored' ? r.record : d.target;
+  }
+  const store = services.ctx.store;
+  const id = await store.nextIds(d.tenant, TARGET, 1);
+  const record: TargetRecord = {
+    id, controllerId: d.controllerId, name: d.controllerId, description: `Plug and Play target: ${d.controllerId}`,
+    securityToken: randomToken(), address, updateStatus: 'registered', requestAttributes: true, targetType: null,
+    assignedDs: null, installedDs: null, installedAt: null, installedAction: null, tags: [], attributes: {}, metadata: {},
+    autoConfirm: null, group: null, ...created(CONTROLLER_USER, now),
+  };
+  const result = await services.runtime.create(d.tenant, TARGET, record);
+  if (result.ok) return record;
+  // another request of the same device registered it first
+  const existing = await findTarget(store, d.tenant, d.controllerId);
+  if (existing === undefined) throw new AppError('CONCURRENT_MODIFICATION', `target '${d.controllerId}' is being registered concurrently; retry`);
+  return existing;
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 32 alphanumeric characters (spec 2.3), without modulo bias. */
+export function randomToken(): string {
+  let out = '';
+  while (out.length < 32) {
+    for (const b of randomBytes(48)) {
+      if (b < 248 && out.length < 32) out += ALPHANUMERIC[b % 62];
+    }
+  }
+  return out;
+}
+
+/** The device's address as hawkBit stores it (`http://<ip>`): the first X-Forwarded-For hop behind a trusted proxy. */
+export function addressOf(req: Request): string | null {
+  let ip = req.remoteAddress;
+  if (req.fromTrustedProxy) {
+    const forwarded = req.headers['x-forwarded-for']?.split(',')[0]?.trim();
+    if (forwarded !== undefined && isIP(forwarded) !== 0) ip = forwarded;
+  }
+  const family = isIP(ip);
+  if (family === 0) return null;
+  return family === 6 ? `http://[${ip}]` : `http://${ip}`;
+}

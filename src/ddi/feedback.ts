@@ -1,0 +1,73 @@
+/**
+ * Device feedback on a deployment, and the cancellation exchange: `POST .../deploymentBase/{id}/feedback`,
+ * `GET .../cancelAction/{id}` and `POST .../cancelAction/{id}/feedback`. The action machine maps each
+ * execution value to its status entry and transition (reference §1.5, §1.6); here are the checks
+ * hawkBit makes before it and the statuses it answers.
+ * @see reference/hawkbit-api.md §1.1 rows 6, 8, 9
+ */
+import type { Services } from '../app/services.js';
+import { AppError, notFound } from '../domain/errors.js';
+import type { Handler } from '../http/types.js';
+import { readJson } from '../http/json.js';
+import { feedbackBody, messageCount, type FeedbackBody } from './bodies.js';
+import { device, requireTarget } from './device.js';
+import { jsonEtagReply } from './etag.js';
+import { actionOfTarget, idParam } from './params.js';
+import { checkEntryQuota, checkMessageQuota, sendToAction } from './report.js';
+
+function report(body: FeedbackBody, now: number) {
+  const s = body.status;
+  return {
+    execution: s.execution, finished: s.result.finished, at: now, timestamp: body.timestamp ?? now,
+    code: s.code ?? null, details: s.details ?? [],
+  };
+}
+
+export function deploymentFeedbackHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const actionId = idParam(req, 'actionId');
+    const body = readJson(req, feedbackBody);
+    checkMessageQuota(services, messageCount(body.status));
+    const action = await actionOfTarget(services, d.tenant, target, actionId);
+    const a = action.value;
+    if (a.status === 'wait_for_confirmation') throw notFound('Action', actionId);
+    if (!a.active) throw new AppError('ACTION_CLOSED', `Action ${actionId} is closed; it takes no more feedback.`);
+    const final = body.status.execution === 'closed' || (body.status.execution === 'downloaded' && a.actionType === 'downloadonly');
+    if (!final) checkEntryQuota(services, a);
+    await sendToAction(services, d.tenant, action, { type: 'device.feedback', ...report(body, services.now()) });
+    return { status: 200 };
+  };
+}
+
+export function cancelActionHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const actionId = idParam(req, 'actionId');
+    const action = await actionOfTarget(services, d.tenant, target, actionId);
+    const status = action.value.status;
+    if (status !== 'canceling' && status !== 'canceled') throw notFound('Action', actionId);
+    // a status entry only; the action stays canceling (the machine records one retrieval)
+    if (status === 'canceling') await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: services.now() });
+    return jsonEtagReply(req, { id: String(actionId), cancelAction: { stopId: String(actionId) } });
+  };
+}
+
+export function cancelFeedbackHandler(services: Services): Handler {
+  return async (req) => {
+    const d = device(req);
+    const target = requireTarget(d);
+    const actionId = idParam(req, 'actionId');
+    const body = readJson(req, feedbackBody);
+    checkMessageQuota(services, messageCount(body.status));
+    const action = await actionOfTarget(services, d.tenant, target, actionId);
+    const status = action.value.status;
+    if (status === 'canceled') throw new AppError('ACTION_CLOSED', `Action ${actionId} is canceled already; it takes no more feedback.`);
+    if (status !== 'canceling') throw new AppError('ACTION_NOT_CANCELABLE', `Action ${actionId} is not being canceled (status ${status}).`);
+    if (body.status.execution !== 'closed') checkEntryQuota(services, action.value);
+    await sendToAction(services, d.tenant, action, { type: 'device.cancelFeedback', ...report(body, services.now()) });
+    return { status: 200 };
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The Direct Device Integration API (`/{tenant}/controller/v1/{controllerId}/...`): every route,
+ * each behind the device authenticator, and the write-behind poll recorder, flushed on stop.
+ * @see reference/hawkbit-api.md §1, §2; spec 4.8, 5
+ */
+import type { AppModule } from '../app/module.js';
+import type { Services } from '../app/services.js';
+import type { Route } from '../http/types.js';
+import { artifactDownloadHandler, artifactListHandler } from './artifacts.js';
+import { configDataHandler } from './config-data.js';
+import {
+  activateAutoConfirmHandler, confirmationActionHandler, confirmationBaseHandler, confirmationFeedbackHandler, deactivateAutoConfirmHandler,
+} from './confirmation.js';
+import { deploymentBaseHandler, installedBaseHandler, setRunningVersionHandler } from './deployment-base.js';
+import { deviceAuthenticators } from './device.js';
+import { cancelActionHandler, cancelFeedbackHandler, deploymentFeedbackHandler } from './feedback.js';
+import { pollHandler } from './poll.js';
+import { PollLimiter } from './poll-limiter.js';
+import { PollRecorder } from './poll-recorder.js';
+
+export { PollRecorder } from './poll-recorder.js';
+export { PollLimiter, BURST } from './poll-limiter.js';
+export type { Device } from './device.js';
+
+const BASE = '/:tenant/controller/v1/:controllerId';
+
+export function ddiModule(services: Services): AppModule {
+  const { ctx } = services;
+  const recorder = new PollRecorder({ store: () => ctx.store, intervalMs: ctx.config.ddi.pollFlushMs, log: ctx.logger });
+  const limiter = new PollLimiter();
+  const auth = deviceAuthenticators(services);
+  const route = (method: Route['method'], path: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({
+    method, path: `${BASE}${path}`, handler, auth: auth.fresh, name: `ddi ${method} ${path === '' ? '/' : path}`, ...extra,
+  });
+  const json = { produces: 'json' } as const;
+  const routes: Route[] = [
+    route('GET', '', pollHandler({ services, recorder, limiter }), { auth: auth.cached, ...json }),
+    route('GET', '/deploymentBase/:actionId', deploymentBaseHandler(services), json),
+    route('POST', '/deploymentBase/:actionId/feedback', deploymentFeedbackHandler(services)),
+    route('GET', '/installedBase/:actionId', installedBaseHandler(services), json),
+    route('PUT', '/installedBase', setRunningVersionHandler(services)),
+    route('GET', '/cancelAction/:actionId', cancelActionHandler(services), json),
+    route('POST', '/cancelAction/:actionId/feedback', cancelFeedbackHandler(services)),
+    route('PUT', '/configData', configDataHandler(services)),
+    route('GET', '/confirmationBase', confirmationBaseHandler(services, recorder), json),
+    route('GET', '/confirmationBase/:actionId', confirmationActionHandler(services), json),
+    route('POST', '/confirmationBase/:actionId/feedback', confirmationFeedbackHandler(services)),
+    route('POST', '/confirmationBase/activateAutoConfirm', activateAutoConfirmHandler(services)),
+    route('POST', '/confirmationBase/deactivateAutoConfirm', deactivateAutoConfirmHandler(services), { body: 'none' }),
+    route('GET', '/softwaremodules/:softwareModuleId/artifacts', artifactListHandler(services), json),
+    route('GET', '/softwaremodules/:softwareModuleId/artifacts/:fileName', artifactDownloadHandler(services), { produces: 'other' }),
+  ];
+  return {
+    name: 'ddi',
+    schema: {},
+    routes,
+    async start() {
+      recorder.start();
+    },
+    async stop() {
+      await recorder.stop();
+    },
+  };
+}

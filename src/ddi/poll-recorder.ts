@@ -1,0 +1,71 @@
+/**
+ * Write-behind of the last poll time and address (ARCHITECTURE.md, "The poll hot path"): a poll only
+ * notes the newest poll per target in memory; every `intervalMs` the notes of each tenant go to the
+ * store in ONE `recordPolls` call. A failed flush keeps its notes for the next one (newer notes win),
+ * and `stop()` flushes what is left, so a graceful shutdown loses nothing.
+ */
+import type { PollRecord, Store, Tenant } from '../store/port.js';
+
+export interface PollRecorderOptions {
+  readonly store: () => Store;
+  readonly intervalMs: number;
+  readonly log: { warn(obj: object, msg: string): void };
+}
+
+export class PollRecorder {
+  readonly #opts: PollRecorderOptions;
+  #pending = new Map<Tenant, Map<number, PollRecord>>();
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(options: PollRecorderOptions) {
+    this.#opts = options;
+  }
+
+  record(tenant: Tenant, targetId: number, at: number, address: string | null): void {
+    let polls = this.#pending.get(tenant);
+    if (polls === undefined) this.#pending.set(tenant, (polls = new Map()));
+    const prev = polls.get(targetId);
+    if (prev === undefined || prev.at <= at) polls.set(targetId, { at, address });
+  }
+
+  /** Polls noted but not yet written. */
+  get pending(): number {
+    let n = 0;
+    for (const polls of this.#pending.values()) n += polls.size;
+    return n;
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => void this.flush(), this.#opts.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Writes every note taken so far; flushes run one after another. */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#flushOnce());
+    return this.#flushing;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.flush();
+  }
+
+  async #flushOnce(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    const batch = this.#pending;
+    this.#pending = new Map();
+    const store = this.#opts.store();
+    await Promise.all([...batch].map(async ([tenant, polls]) => {
+      try {
+        await store.recordPolls(tenant, [...polls].map(([id, p]) => ({ id, at: p.at, address: p.address })));
+      } catch (err) {
+        this.#opts.log.warn({ err, tenant, polls: polls.size }, 'writing poll records failed; retrying with the next flush');
+        for (const [id, p] of polls) this.record(tenant, id, p.at, p.address);
+      }
+    }));
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The poll, `GET /{tenant}/controller/v1/{controllerId}`: by far the most frequent request
+ * (ARCHITECTURE.md, "The poll hot path"). In the common case it costs no XState interpretation and
+ * no store round trip: the target and its active actions come through `store.cached`, the tenant
+ * configuration through `cachedView`; the poll time and address are written behind; the body is
+ * built as a string and answered 304 when the device's If-None-Match names its ETag.
+ * Registration (first poll) and a lapsed maintenance schedule are the rare exceptions that write.
+ * @see reference/hawkbit-api.md §1.1 row 1, §1.3, §2 (root poll)
+ */
+import type { Services } from '../app/services.js';
+import type { ActionRecord } from '../domain/action.js';
+import { AppError } from '../domain/errors.js';
+import type { TargetRecord } from '../domain/target.js';
+import type { WindowState } from '../domain/maintenance.js';
+import type { TenantConfigView } from '../domain/tenant-config.js';
+import type { Handler, Request } from '../http/types.js';
+import type { Stored } from '../store/port.js';
+import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState, pollSleep } from './active-action.js';
+import { addressOf, device, registerTarget, type Device } from './device.js';
+import { etagReply } from './etag.js';
+import { deviceUrl } from './links.js';
+import type { PollLimiter } from './poll-limiter.js';
+import type { PollRecorder } from './poll-recorder.js';
+
+export interface PollDeps {
+  readonly services: Services;
+  readonly recorder: PollRecorder;
+  readonly limiter: PollLimiter;
+}
+
+// a tenant's view object is replaced whenever its configuration changes, so it can key a memo
+const minPolling = new WeakMap<TenantConfigView, number>();
+function minPollingMs(config: TenantConfigView): number {
+  let ms = minPolling.get(config);
+  if (ms === undefined) minPolling.set(config, (ms = config.durationMs('minPollingTime')));
+  return ms;
+}
+
+export function pollHandler({ services, recorder, limiter }: PollDeps): Handler {
+  return async (req) => {
+    const d = device(req);
+    const now = services.now();
+    const pace = limiter.take(d.tenant, d.controllerId, minPollingMs(d.config), now);
+    if (!pace.ok) {
+      throw new AppError('TOO_MANY_REQUESTS', `Target '${d.controllerId}' polls faster than minPollingTime allows; retry after ${pace.retryAfterSeconds} s.`, {
+        headers: { 'Retry-After': String(pace.retryAfterSeconds) },
+      });
+    }
+    const address = addressOf(req);
+    let target = d.target;
+    if (target === undefined || target.updateStatus === 'unknown') target = await registerTarget(services, d, address, now);
+    recorder.record(d.tenant, target.id, now, address);
+
+    let top = highestPriority(await activeActions(services.ctx.store.cached, d.tenant, target.id));
+    const state = top === undefined ? undefined : maintenanceState(top.value, now);
+    if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
+    return etagReply(req, pollBody(req, d, target, top, state, now));
+  };
+}
+
+/**
+ * The root body, written directly. Every interpolated piece is JSON-safe without escaping: the base
+ * URL passed the http layer's host check, the tenant is ASCII-checked, the controller id is
+ * percent-encoded, the rest are numbers and HH:MM:SS.
+ */
+export function pollBody(
+  req: Pick<Request, 'baseUrl'>, d: Pick<Device, 'pathTenant' | 'controllerId' | 'config'>, target: TargetRecord,
+  top: Stored<ActionRecord> | undefined, state: WindowState | undefined, now: number,
+): string {
+  const sleep = pollSleep(d.config, state, now);
+  let links = '';
+  let base: string | undefined;
+  if (top !== undefined) {
+    base = deviceUrl(req, d);
+    const a = top.value;
+    if (a.status === 'canceling') links = `"cancelAction":{"href":"${base}/cancelAction/${a.id}"}`;
+    else if (a.status === 'wait_for_confirmation') links = `"confirmationBase":{"href":"${base}/confirmationBase/${a.id}?c=${linkHash(top, state, now)}"}`;
+    else links = `"deploymentBase":{"href":"${base}/deploymentBase/${a.id}?c=${linkHash(top, state, now)}"}`;
+  }
+  if (target.installedAction !== null) {
+    base ??= deviceUrl(req, d);
+    links += `${links === '' ? '' : ','}"installedBase":{"href":"${base}/installedBase/${target.installedAction}"}`;
+  }
+  if (target.requestAttributes) {
+    base ??= deviceUrl(req, d);
+    links += `${links === '' ? '' : ','}"configData":{"href":"${base}/configData"}`;
+  }
+  const config = `{"config":{"polling":{"sleep":"${sleep}"}}`;
+  return links === '' ? `${config}}` : `${config},"_links":{${links}}}`;
+}

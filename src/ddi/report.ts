@@ -1,0 +1,50 @@
+/**
+ * Delivering a device report to an action actor: the quota checks hawkBit makes first, the send,
+ * and `settle` so the effects (target in sync, error, next assigned DS) are visible to the device's
+ * next request.
+ * @see reference/hawkbit-api.md §4.2 (maxMessages), §8
+ */
+import type { Services } from '../app/services.js';
+import { ACTION, type ActionRecord } from '../domain/action.js';
+import type { ActionEvent } from '../domain/action.machine.js';
+import { AppError, notFound } from '../domain/errors.js';
+import type { ActorEvent } from '../actors/runtime.js';
+import type { Stored } from '../store/port.js';
+
+/** At most `maxMessagesPerActionStatus` messages in one status entry. */
+export function checkMessageQuota(services: Services, messages: number): void {
+  const max = services.quotas.maxMessagesPerActionStatus;
+  if (messages > max) {
+    throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: a status report may carry at most ${max} messages (details plus the status code), got ${messages}.`);
+  }
+}
+
+/** At most `maxStatusEntriesPerAction` entries; only intermediate reports count (a final one is never refused). */
+export function checkEntryQuota(services: Services, action: ActionRecord): void {
+  const max = services.quotas.maxStatusEntriesPerAction;
+  if (action.entries >= max) {
+    throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: action ${action.id} has ${action.entries} status entries; at most ${max} are allowed.`);
+  }
+}
+
+export function entryQuotaLeft(services: Services, action: ActionRecord): boolean {
+  return action.entries < services.quotas.maxStatusEntriesPerAction;
+}
+
+/** Sends the event; waits until the effects it caused were handled. */
+export async function sendToAction(services: Services, tenant: string, action: Stored<ActionRecord>, event: ActionEvent): Promise<ActionRecord | undefined> {
+  const r = await services.runtime.send<ActionRecord>(tenant, ACTION, action.id, event as ActorEvent);
+  switch (r.kind) {
+    case 'committed':
+      await services.dispatcher.settle(r.effectIds);
+      return r.record;
+    case 'ignored':
+      return r.record;
+    case 'duplicate':
+      return undefined;
+    case 'missing':
+      throw notFound('Action', action.id);
+    case 'contended':
+      throw new AppError('CONCURRENT_MODIFICATION', `action ${action.id} is being modified concurrently; retry`);
+  }
+}

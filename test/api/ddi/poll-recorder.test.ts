@@ -1,0 +1,85 @@
+import { describe, expect, inject, it } from 'vitest';
+import { SCHEMA } from '../../../src/app/schema.js';
+import { PollRecorder } from '../../../src/ddi/index.js';
+import { openMemoryStore, openStore } from '../../../src/store/index.js';
+import type { PollRecord, Store } from '../../../src/store/port.js';
+import { startDdiApp, targetOf } from './fixture.js';
+
+const quiet = { warn: () => {} };
+
+/** The memory store (`store`), and the recorder's view of it (`sink`), which counts recordPolls calls and fails the first `failures`. */
+async function countingStore(failures = 0) {
+  const store = await openMemoryStore(SCHEMA);
+  const calls: { tenant: string; polls: readonly (PollRecord & { id: number })[] }[] = [];
+  let left = failures;
+  const sink = {
+    recordPolls: async (tenant: string, polls: readonly (PollRecord & { id: number })[]) => {
+      calls.push({ tenant, polls });
+      if (left-- > 0) throw new Error('store down');
+      return store.recordPolls(tenant, polls);
+    },
+  } as unknown as Store;
+  return { store, sink, calls };
+}
+
+describe('PollRecorder', () => {
+  it('writes the newest poll per target with one recordPolls call per tenant', async () => {
+    const { store, sink, calls } = await countingStore();
+    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    for (let i = 1; i <= 100; i++) recorder.record('A', i % 10, i, `http://10.0.0.${i}`);
+    recorder.record('B', 1, 5, null);
+    recorder.record('B', 1, 3, 'http://older'); // an older poll never replaces a newer one
+    expect(recorder.pending).toBe(11);
+    await recorder.flush();
+    expect(calls.map((c) => [c.tenant, c.polls.length]).sort()).toEqual([['A', 10], ['B', 1]]);
+    expect(await store.getPolls('A', [0, 1])).toEqual([{ at: 100, address: 'http://10.0.0.100' }, { at: 91, address: 'http://10.0.0.91' }]);
+    expect(await store.getPolls('B', [1])).toEqual([{ at: 5, address: null }]);
+    expect(recorder.pending).toBe(0);
+    await recorder.flush();
+    expect(calls).toHaveLength(2); // nothing pending: no call
+  });
+
+  it('keeps the polls of a failed flush for the next one, where newer polls win', async () => {
+    const { store, sink, calls } = await countingStore(1);
+    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    recorder.record('A', 1, 10, 'http://a');
+    await recorder.flush();
+    expect(await store.getPolls('A', [1])).toEqual([undefined]);
+    recorder.record('A', 1, 20, 'http://b');
+    recorder.record('A', 2, 15, null);
+    await recorder.stop();
+    expect(calls).toHaveLength(2);
+    expect(await store.getPolls('A', [1, 2])).toEqual([{ at: 20, address: 'http://b' }, { at: 15, address: null }]);
+  });
+
+  it('flushes on its interval', async () => {
+    const { store, sink } = await countingStore();
+    const recorder = new PollRecorder({ store: () => sink, intervalMs: 10, log: quiet });
+    recorder.start();
+    recorder.record('A', 1, 1, null);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await store.getPolls('A', [1])).toEqual([{ at: 1, address: null }]);
+    await recorder.stop();
+  });
+});
+
+describe('poll records across a graceful shutdown (redis store)', () => {
+  it('loses nothing: the server flushes the buffered polls when it stops', async () => {
+    const app = await startDdiApp('redis', { pollFlushMs: 600_000 }); // 10 minutes: only the stop flushes
+    const before = Date.now();
+    for (const cid of ['stop-1', 'stop-2', 'stop-3']) expect((await app.device(cid).get()).status).toBe(200);
+    const ids = await Promise.all(['stop-1', 'stop-2', 'stop-3'].map(async (cid) => (await targetOf(app, cid)).id));
+    expect(await app.store.getPolls(app.tenant, ids)).toEqual([undefined, undefined, undefined]);
+    await app.server.close();
+    const store = await openStore({ kind: 'redis', redisUrl: inject('redisUrl'), schema: SCHEMA });
+    try {
+      const polls = await store.getPolls(app.tenant, ids);
+      for (const p of polls) {
+        expect(p?.address).toBe('http://127.0.0.1');
+        expect(p?.at).toBeGreaterThanOrEqual(before);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
