@@ -6,8 +6,13 @@
 import { coreModule } from './core-module.js';
 import type { AppModule, ModuleContext, ModuleFactory } from './module.js';
 import { createServices } from './services.js';
+import { repositoryModule } from '../mgmt/repository/index.js';
+import { targetsModule } from '../mgmt/targets/index.js';
+import { ddiModule } from '../ddi/index.js';
+import { deploymentsModule } from '../mgmt/deployments/index.js';
+import { schedulerModule } from '../scheduler/index.js';
 
 export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppModule[] => {
   const services = createServices(ctx);
-  return [coreModule(services)];
+  return [coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services), schedulerModule(services)];
 };

@@ -1,0 +1,46 @@
+import { AppError, notFound } from '../../domain/errors.js';
+import type { Request } from '../../http/types.js';
+import { show } from '../../query/index.js';
+
+/**
+ * Path and query parameters shared by the repository routes.
+ * A path id that is not a number answers 400 (hawkBit: the Long conversion fails); a number that
+ * cannot be an id (0, negative, too large) answers 404, as hawkBit finds no entity for it.
+ */
+const INTEGER = /^-?[0-9]{1,20}$/;
+
+export function pathId(req: Request, name: string, label: string): number {
+  const raw = req.params[name] ?? '';
+  if (!INTEGER.test(raw)) throw new AppError('BAD_PARAMETER', `${name} must be a number, got '${show(raw)}'`);
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw notFound(label, raw);
+  return n;
+}
+
+export type SoftDeletedMode = 'EXCLUDE_SOFT_DELETED' | 'ONLY_SOFT_DELETED' | 'INCLUDE_SOFT_DELETED';
+const MODES: readonly SoftDeletedMode[] = ['EXCLUDE_SOFT_DELETED', 'ONLY_SOFT_DELETED', 'INCLUDE_SOFT_DELETED'];
+
+/** `soft_deleted_mode` (reference §3.0); soft-deleted entities are hidden unless asked for. */
+export function softDeletedMode(req: Request): SoftDeletedMode {
+  const raw = req.query.get('soft_deleted_mode');
+  if (raw === null || raw === '') return 'EXCLUDE_SOFT_DELETED';
+  const mode = MODES.find((m) => m === raw.toUpperCase());
+  if (mode === undefined) throw new AppError('BAD_PARAMETER', `soft_deleted_mode must be one of ${MODES.join(', ')}, got '${show(raw)}'`);
+  return mode;
+}
+
+export function visibleIn(mode: SoftDeletedMode): (e: { readonly deleted: boolean }) => boolean {
+  switch (mode) {
+    case 'EXCLUDE_SOFT_DELETED':
+      return (e) => !e.deleted;
+    case 'ONLY_SOFT_DELETED':
+      return (e) => e.deleted;
+    case 'INCLUDE_SOFT_DELETED':
+      return () => true;
+  }
+}
+
+/** `representation=full|compact`; hawkBit falls back to compact for any other value (reference §3.0). */
+export function isFullRepresentation(req: Request): boolean {
+  return req.query.get('representation')?.toLowerCase() === 'full';
+}
