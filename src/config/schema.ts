@@ -30,7 +30,7 @@ const store = z.strictObject({
 
 const limits = z.strictObject({
   jsonBodyBytes: positiveInt.default(1_048_576), // 1 MiB
-  uploadBytes: positiveInt.default(1_073_741_824), // 1 GiB, hawkBit's max-artifact-size
+  uploadBytes: positiveInt.default(1_074_790_400), // 1 GiB + 1 MiB: a 1 GiB artifact (the quota) plus multipart framing
   defaultPageSize: positiveInt.default(50),
   maxPageSize: positiveInt.default(500),
 });
