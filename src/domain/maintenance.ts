@@ -28,15 +28,16 @@ function invalid(message: string): AppError {
 interface Schedule {
   readonly cron: string;
   readonly years: ((year: number) => boolean) | undefined;
+  readonly firstYear: number;
   readonly lastYear: number;
 }
 
 function splitYear(schedule: string): Schedule {
   const fields = schedule.trim().split(/\s+/);
-  if (fields.length !== 7) return { cron: schedule, years: undefined, lastYear: Infinity };
+  if (fields.length !== 7) return { cron: schedule, years: undefined, firstYear: -Infinity, lastYear: Infinity };
   const year = fields[6]!;
   const cron = fields.slice(0, 6).join(' ');
-  if (year === '*' || year === '?') return { cron, years: undefined, lastYear: Infinity };
+  if (year === '*' || year === '?') return { cron, years: undefined, firstYear: -Infinity, lastYear: Infinity };
   const ranges = year.split(',').map((part) => {
     const m = /^(\d{4})(?:-(\d{4}))?$/.exec(part);
     if (!m) throw new Error(`year field '${year}' must be years or year ranges`);
@@ -45,7 +46,12 @@ function splitYear(schedule: string): Schedule {
     if (to < from) throw new Error(`year range '${part}' ends before it starts`);
     return [from, to] as const;
   });
-  return { cron, years: (y) => ranges.some(([a, b]) => y >= a && y <= b), lastYear: Math.max(...ranges.map(([, b]) => b)) };
+  return {
+    cron,
+    years: (y) => ranges.some(([a, b]) => y >= a && y <= b),
+    firstYear: Math.min(...ranges.map(([a]) => a)),
+    lastYear: Math.max(...ranges.map(([, b]) => b)),
+  };
 }
 
 const MAX_STEPS = 5000;
@@ -59,7 +65,9 @@ function previousStart(schedule: Schedule, window: MaintenanceWindow, at: number
   const expr = parse(schedule, window, at);
   for (let i = 0; i < MAX_STEPS && expr.hasPrev(); i++) {
     const t = expr.prev();
-    if (!schedule.years || schedule.years(t.getUTCFullYear())) return t.getTime();
+    const year = t.getUTCFullYear();
+    if (year < schedule.firstYear - 1) return undefined;
+    if (!schedule.years || schedule.years(year)) return t.getTime();
   }
   return undefined;
 }
