@@ -55,4 +55,26 @@ describe('redis cached reads', () => {
       await redis.stop();
     }
   });
+
+  it('forgets everything it cached when the connection to Redis was lost', async () => {
+    const redis = await startRedis();
+    const tenant = uniqueTenant('cache');
+    const store = await openRedisStore(redis.url, CONTRACT_SCHEMA, { reconnectMaxDelayMs: 100 });
+    try {
+      await store.commit(tenant, { writes: [{ kind: THING, id: 1, expect: 0, after: { name: 'one', group: 'g' } }] });
+      expect((await store.cached.get(tenant, THING, 1))?.version).toBe(1);
+      // Redis restarts empty (no persistence): nothing it could invalidate, the record is simply gone
+      await redis.stop();
+      const again = await startRedis({ port: redis.port });
+      try {
+        await expect.poll(async () => {
+          try { return await store.cached.get(tenant, THING, 1); } catch { return 'unavailable'; }
+        }, { timeout: 5000, interval: 50 }).toBeUndefined();
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -4,6 +4,7 @@ import {
 } from 'redis';
 import { StoreUnavailableError } from '../port.js';
 import { SCRIPTS } from './scripts.js';
+import type { TrackingCache } from './cached-reads.js';
 
 export interface ConnectionOptions {
   /** Longest wait between reconnect attempts (ms); attempts never stop. */
@@ -12,8 +13,8 @@ export interface ConnectionOptions {
   readonly connectTimeoutMs: number;
   /** Called with every connection error; they are expected while Redis is down. */
   readonly onError: (err: Error) => void;
-  /** Entries of a RESP3 client-side cache kept coherent by Redis (tracking); absent: no cache. */
-  readonly cacheEntries?: number;
+  /** A RESP3 client-side cache kept coherent by Redis (tracking); absent: no cache. */
+  readonly cache?: TrackingCache;
 }
 
 /**
@@ -27,7 +28,7 @@ export function createConnection(url: string, options: ConnectionOptions) {
     RESP: 3,
     scripts: SCRIPTS,
     disableOfflineQueue: true,
-    ...(options.cacheEntries ? { clientSideCache: { ttl: 0, maxEntries: options.cacheEntries, evictPolicy: 'LRU' as const, recordStats: false } } : {}),
+    ...(options.cache ? { clientSideCache: options.cache } : {}),
     socket: {
       connectTimeout: options.connectTimeoutMs,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 16), options.reconnectMaxDelayMs) + Math.floor(Math.random() * 50),

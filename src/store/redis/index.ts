@@ -3,6 +3,7 @@ import { StoreUnavailableError } from '../port.js';
 import { awaitReady, createConnection } from './connection.js';
 import type { ConnectionOptions } from './connection.js';
 import { RedisStore } from './redis-store.js';
+import { RedisCachedReads, TrackingCache } from './cached-reads.js';
 
 export interface RedisStoreOptions {
   /** How long opening waits for the first connection before failing (ms). Default 5000. */
@@ -45,7 +46,8 @@ export async function openRedisStore(url: string, schema: Schema, options: Redis
   if (cacheEntries <= 0) return new RedisStore(client, schema, openBlocker, timeouts);
   // The cached view reads through its own connection, whose RESP3 client-side cache Redis keeps
   // coherent: a write by any instance invalidates the entries of the keys it touched.
-  const cacheClient = createConnection(url, { ...connection, cacheEntries });
+  const tracking = new TrackingCache({ ttl: 0, maxEntries: Math.min(cacheEntries, 10_000), evictPolicy: 'LRU', recordStats: false });
+  const cacheClient = createConnection(url, { ...connection, cache: tracking });
   cacheClient.connect().catch(() => {});
   try {
     await awaitReady(cacheClient, openTimeoutMs);
@@ -54,7 +56,8 @@ export async function openRedisStore(url: string, schema: Schema, options: Redis
     cacheClient.destroy();
     throw new StoreUnavailableError(`cannot reach redis at ${redact(url)} within ${openTimeoutMs} ms`, { cause: err });
   }
-  return new RedisStore(client, schema, openBlocker, timeouts, new RedisStore(cacheClient, schema, openBlocker, timeouts));
+  const reader = new RedisStore(cacheClient, schema, openBlocker, timeouts);
+  return new RedisStore(client, schema, openBlocker, timeouts, { reads: new RedisCachedReads(reader, tracking, cacheEntries), close: () => reader.close() });
 }
 
 function redact(url: string): string {

@@ -23,10 +23,10 @@ export interface RedisStoreTimeouts {
  */
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
-  readonly #cached: RedisStore | undefined;
-  /** Reads through the client-side cached connection (or plain reads when the cache is off). */
+  readonly #cached: { readonly reads: CachedReads; close(): Promise<void> } | undefined;
+  /** Reads served from the tracked client-side cache (or plain reads when the cache is off). */
   get cached(): CachedReads {
-    return this.#cached ?? this;
+    return this.#cached?.reads ?? this;
   }
   readonly #client: RedisConnection;
   readonly #schema: Schema;
@@ -34,7 +34,7 @@ export class RedisStore implements Store {
   readonly #timeouts: RedisStoreTimeouts;
   readonly #guard: Guard;
 
-  constructor(client: RedisConnection, schema: Schema, openBlocker: () => RedisConnection, timeouts: RedisStoreTimeouts, cached?: RedisStore) {
+  constructor(client: RedisConnection, schema: Schema, openBlocker: () => RedisConnection, timeouts: RedisStoreTimeouts, cached?: { readonly reads: CachedReads; close(): Promise<void> }) {
     this.#cached = cached;
     this.#client = client;
     this.#schema = schema;
