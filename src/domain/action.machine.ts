@@ -154,6 +154,18 @@ const final = (state: ActionStatus) => ({
   entry: { type: 'effect' as const, params: ({ context, event }: { context: Ctx; event: Ev }) => finalEffect(state, context, event) },
 });
 
+/** What the device may do with an action it has (running, or retrieved), and what management may do. */
+const OPEN = {
+  'device.feedback': [
+    guarded('finishedFailed', 'error'), guarded('finishedOk', 'finished'), guarded('downloadOnlyDone', 'downloaded'), stay,
+  ],
+  'device.downloading': stay,
+  'device.denied': to('wait_for_confirmation'),
+  'mgmt.cancel': to('canceling'),
+  'mgmt.close': to('canceled'),
+  'mgmt.force': { guard: 'notForced' as const, actions: ['force' as const, 'touch' as const] },
+};
+
 export const actionMachine = setup({
   types: { context: {} as Ctx, events: {} as Ev, input: {} as Ctx },
   actions: {
@@ -203,31 +215,8 @@ export const actionMachine = setup({
         'mgmt.force': { guard: 'notForced', actions: ['force', 'touch'] },
       },
     },
-    running: {
-      on: {
-        'device.retrieved': guarded('notYetRetrieved', 'retrieved'),
-        'device.feedback': [
-          guarded('finishedFailed', 'error'), guarded('finishedOk', 'finished'), guarded('downloadOnlyDone', 'downloaded'), stay,
-        ],
-        'device.downloading': stay,
-        'device.denied': to('wait_for_confirmation'),
-        'mgmt.cancel': to('canceling'),
-        'mgmt.close': to('canceled'),
-        'mgmt.force': { guard: 'notForced', actions: ['force', 'touch'] },
-      },
-    },
-    retrieved: {
-      on: {
-        'device.feedback': [
-          guarded('finishedFailed', 'error'), guarded('finishedOk', 'finished'), guarded('downloadOnlyDone', 'downloaded'), stay,
-        ],
-        'device.downloading': stay,
-        'device.denied': to('wait_for_confirmation'),
-        'mgmt.cancel': to('canceling'),
-        'mgmt.close': to('canceled'),
-        'mgmt.force': { guard: 'notForced', actions: ['force', 'touch'] },
-      },
-    },
+    running: { on: { 'device.retrieved': guarded('notYetRetrieved', 'retrieved'), ...OPEN } },
+    retrieved: { on: OPEN },
     canceling: {
       on: {
         'device.retrieved': guarded('notYetRetrieved'),

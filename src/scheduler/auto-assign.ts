@@ -3,7 +3,7 @@ import type { Services } from '../app/services.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
 import { TARGET_FILTER, type TargetFilterRecord } from '../domain/targeting.js';
-import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../mgmt/deployments/ds-checks.js';
+import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../actors/distribution-sets.js';
 import { SCAN_LIMIT } from '../mgmt/kit/listing.js';
 import { targetFields } from '../mgmt/targets/target-fields.js';
 import { queryTargets } from '../mgmt/targets/target-query.js';

@@ -8,7 +8,7 @@ import { TARGET, type TargetRecord } from '../../domain/target.js';
 import type { Request } from '../../http/types.js';
 import { link } from '../kit/hal.js';
 import type { AssignItem } from './assignment-body.js';
-import { assignableSet, checkTypeCompatibility, lockImplicitly } from './ds-checks.js';
+import { assignableSet, checkTypeCompatibility, lockImplicitly } from '../../actors/distribution-sets.js';
 import { runAssignments } from './run-assignments.js';
 import { actionPath } from './views.js';
 

@@ -4,7 +4,7 @@ import type { Route } from '../../http/types.js';
 import { assignFromRequest } from './assign-service.js';
 import { dsAssignmentsBody, offlineParam, targetAssignmentsBody, toItem } from './assignment-body.js';
 import { pathId, targetByControllerId, username } from './lookups.js';
-import { assignableSet } from './ds-checks.js';
+import { assignableSet } from '../../actors/distribution-sets.js';
 
 /**
  * `POST /rest/v1/targets/{targetId}/assignedDS` and `POST /rest/v1/distributionsets/{id}/assignedTargets`

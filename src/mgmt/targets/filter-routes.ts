@@ -12,7 +12,7 @@ import { pageOf } from '../kit/hal.js';
 import { SCAN_LIMIT } from '../kit/listing.js';
 import { renderDistributionSets } from '../repository/views.js';
 import { ACCESS } from './access.js';
-import { loadAssignableDs } from './ds-check.js';
+import { assignableSet } from '../../actors/distribution-sets.js';
 import { autoAssignBody, filterCreateBody, filterFields, filterJson, filterUpdateBody, type FilterView } from './filter-json.js';
 import { DEFAULT_TARGET_SORT, targetFields } from './target-fields.js';
 import { loadMap, queryTargets } from './target-query.js';
@@ -104,7 +104,7 @@ export function filterRoutes(services: Services): Route[] {
         const body = readJson(req, autoAssignBody);
         const type = autoAssignType(body.type);
         const current = await filterOf(req);
-        await loadAssignableDs(store(), tenant, body.id);
+        await assignableSet(store(), tenant, body.id);
         await checkAutoAssignQuota(services, tenant, current.query);
         const cfg = await services.tenantConfig.view(tenant);
         const now = services.now();

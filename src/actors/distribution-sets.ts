@@ -1,10 +1,10 @@
-import { AppError, notFound } from '../../domain/errors.js';
+import { AppError, notFound } from '../domain/errors.js';
 import {
   DS, DS_TYPE, SM, type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord,
-} from '../../domain/repository.js';
-import type { TargetRecord } from '../../domain/target.js';
-import { TARGET_TYPE, type TargetTypeRecord } from '../../domain/targeting.js';
-import type { Store, Tenant, Write } from '../../store/port.js';
+} from '../domain/repository.js';
+import type { TargetRecord } from '../domain/target.js';
+import { TARGET_TYPE, type TargetTypeRecord } from '../domain/targeting.js';
+import type { Store, Tenant, Write } from '../store/port.js';
 
 /**
  * What a distribution set must be before it is assigned (reference §3.16): existing and not deleted
