@@ -84,11 +84,15 @@ async function measure(name: string, server: BenchServer, tokens: readonly strin
     console.log(`${name}: peregrine ${row.peregrine.toFixed(0)} req/s, ceiling ${row.ceiling.toFixed(0)} req/s, ratio ${row.ratio.toFixed(2)} (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
     if (!withHalfRate) return row;
     const rate = Math.round(row.peregrine / 2);
-    const half = {
-      peregrine: await paced({ url: server.url, requests, rate, durationS: duration, connections }),
-      ceiling: await paced({ url: ceiling.url, requests, rate, durationS: duration, connections }),
-    };
-    console.log(`  at half the maximum (${rate} req/s, paced): peregrine p50 ${half.peregrine.p50} ms p99 ${half.peregrine.p99} ms; ceiling p50 ${half.ceiling.p50} ms p99 ${half.ceiling.p99} ms`);
+    const pp: PacedResult[] = [];
+    const cp: PacedResult[] = [];
+    for (let i = 0; i < rounds; i++) {
+      pp.push(await paced({ url: server.url, requests, rate, durationS: duration, connections }));
+      cp.push(await paced({ url: ceiling.url, requests, rate, durationS: duration, connections }));
+    }
+    const mid = (xs: PacedResult[]): PacedResult => [...xs].sort((a, b) => a.p99 - b.p99)[Math.floor(xs.length / 2)]!;
+    const half = { peregrine: mid(pp), ceiling: mid(cp) };
+    console.log(`  at half the maximum (${rate} req/s, paced, median of ${rounds}): peregrine p50 ${half.peregrine.p50} ms p99 ${half.peregrine.p99} ms (rounds ${pp.map((x) => x.p99).join(', ')}); ceiling p50 ${half.ceiling.p50} ms p99 ${half.ceiling.p99} ms (rounds ${cp.map((x) => x.p99).join(', ')})`);
     return { ...row, half };
   } finally {
     await ceiling.stop();
