@@ -7,13 +7,21 @@
 import { z } from 'zod';
 import { EXECUTIONS, FINISHED_RESULTS } from '../domain/action.machine.js';
 
-const int32 = z.number().int().min(-2_147_483_648).max(2_147_483_647);
-const count = z.number().int().min(0).max(2_147_483_647);
+/**
+ * Jackson reads hawkBit's numbers leniently: numeric strings and fractions (truncated) are accepted,
+ * and a single string stands for a one-element array. Devices rely on that (e.g. a Python client
+ * sending `time.time() * 1000`), so a final report must not be lost over the number's spelling.
+ */
+const lenientInt = (min: number, max: number) =>
+  z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), z.number().min(min).max(max).transform(Math.trunc));
+const int32 = lenientInt(-2_147_483_648, 2_147_483_647);
+const count = lenientInt(0, 2_147_483_647);
+const messages = z.union([z.string().transform((s) => [s]), z.array(z.string())]);
 
 /** `DdiActionFeedback`: deployment and cancel feedback. */
 export const feedbackBody = z
   .object({
-    timestamp: z.number().int().min(0).nullish(),
+    timestamp: lenientInt(0, Number.MAX_SAFE_INTEGER).nullish(),
     status: z.object({
       execution: z.enum(EXECUTIONS),
       result: z.object({
@@ -21,7 +29,7 @@ export const feedbackBody = z
         progress: z.object({ cnt: count.nullish(), of: count.nullish() }).nullish(),
       }),
       code: int32.nullish(),
-      details: z.array(z.string()).nullish(),
+      details: messages.nullish(),
     }),
   })
   .superRefine((body, ctx) => {
@@ -36,7 +44,7 @@ export type FeedbackBody = z.output<typeof feedbackBody>;
 export const confirmationBody = z.object({
   confirmation: z.enum(['confirmed', 'denied']),
   code: int32.nullish(),
-  details: z.array(z.string()).nullish(),
+  details: messages.nullish(),
 });
 
 /** `DdiConfigData`; scalar values are taken as their text, as Jackson coerces them into a String map. */

@@ -71,7 +71,7 @@ export function deviceAuthenticators(services: Services): { cached: Authenticato
     if (!known.has(tenant) || !TENANT.test(pathTenant)) throw new AppError('NOT_FOUND', `Tenant '${pathTenant}' does not exist.`);
     const controllerId = req.params['controllerId'] ?? '';
     if (!isValidControllerId(controllerId)) {
-      throw new AppError('BAD_PARAMETER', 'path parameter controllerId must be 1-256 characters of A-Z a-z 0-9 . _ : ~ @ + -');
+      throw new AppError('BAD_PARAMETER', "path parameter controllerId must be 1-256 characters without whitespace, control characters or '/'");
     }
     const config = services.tenantConfig.cachedView(tenant) ?? (await services.tenantConfig.view(tenant));
     const reads: CachedReads = opts.cached === true ? services.ctx.store.cached : services.ctx.store;

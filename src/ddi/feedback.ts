@@ -64,7 +64,8 @@ export function cancelFeedbackHandler(services: Services): Handler {
     checkMessageQuota(services, messageCount(body.status));
     const action = await actionOfTarget(services, d.tenant, target, actionId);
     const status = action.value.status;
-    if (status === 'canceled') throw new AppError('ACTION_CLOSED', `Action ${actionId} is canceled already; it takes no more feedback.`);
+    // a device repeating its report (the answer got lost) is told it was taken, as hawkBit does
+    if (status === 'canceled') return { status: 200 };
     if (status !== 'canceling') throw new AppError('ACTION_NOT_CANCELABLE', `Action ${actionId} is not being canceled (status ${status}).`);
     if (body.status.execution !== 'closed') checkEntryQuota(services, action.value);
     await sendToAction(services, d.tenant, action, { type: 'device.cancelFeedback', ...report(body, services.now()) });

@@ -33,20 +33,22 @@ export function ddiModule(services: Services): AppModule {
     method, path: `${BASE}${path}`, handler, auth: auth.fresh, name: `ddi ${method} ${path === '' ? '/' : path}`, ...extra,
   });
   const json = { produces: 'json' } as const;
+  // replies without a body: hawkBit does not negotiate them, so no Accept header can make them fail
+  const empty: Partial<Route> = { produces: 'other' };
   const routes: Route[] = [
     route('GET', '', pollHandler({ services, recorder, limiter }), { auth: auth.cached, ...json }),
     route('GET', '/deploymentBase/:actionId', deploymentBaseHandler(services), json),
-    route('POST', '/deploymentBase/:actionId/feedback', deploymentFeedbackHandler(services)),
+    route('POST', '/deploymentBase/:actionId/feedback', deploymentFeedbackHandler(services), empty),
     route('GET', '/installedBase/:actionId', installedBaseHandler(services), json),
-    route('PUT', '/installedBase', setRunningVersionHandler(services)),
+    route('PUT', '/installedBase', setRunningVersionHandler(services), empty),
     route('GET', '/cancelAction/:actionId', cancelActionHandler(services), json),
-    route('POST', '/cancelAction/:actionId/feedback', cancelFeedbackHandler(services)),
-    route('PUT', '/configData', configDataHandler(services)),
+    route('POST', '/cancelAction/:actionId/feedback', cancelFeedbackHandler(services), empty),
+    route('PUT', '/configData', configDataHandler(services), empty),
     route('GET', '/confirmationBase', confirmationBaseHandler(services, recorder), json),
     route('GET', '/confirmationBase/:actionId', confirmationActionHandler(services), json),
-    route('POST', '/confirmationBase/:actionId/feedback', confirmationFeedbackHandler(services)),
-    route('POST', '/confirmationBase/activateAutoConfirm', activateAutoConfirmHandler(services)),
-    route('POST', '/confirmationBase/deactivateAutoConfirm', deactivateAutoConfirmHandler(services), { body: 'none' }),
+    route('POST', '/confirmationBase/:actionId/feedback', confirmationFeedbackHandler(services), empty),
+    route('POST', '/confirmationBase/activateAutoConfirm', activateAutoConfirmHandler(services), empty),
+    route('POST', '/confirmationBase/deactivateAutoConfirm', deactivateAutoConfirmHandler(services), { body: 'none', ...empty }),
     route('GET', '/softwaremodules/:softwareModuleId/artifacts', artifactListHandler(services), json),
     route('GET', '/softwaremodules/:softwareModuleId/artifacts/:fileName', artifactDownloadHandler(services), { produces: 'other' }),
   ];

@@ -216,7 +216,8 @@ export const actionMachine = setup({
       },
     },
     running: { on: { 'device.retrieved': guarded('notYetRetrieved', 'retrieved'), ...OPEN } },
-    retrieved: { on: OPEN },
+    // fetching the action again after other reports records another retrieval (reference §4.2)
+    retrieved: { on: { 'device.retrieved': guarded('notYetRetrieved'), ...OPEN } },
     canceling: {
       on: {
         'device.retrieved': guarded('notYetRetrieved'),

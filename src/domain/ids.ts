@@ -9,8 +9,13 @@ export function parsePositiveInt(raw: string): number | undefined {
   return POSITIVE_INT.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : undefined;
 }
 
-/** hawkBit's controller id: 1..256 characters, no control characters, no slash, no whitespace at the ends. */
-const CONTROLLER_ID = /^[A-Za-z0-9._:~@+\-]{1,256}$/;
+/**
+ * hawkBit's controller id (JpaTarget: `@Size(min = 1, max = 256) @Pattern("[\\S]*")`): 1..256
+ * characters without whitespace; anything else a device may call itself (`sensor(1)`, `gerät-1`).
+ * Control characters are refused too, and `/`, which no path could carry. Path parameters are percent-decoded by the router, which
+ * already refuses `/`, `..` and NUL.
+ */
+const CONTROLLER_ID = /^[^\s\p{Cc}/]{1,256}$/u;
 export function isValidControllerId(raw: string): boolean {
   return CONTROLLER_ID.test(raw);
 }

@@ -13,7 +13,7 @@ const controllerId = z
   .string()
   .min(1)
   .max(LIMITS.controllerId)
-  .refine(isValidControllerId, { error: (iss) => `must contain only letters, digits and . _ : ~ @ + -, got ${JSON.stringify(String(iss.input).slice(0, 40))}` });
+  .refine(isValidControllerId, { error: (iss) => `must not contain whitespace, control characters or '/', got ${JSON.stringify(String(iss.input).slice(0, 40))}` });
 
 export const createTargetItem = z.object({
   controllerId,

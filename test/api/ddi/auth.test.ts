@@ -153,11 +153,18 @@ describe.each(STORES)('DDI authentication, %s store', (kind) => {
       expect((await targetOf(app, 'dev-case')).controllerId).toBe('dev-case');
     });
 
-    it.each(['dev$1', 'dev%201', 'd%C3%A9v', `${'x'.repeat(257)}`])('refuses the controller id %s with 400', async (cid) => {
+    it.each(['dev%201', 'dev%09x', 'dev%01x', `${'x'.repeat(257)}`])('refuses the controller id %s with 400', async (cid) => {
       const app = await startDdiApp(kind);
       const res = await app.anon.get(`/${app.tenant}/controller/v1/${cid}`, { headers: GATEWAY });
       expect(res.status).toBe(400);
       expect(res.json().message).toContain('controllerId');
+    });
+
+    it.each([['dev$1', 'dev$1'], ['sensor(1)', 'sensor(1)'], ['d%C3%A9v', 'dév']])('registers a device called %s, as hawkBit allows any id without whitespace', async (path, cid) => {
+      const app = await startDdiApp(kind);
+      const res = await app.anon.get(`/${app.tenant}/controller/v1/${path}`, { headers: GATEWAY });
+      expect(res.status).toBe(200);
+      expect((await targetOf(app, cid)).controllerId).toBe(cid);
     });
   });
 });

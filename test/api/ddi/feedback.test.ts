@@ -30,8 +30,9 @@ describe.each(STORES)('DDI feedback, %s store', (kind) => {
       [{ status: { result: { finished: 'none' } } }, 'body.status.execution: must be one of'], // ..., got nothing
       [{}, 'body.status: required'],
       [{ status: { execution: 'proceeding', result: { finished: 'none', progress: { cnt: 6, of: 5 } } } }, 'body.status.result.progress.cnt: must not exceed progress.of (5), got 6'],
-      [{ status: { execution: 'proceeding', result: { finished: 'none' }, details: 'text' } }, 'body.status.details: expected an array'],
-      [{ status: { execution: 'proceeding', result: { finished: 'none' }, code: 1.5 } }, 'body.status.code'],
+      [{ status: { execution: 'proceeding', result: { finished: 'none' }, details: 42 } }, 'body.status.details'],
+      [{ status: { execution: 'proceeding', result: { finished: 'none' }, code: 'abc' } }, 'body.status.code'],
+      [{ timestamp: 'yesterday', status: { execution: 'proceeding', result: { finished: 'none' } } }, 'body.timestamp'],
     ];
     for (const [json, message] of cases) {
       const res = await dev.post(`/deploymentBase/${id}/feedback`, { json });
@@ -44,6 +45,18 @@ describe.each(STORES)('DDI feedback, %s store', (kind) => {
     expect((await dev.post(`/deploymentBase/${id}/feedback`, { body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
     expect((await dev.post('/deploymentBase/abc/feedback', feedback('proceeding'))).status).toBe(400);
     expect(await statusOf(app, id)).toBe('running');
+  });
+
+  it('reads numbers and message lists as leniently as hawkBit (Jackson) does', async () => {
+    const app = await startDdiApp(kind);
+    const id = await withAction(app, 'fb-lenient');
+    const res = await app.device('fb-lenient').post(`/deploymentBase/${id}/feedback`, {
+      json: { timestamp: 1700000000000.7, status: { execution: 'proceeding', result: { finished: 'none' }, code: '7', details: 'one message' } },
+    });
+    expect(res.status).toBe(200);
+    const history = await app.mgmt.get(`/rest/v1/targets/fb-lenient/actions/${id}/status`);
+    const entry = history.json().content[0];
+    expect(entry).toMatchObject({ code: 7, timestamp: 1700000000000, messages: ['one message', 'Device reported status code: 7'] });
   });
 
   it('accepts progress and the fields old clients send, and ignores them', async () => {

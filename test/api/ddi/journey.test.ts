@@ -160,7 +160,9 @@ describe.each(STORES)('DDI device journey, %s store', (kind) => {
 
     expect((await dev.post(`/cancelAction/${a1}/feedback`, feedback('closed', 'success'))).status).toBe(200);
     expect((await actionOf(app, a1)).status).toBe('canceled');
-    expect((await dev.post(`/cancelAction/${a1}/feedback`, feedback('closed', 'success'))).json().errorCode).toBe('hawkbit.server.error.action.closed');
+    // the device repeats its report (the answer got lost): taken again, nothing changes (hawkBit answers 200)
+    const repeated = await dev.post(`/cancelAction/${a1}/feedback`, feedback('closed', 'success'));
+    expect(repeated.status).toBe(200);
     expect((await dev.get()).json()._links.deploymentBase.href).toContain(`/deploymentBase/${a2}?c=`);
 
     // the next cancellation is rejected: the action runs on

@@ -76,6 +76,11 @@ describe('action machine: retrieval', () => {
     expect(r.state).toBe('retrieved');
     expect(r.entries[0]?.type).toBe('retrieved');
   });
+  it('fetching again after other reports records another retrieval, staying retrieved', () => {
+    const r = run(anAction({ status: 'retrieved', lastEntry: 'running' }), { type: 'device.retrieved', at: 7 });
+    expect(r.state).toBe('retrieved');
+    expect(r.entries.map((e) => e.type)).toEqual(['retrieved']);
+  });
   it('fetching again adds no second entry', () => {
     const r = run(anAction({ status: 'retrieved', lastEntry: 'retrieved' }), { type: 'device.retrieved', at: 6 });
     expect(r.changed).toBe(false);
