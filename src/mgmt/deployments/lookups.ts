@@ -14,10 +14,12 @@ export async function targetByControllerId(store: Store, tenant: Tenant, control
   return found;
 }
 
-/** A positive id from a path parameter, or 404 (no entity can have it). */
+/** A positive id from a path parameter: 400 when it is not a number (a type mismatch), 404 when no entity can have it. */
 export function pathId(raw: string | undefined, entity: string): number {
-  const id = parsePositiveInt(raw ?? '');
-  if (id === undefined) throw notFound(entity, raw ?? '');
+  const text = raw ?? '';
+  if (!/^[+-]?\d+$/.test(text)) throw new AppError('BAD_PARAMETER', `path parameter ${entity} id must be a number, got '${text.slice(0, 40)}'`);
+  const id = parsePositiveInt(text);
+  if (id === undefined) throw notFound(entity, text);
   return id;
 }
 

@@ -123,7 +123,7 @@ export function metadataRoutes<R extends Audit & { readonly id: number; readonly
           if (!entries.some((e) => e.key === key)) throw missing(key);
           return entries.filter((e) => e.key !== key);
         });
-        return { status: 204 };
+        return { status: 200 }; // 0.5-0.9 answer 200 (reference §10); newer releases 204
       },
     },
   ];

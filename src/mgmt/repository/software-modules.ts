@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Services } from '../../app/services.js';
 import { created, touched } from '../../domain/audit.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError, notFound } from '../../domain/errors.js';
 import { ARTIFACT, DS, SM, SM_TYPE, type ArtifactRecord, type SoftwareModuleRecord } from '../../domain/repository.js';
 import { acceptSingleAsArray, readJson } from '../../http/json.js';
 import type { Request, Route } from '../../http/types.js';
@@ -54,7 +54,7 @@ export function softwareModuleRoutes(services: Services): Route[] {
         const body = readJson(req, createBody);
         const typeIds = await store().lookupMany(tenant, SM_TYPE, 'key', body.map((b) => b.type.toLowerCase()));
         typeIds.forEach((t, i) => {
-          if (t === undefined) throw new AppError('BODY_NOT_READABLE', `body[${i}].type: software module type '${body[i]?.type ?? ''}' does not exist`);
+          if (t === undefined) throw notFound('SoftwareModuleType', body[i]?.type ?? ''); // hawkBit resolves the key with getByKey().orElseThrow()
         });
         const at = services.now();
         const made = await createRecords<SoftwareModuleRecord>(store(), tenant, SM, SM_LABEL, (id, i) => {

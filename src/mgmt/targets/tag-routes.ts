@@ -3,7 +3,7 @@ import { created } from '../../domain/audit.js';
 import { AppError } from '../../domain/errors.js';
 import { TARGET_TAG, type TagRecord } from '../../domain/repository.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
-import { acceptSingleAsArray, readJson } from '../../http/json.js';
+import { acceptSingleAsArray, parseJsonBody, readJson } from '../../http/json.js';
 import type { Request, Route } from '../../http/types.js';
 import { parseListParams } from '../../query/index.js';
 import { SCAN_LIMIT, listEntities } from '../kit/listing.js';
@@ -95,17 +95,19 @@ export function tagRoutes(services: Services): Route[] {
         return { status: 200, json: await listTargets(services, principalOf(req).tenant, req, { within: { index: 'tag', key: String(tag.id) } }) };
       },
     },
-    {
-      method: 'POST', path: `${base}/assigned`, auth: services.mgmtAuth(ACCESS.updateTarget),
+    // 0.5 bodies `[{"controllerId"}]` answer the tagged targets; 0.9 bodies `["cid"]` (POST or PUT) answer 204
+    ...(['POST', 'PUT'] as const).map((method): Route => ({
+      method, path: `${base}/assigned`, auth: services.mgmtAuth(ACCESS.updateTarget),
       handler: async (req) => {
         const { tenant, username } = principalOf(req);
         const tag = await tagOf(req);
         const targets = await resolve(services, req, readJson(req, controllerIdList));
         const updated = await setTag(services, tenant, targets.found, tag.id, true, username);
         if (targets.fail) throw targetsNotFound(targets.missing);
+        if (!hasObjectItems(parseJsonBody(req.body))) return { status: 204 };
         return { status: 200, json: await renderTargets(services, tenant, req, updated) };
       },
-    },
+    })),
     {
       method: 'DELETE', path: `${base}/assigned`, body: 'json', auth: services.mgmtAuth(ACCESS.updateTarget),
       handler: async (req) => {
@@ -149,4 +151,10 @@ async function resolve(services: Services, req: Request, controllerIds: readonly
   const { found, missing } = await findTargets(services, principalOf(req).tenant, controllerIds);
   if (missing.length > 0 && policy === 'FAIL') throw targetsNotFound(missing);
   return { found, missing, fail: missing.length > 0 && policy === 'ON_WHAT_FOUND_AND_FAIL' };
+}
+
+/** Whether a tag-assignment body is the 0.5 form (objects with controllerId) rather than plain ids. */
+function hasObjectItems(body: unknown): boolean {
+  const items = Array.isArray(body) ? body : [body];
+  return items.some((x) => typeof x === 'object' && x !== null);
 }

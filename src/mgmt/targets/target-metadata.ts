@@ -100,7 +100,7 @@ export function targetMetadataRoutes(services: Services): Route[] {
           const { [k]: _gone, ...rest } = t.metadata;
           return rest;
         });
-        return { status: 204 };
+        return { status: 200 }; // 0.5-0.9 answer 200 (reference §10); newer releases 204
       },
     },
   ];

@@ -43,7 +43,7 @@ describe.each(STORES)('actions, %s store', (kind) => {
     const stranger = await seedTarget(app, cid());
     expectError(await app.mgmt.get(`/rest/v1/targets/${stranger.controllerId}/actions/${id}`), 404, 'hawkbit.server.error.repo.entitiyNotFound');
     expect((await app.mgmt.get(`/rest/v1/targets/${t.controllerId}/actions/999999`)).status).toBe(404);
-    expect((await app.mgmt.get(`/rest/v1/targets/${t.controllerId}/actions/abc`)).status).toBe(404);
+    expect((await app.mgmt.get(`/rest/v1/targets/${t.controllerId}/actions/abc`)).status).toBe(400);
     expect((await app.mgmt.get('/rest/v1/actions/999999')).status).toBe(404);
     expect((await app.mgmt.get('/rest/v1/targets/nobody/actions')).status).toBe(404);
   });

@@ -45,11 +45,17 @@ describe.each(STORES)('%s store', (kind) => {
     [[{ name: 'n', version: 'v'.repeat(65), type: 'x' }], 'body[0].version'],
     [[{ name: 'n', version: '1', type: 'x', vendor: 'v'.repeat(257) }], 'body[0].vendor'],
     [[{ name: 'n', version: '1', type: 'x', encrypted: 'yes' }], 'body[0].encrypted'],
-    [[{ name: 'n', version: '1', type: 'no-such-type-key' }], 'no-such-type-key'],
   ])('refuses %j naming %s', async (body, field) => {
     const res = await app.mgmt.post(`${ROOT}/softwaremodules`, { json: body });
     expect(res.status).toBe(400);
     expect(res.json().message).toContain(field);
+  });
+
+  it('answers 404 naming an unknown type key, as hawkBit does', async () => {
+    const res = await app.mgmt.post(`${ROOT}/softwaremodules`, { json: [{ name: 'n', version: '1', type: 'no-such-type-key' }] });
+    expect(res.status).toBe(404);
+    expect(res.json().errorCode).toBe('hawkbit.server.error.repo.entitiyNotFound');
+    expect(res.json().message).toContain('no-such-type-key');
   });
 
   it('answers 409 for the same name, version and type', async () => {
@@ -107,7 +113,7 @@ describe.each(STORES)('%s store', (kind) => {
       const put = await app.mgmt.put(`${base}/k2`, { json: { value: 'changed', targetVisible: true } });
       expect(put.status).toBe(200);
       expect(put.json()).toEqual({ key: 'k2', value: 'changed', targetVisible: true });
-      expect((await app.mgmt.delete(`${base}/k1`)).status).toBe(204);
+      expect((await app.mgmt.delete(`${base}/k1`)).status).toBe(200);
       expect((await app.mgmt.get(`${base}/k1`)).status).toBe(404);
       expect((await app.mgmt.put(`${base}/k1`, { json: { value: 'x' } })).status).toBe(404);
       expect((await app.mgmt.delete(`${base}/k1`)).status).toBe(404);

@@ -77,7 +77,7 @@ describe.each(STORES)('%s store', (kind) => {
       const withDeleted = await app.mgmt.get(`${ROOT}/softwaremoduletypes?q=id==${t.id}&soft_deleted_mode=INCLUDE_SOFT_DELETED`);
       expect(withDeleted.json().total).toBe(1);
       const res = await app.mgmt.post(`${ROOT}/softwaremodules`, { json: [{ name: unique('m'), version: '1', type: t.key }] });
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(404);
       expect(res.json().message).toContain(t.key);
       // the key is free again
       expect((await app.mgmt.post(`${ROOT}/softwaremoduletypes`, { json: [{ key: t.key, name: unique('again') }] })).status).toBe(201);
