@@ -9,15 +9,15 @@ import { ACTION, type ActionRecord } from '../domain/action.js';
 import { windowState, type WindowState } from '../domain/maintenance.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { formatDuration } from '../domain/tenant-config.js';
-import type { CachedReads, Stored, Tenant } from '../store/port.js';
+import type { CachedReads, Page, Stored, Tenant } from '../store/port.js';
 
 /** hawkBit's `action-weight-if-absent`. */
 export const WEIGHT_IF_ABSENT = 1000;
 /** Far more active actions than any target has; the index is read in one page. */
-const MAX_ACTIVE = 1000;
+const ACTIVE_PAGE: Page = Object.freeze({ offset: 0, limit: 1000 });
 
 export async function activeActions(reads: CachedReads, tenant: Tenant, targetId: number): Promise<Stored<ActionRecord>[]> {
-  const page = await reads.members(tenant, ACTION, 'activeByTarget', String(targetId), { offset: 0, limit: MAX_ACTIVE });
+  const page = await reads.members(tenant, ACTION, 'activeByTarget', String(targetId), ACTIVE_PAGE);
   if (page.ids.length === 0) return [];
   const found = await reads.getMany<ActionRecord>(tenant, ACTION, page.ids);
   const out: Stored<ActionRecord>[] = [];

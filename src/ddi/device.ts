@@ -37,14 +37,25 @@ export interface DeviceAuthOptions {
 /** hawkBit's auditor name for everything a device creates (SpringSecurityAuditorAware). */
 export const CONTROLLER_USER = 'CONTROLLER_PLUG_AND_PLAY';
 
-const devices = new WeakMap<Request, Device>();
 const TENANT = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The device of a request that passed a DDI authenticator. */
 export function device(req: Request): Device {
-  const d = devices.get(req);
-  if (d === undefined) throw new Error('DDI route without the DDI authenticator');
+  const d = req.locals;
+  if (!(d instanceof DeviceInfo)) throw new Error('DDI route without the DDI authenticator');
   return d;
+}
+
+/** What the authenticator resolved, carried on the request to the handler. */
+class DeviceInfo implements Device {
+  constructor(
+    readonly tenant: string,
+    readonly pathTenant: string,
+    readonly controllerId: string,
+    readonly config: TenantConfigView,
+    readonly principal: DdiPrincipal,
+    readonly target: TargetRecord | undefined,
+  ) {}
 }
 
 /** The known target, or 404 as hawkBit answers for every endpoint but the two that register. */
@@ -57,11 +68,13 @@ export function requireTarget(d: Device): TargetRecord {
 export function deviceAuthenticators(services: Services): { cached: Authenticator; fresh: Authenticator } {
   const known = new Set(services.tenants);
   const system: AuthSwitches = services.ctx.config.ddi.authentication;
-  const principals = new Map<string, DdiPrincipal>();
+  // one frozen principal per tenant and mode, found without building a key string per request
+  const principals = new Map<string, Map<DdiMode, DdiPrincipal>>();
   const principalOf = (tenant: string, mode: DdiMode): DdiPrincipal => {
-    const key = `${tenant}\u0000${mode}`;
-    let p = principals.get(key);
-    if (p === undefined) principals.set(key, (p = Object.freeze({ kind: 'ddi' as const, tenant, mode })));
+    let byMode = principals.get(tenant);
+    if (byMode === undefined) principals.set(tenant, (byMode = new Map()));
+    let p = byMode.get(mode);
+    if (p === undefined) byMode.set(mode, (p = Object.freeze({ kind: 'ddi' as const, tenant, mode })));
     return p;
   };
   const build = (opts: DeviceAuthOptions): Authenticator => async (req) => {
@@ -81,7 +94,7 @@ export function deviceAuthenticators(services: Services): { cached: Authenticato
     });
     if (!outcome.ok) throw new AppError('UNAUTHORIZED', outcome.reason);
     const principal = principalOf(tenant, outcome.mode);
-    devices.set(req, { tenant, pathTenant, controllerId, config, principal, target });
+    req.locals = new DeviceInfo(tenant, pathTenant, controllerId, config, principal, target);
     return principal;
   };
   return { cached: build({ cached: true }), fresh: build({}) };

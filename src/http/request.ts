@@ -28,6 +28,7 @@ export class HttpRequest implements Request {
   body: Buffer | undefined = undefined;
   bodyStream: AsyncIterable<Buffer> | undefined = undefined;
   principal: Principal | undefined = undefined;
+  locals: unknown = undefined;
   readonly #remote: Uint8Array;
   readonly #fallbackHost: string;
   #query: URLSearchParams | undefined;

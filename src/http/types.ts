@@ -32,6 +32,11 @@ export interface Request {
   readonly bodyStream: AsyncIterable<Buffer> | undefined;
   /** Who the authenticator of the route said this is; undefined on routes without auth. */
   readonly principal: Principal | undefined;
+  /**
+   * Per-request data a route's authenticator hands to its handler (the DDI device it resolved).
+   * A plain field rather than a side table, so the hot path adds no WeakMap entry per request.
+   */
+  locals: unknown;
   /** Set by the server when the client went away; long handlers may check it. */
   readonly signal: AbortSignal;
 }
