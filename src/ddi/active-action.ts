@@ -9,14 +9,14 @@ import { ACTION, type ActionRecord } from '../domain/action.js';
 import { windowState, type WindowState } from '../domain/maintenance.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { formatDuration } from '../domain/tenant-config.js';
-import type { CachedReads, Page, Stored, Tenant } from '../store/port.js';
+import { MISS, type CachedReads, type Miss, type Page, type Reads, type Stored, type Tenant } from '../store/port.js';
 
 /** hawkBit's `action-weight-if-absent`. */
 export const WEIGHT_IF_ABSENT = 1000;
 /** Far more active actions than any target has; the index is read in one page. */
 const ACTIVE_PAGE: Page = Object.freeze({ offset: 0, limit: 1000 });
 
-export async function activeActions(reads: CachedReads, tenant: Tenant, targetId: number): Promise<Stored<ActionRecord>[]> {
+export async function activeActions(reads: Reads, tenant: Tenant, targetId: number): Promise<Stored<ActionRecord>[]> {
   const page = await reads.members(tenant, ACTION, 'activeByTarget', String(targetId), ACTIVE_PAGE);
   if (page.ids.length === 0) return [];
   const found = await reads.getMany<ActionRecord>(tenant, ACTION, page.ids);
@@ -24,6 +24,21 @@ export async function activeActions(reads: CachedReads, tenant: Tenant, targetId
   for (const a of found) if (a !== undefined && a.value.active) out.push(a);
   return out;
 }
+
+/** The same from the cache alone, or MISS when any part of it must be read. */
+export function peekActiveActions(reads: CachedReads, tenant: Tenant, targetId: number): Stored<ActionRecord>[] | Miss {
+  const page = reads.peekMembers(tenant, ACTION, 'activeByTarget', String(targetId), ACTIVE_PAGE);
+  if (page === MISS) return MISS;
+  if (page.ids.length === 0) return NONE;
+  const out: Stored<ActionRecord>[] = [];
+  for (const id of page.ids) {
+    const a = reads.peekGet<ActionRecord>(tenant, ACTION, id);
+    if (a === MISS) return MISS;
+    if (a !== undefined && a.value.active) out.push(a);
+  }
+  return out;
+}
+const NONE: Stored<ActionRecord>[] = [];
 
 /** Highest weight (absent = 1000) first; among equals the oldest (lowest id). */
 export function highestPriority<T extends { readonly value: ActionRecord }>(actions: readonly T[]): T | undefined {

@@ -14,7 +14,7 @@ import { canonicalTenant, isValidControllerId } from '../domain/ids.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import type { Authenticator, DdiPrincipal, Request } from '../http/types.js';
-import type { CachedReads } from '../store/port.js';
+import { MISS, type CachedReads, type Miss, type Reads } from '../store/port.js';
 import { authenticateDevice, type AuthSwitches, type DdiMode } from './auth.js';
 
 export interface Device {
@@ -27,11 +27,6 @@ export interface Device {
   readonly principal: DdiPrincipal;
   /** Undefined when no target has this controller id (yet). */
   readonly target: TargetRecord | undefined;
-}
-
-export interface DeviceAuthOptions {
-  /** Read the target through the store's cached view (the poll hot path). */
-  readonly cached?: boolean;
 }
 
 /** hawkBit's auditor name for everything a device creates (SpringSecurityAuditorAware). */
@@ -77,30 +72,60 @@ export function deviceAuthenticators(services: Services): { cached: Authenticato
     if (p === undefined) byMode.set(mode, (p = Object.freeze({ kind: 'ddi' as const, tenant, mode })));
     return p;
   };
-  const build = (opts: DeviceAuthOptions): Authenticator => async (req) => {
-    const pathTenant = req.params['tenant'] ?? '';
-    const tenant = canonicalTenant(pathTenant);
-    // the ASCII check keeps look-alikes out (toUpperCase maps 'ſ' to 'S'): links repeat the path tenant
-    if (!known.has(tenant) || !TENANT.test(pathTenant)) throw new AppError('NOT_FOUND', `Tenant '${pathTenant}' does not exist.`);
-    const controllerId = req.params['controllerId'] ?? '';
-    if (!isValidControllerId(controllerId)) {
-      throw new AppError('BAD_PARAMETER', "path parameter controllerId must be 1-256 characters without whitespace, control characters or '/'");
-    }
-    const config = services.tenantConfig.cachedView(tenant) ?? (await services.tenantConfig.view(tenant));
-    const reads: CachedReads = opts.cached === true ? services.ctx.store.cached : services.ctx.store;
-    const target = await findTarget(reads, tenant, controllerId);
+  const decide = (req: Request, where: Where, config: TenantConfigView, target: TargetRecord | undefined): DdiPrincipal => {
     const outcome = authenticateDevice({
-      headers: req.headers, fromTrustedProxy: req.fromTrustedProxy, controllerId, securityToken: target?.securityToken, config, system,
+      headers: req.headers, fromTrustedProxy: req.fromTrustedProxy, controllerId: where.controllerId, securityToken: target?.securityToken, config, system,
     });
     if (!outcome.ok) throw new AppError('UNAUTHORIZED', outcome.reason);
-    const principal = principalOf(tenant, outcome.mode);
-    req.locals = new DeviceInfo(tenant, pathTenant, controllerId, config, principal, target);
+    const principal = principalOf(where.tenant, outcome.mode);
+    req.locals = new DeviceInfo(where.tenant, where.pathTenant, where.controllerId, config, principal, target);
     return principal;
   };
-  return { cached: build({ cached: true }), fresh: build({}) };
+  const slow = async (req: Request, where: Where, reads: Reads): Promise<DdiPrincipal> => {
+    const config = services.tenantConfig.cachedView(where.tenant) ?? (await services.tenantConfig.view(where.tenant));
+    return decide(req, where, config, await findTarget(reads, where.tenant, where.controllerId));
+  };
+  // The poll hot path: with the tenant's settings and the target in the cache, no promise is made.
+  const onCached: Authenticator = (req) => {
+    const where = locate(req, known);
+    const config = services.tenantConfig.cachedView(where.tenant);
+    const cached = services.ctx.store.cached; // the store opens after modules are built: read it per request
+    const target = config === undefined ? MISS : peekTarget(cached, where.tenant, where.controllerId);
+    if (config === undefined || target === MISS) return slow(req, where, cached);
+    return decide(req, where, config, target);
+  };
+  const fresh: Authenticator = (req) => slow(req, locate(req, known), services.ctx.store);
+  return { cached: onCached, fresh };
 }
 
-export async function findTarget(reads: CachedReads, tenant: string, controllerId: string): Promise<TargetRecord | undefined> {
+interface Where {
+  readonly tenant: string;
+  readonly pathTenant: string;
+  readonly controllerId: string;
+}
+
+/** The tenant and controller id of a DDI path, checked: 404 for an unknown tenant, 400 for a bad id. */
+function locate(req: Request, known: ReadonlySet<string>): Where {
+  const pathTenant = req.params['tenant'] ?? '';
+  const tenant = canonicalTenant(pathTenant);
+  // the ASCII check keeps look-alikes out (toUpperCase maps 'ſ' to 'S'): links repeat the path tenant
+  if (!known.has(tenant) || !TENANT.test(pathTenant)) throw new AppError('NOT_FOUND', `Tenant '${pathTenant}' does not exist.`);
+  const controllerId = req.params['controllerId'] ?? '';
+  if (!isValidControllerId(controllerId)) {
+    throw new AppError('BAD_PARAMETER', "path parameter controllerId must be 1-256 characters without whitespace, control characters or '/'");
+  }
+  return { tenant, pathTenant, controllerId };
+}
+
+/** The target from the cache alone, or MISS when any part of it is not cached. */
+function peekTarget(reads: CachedReads, tenant: string, controllerId: string): TargetRecord | undefined | Miss {
+  const id = reads.peekLookup(tenant, TARGET, 'controllerId', controllerId.toLowerCase());
+  if (id === MISS || id === undefined) return id;
+  const stored = reads.peekGet<TargetRecord>(tenant, TARGET, id);
+  return stored === MISS ? MISS : stored?.value;
+}
+
+export async function findTarget(reads: Reads, tenant: string, controllerId: string): Promise<TargetRecord | undefined> {
   const id = await reads.lookup(tenant, TARGET, 'controllerId', controllerId.toLowerCase());
   return id === undefined ? undefined : (await reads.get<TargetRecord>(tenant, TARGET, id))?.value;
 }

@@ -13,9 +13,9 @@ import { AppError } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { WindowState } from '../domain/maintenance.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
-import type { Handler, Request } from '../http/types.js';
-import type { Stored } from '../store/port.js';
-import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState, pollSleep } from './active-action.js';
+import type { Handler, Reply, Request } from '../http/types.js';
+import { MISS, type Stored } from '../store/port.js';
+import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState, peekActiveActions, pollSleep } from './active-action.js';
 import { addressOf, device, registerTarget, type Device } from './device.js';
 import { etagReply } from './etag.js';
 import { deviceUrl } from './links.js';
@@ -37,23 +37,35 @@ function minPollingMs(config: TenantConfigView): number {
 }
 
 export function pollHandler({ services, recorder, limiter }: PollDeps): Handler {
-  return async (req) => {
+  const cached = () => services.ctx.store.cached; // the store opens after modules are built
+  /** Registration, cache misses and lapsed maintenance windows: the rare paths that await. */
+  const slow = async (req: Request, d: Device, target: TargetRecord | undefined, address: string | null, now: number): Promise<Reply> => {
+    if (target === undefined || target.updateStatus === 'unknown') target = await registerTarget(services, d, address, now);
+    recorder.record(d.tenant, target.id, now, address);
+    let top = highestPriority(await activeActions(cached(), d.tenant, target.id));
+    const state = top === undefined ? undefined : maintenanceState(top.value, now);
+    if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
+    return etagReply(req, pollBody(req, d, target, top, state, now));
+  };
+  // The common case answers synchronously: a known target whose actions are all in the cache.
+  return (req) => {
     const d = device(req);
     const now = services.now();
     const pace = limiter.take(d.tenant, d.controllerId, minPollingMs(d.config), now);
     if (!pace.ok) {
-      throw new AppError('TOO_MANY_REQUESTS', `Target '${d.controllerId}' polls faster than minPollingTime allows; retry after ${pace.retryAfterSeconds} s.`, {
+      throw new AppError('TOO_MANY_REQUESTS', `Target '${d.controllerId}' polls faster than allowed; retry after ${pace.retryAfterSeconds} s.`, {
         headers: { 'Retry-After': String(pace.retryAfterSeconds) },
       });
     }
     const address = addressOf(req);
-    let target = d.target;
-    if (target === undefined || target.updateStatus === 'unknown') target = await registerTarget(services, d, address, now);
-    recorder.record(d.tenant, target.id, now, address);
-
-    let top = highestPriority(await activeActions(services.ctx.store.cached, d.tenant, target.id));
+    const target = d.target;
+    if (target === undefined || target.updateStatus === 'unknown') return slow(req, d, target, address, now);
+    const actions = peekActiveActions(cached(), d.tenant, target.id);
+    if (actions === MISS) return slow(req, d, target, address, now);
+    const top = highestPriority(actions);
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
-    if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
+    if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') return slow(req, d, target, address, now);
+    recorder.record(d.tenant, target.id, now, address);
     return etagReply(req, pollBody(req, d, target, top, state, now));
   };
 }

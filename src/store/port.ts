@@ -104,11 +104,24 @@ export interface PollRecord {
   readonly address: string | null;
 }
 
+/** The reads both the store and its cached view offer. */
+export type Reads = Pick<Store, 'get' | 'getMany' | 'lookup' | 'members'>;
+
+/** Returned by the `peek*` reads when the value is not in the cache and must be read asynchronously. */
+export const MISS: unique symbol = Symbol('miss');
+export type Miss = typeof MISS;
+
 /**
  * Reads served from an in-process cache that the backing service keeps coherent (Redis: RESP3
  * client-side caching with invalidation on every write by any instance). For the DDI poll hot path.
+ * The `peek*` variants answer synchronously from the cache, or MISS: a poll whose data is cached
+ * then runs without creating a single promise.
  */
-export type CachedReads = Pick<Store, 'get' | 'getMany' | 'lookup' | 'members'>;
+export interface CachedReads extends Reads {
+  peekGet<T>(tenant: Tenant, kind: string, id: number): Stored<T> | undefined | Miss;
+  peekLookup(tenant: Tenant, kind: string, index: string, key: string): number | undefined | Miss;
+  peekMembers(tenant: Tenant, kind: string, index: string, key: string, page: Page): IdPage | Miss;
+}
 
 export interface Store {
   readonly kind: 'memory' | 'redis';

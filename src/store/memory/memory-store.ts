@@ -41,6 +41,11 @@ export class MemoryStore implements Store {
   }
 
   async get<T>(tenant: Tenant, kind: string, id: number): Promise<Stored<T> | undefined> {
+    return this.peekGet<T>(tenant, kind, id);
+  }
+
+  /** Memory is its own cache: a peek never misses. */
+  peekGet<T>(tenant: Tenant, kind: string, id: number): Stored<T> | undefined {
     return this.#tenants.get(tenant)?.records.get(kind)?.get(id) as Stored<T> | undefined;
   }
 
@@ -65,6 +70,10 @@ export class MemoryStore implements Store {
   }
 
   async lookup(tenant: Tenant, kind: string, index: string, key: string): Promise<number | undefined> {
+    return this.peekLookup(tenant, kind, index, key);
+  }
+
+  peekLookup(tenant: Tenant, kind: string, index: string, key: string): number | undefined {
     return this.#tenants.get(tenant)?.unique.get(`${kind}\0${index}`)?.get(key);
   }
 
@@ -79,8 +88,13 @@ export class MemoryStore implements Store {
   }
 
   async members(tenant: Tenant, kind: string, index: string, key: string, page: Page): Promise<IdPage> {
+    return this.peekMembers(tenant, kind, index, key, page);
+  }
+
+  peekMembers(tenant: Tenant, kind: string, index: string, key: string, page: Page): IdPage {
     checkPage(page);
-    return this.#multi(tenant, kind, index, key)?.page(page.offset, page.limit, page.desc === true) ?? EMPTY_PAGE;
+    const ids = this.#multi(tenant, kind, index, key);
+    return ids === undefined || ids.size === 0 ? EMPTY_PAGE : ids.page(page.offset, page.limit, page.desc === true);
   }
 
   async range(tenant: Tenant, kind: string, index: string, key: string, min: number, max: number, page: Page): Promise<IdPage> {

@@ -1,6 +1,6 @@
 import { BasicClientSideCache, type RedisArgument } from 'redis';
 import { LRUCache } from 'lru-cache';
-import type { CachedReads, IdPage, Page, Stored, Tenant } from '../port.js';
+import { MISS, type CachedReads, type IdPage, type Miss, type Page, type Stored, type Tenant } from '../port.js';
 import { freezeJson } from '../memory/freeze-json.js';
 import { multiKey, recordKey, tenantTag, uniqueKey } from './keys.js';
 
@@ -68,6 +68,23 @@ export class RedisCachedReads implements CachedReads {
   members(tenant: Tenant, kind: string, index: string, key: string, page: Page): Promise<IdPage> {
     const sub = `${page.offset}:${page.limit}:${page.desc === true ? 'd' : 'a'}`;
     return this.#read(multiKey(tenantTag(tenant), kind, index, key), sub, () => this.#inner.members(tenant, kind, index, key, page));
+  }
+
+  peekGet<T>(tenant: Tenant, kind: string, id: number): Stored<T> | undefined | Miss {
+    return this.#peek(recordKey(tenantTag(tenant), kind, id), '') as Stored<T> | undefined | Miss;
+  }
+
+  peekLookup(tenant: Tenant, kind: string, index: string, key: string): number | undefined | Miss {
+    return this.#peek(uniqueKey(tenantTag(tenant), kind, index), key) as number | undefined | Miss;
+  }
+
+  peekMembers(tenant: Tenant, kind: string, index: string, key: string, page: Page): IdPage | Miss {
+    return this.#peek(multiKey(tenantTag(tenant), kind, index, key), `${page.offset}:${page.limit}:${page.desc === true ? 'd' : 'a'}`) as IdPage | Miss;
+  }
+
+  #peek(redisKey: string, sub: string): unknown {
+    const hit = this.#values.get(`${redisKey}\u0000${sub}`);
+    return hit === undefined ? MISS : hit.v;
   }
 
   /** Entries held (for tests and metrics). */

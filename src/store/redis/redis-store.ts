@@ -1,3 +1,4 @@
+import { MISS, type Miss } from '../port.js';
 import type {
   CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
@@ -41,6 +42,19 @@ export class RedisStore implements Store {
     this.#timeouts = timeouts;
     this.#guard = deadlineGuard(timeouts.commandTimeoutMs);
     this.#effects = new RedisEffects(client, this.#guard, openBlocker);
+  }
+
+  /** Without the client-side cache, every peek misses and the async read goes to Redis. */
+  peekGet(): Miss {
+    return MISS;
+  }
+
+  peekLookup(): Miss {
+    return MISS;
+  }
+
+  peekMembers(): Miss {
+    return MISS;
   }
 
   async nextIds(tenant: Tenant, kind: string, count = 1): Promise<number> {
