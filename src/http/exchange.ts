@@ -15,7 +15,7 @@ import { contentTypeOf, isJsonContentType, negotiateJson, type JsonFlavour } fro
 import { HttpRequest, ipText } from './request.js';
 import { prepare, writeSimple, writeStream, type Prepared, type StreamState } from './respond.js';
 import type { Router, RouteEntry } from './router.js';
-import type { Reply, Route } from './types.js';
+import type { Principal, Reply, Route } from './types.js';
 
 /** State shared by all exchanges of one server. */
 export interface Shared {
@@ -132,7 +132,46 @@ export class Exchange implements Throttle {
       const body = this.body;
       this.res.onData((chunk, isLast) => body.onData(chunk, isLast));
     }
-    void this.run(route, request, buffered);
+    if (buffered === undefined && this.body === undefined) this.runNow(route, request);
+    else void this.run(route, request, buffered);
+  }
+
+  /**
+   * Bodiless requests: when the authenticator and the handler answer with plain values (the cached
+   * DDI poll), the reply is written in this same turn without creating a promise; the first promise
+   * either returns continues in `continueRun`.
+   */
+  runNow(route: Route, request: HttpRequest): void {
+    let reply: Reply;
+    try {
+      if (route.auth !== undefined) {
+        const principal = route.auth(request);
+        if (principal instanceof Promise) return void this.continueRun(route, request, principal, undefined);
+        request.principal = principal;
+      }
+      const out = route.handler(request);
+      if (out instanceof Promise) return void this.continueRun(route, request, undefined, out);
+      reply = out;
+      if (this.flavour === 'unacceptable' && reply.json !== undefined && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
+    } catch (err) {
+      reply = this.aborted ? { status: 499 } : this.errorToReply(err);
+    }
+    void this.finish(reply);
+  }
+
+  async continueRun(route: Route, request: HttpRequest, principal: Promise<Principal> | undefined, pending: Promise<Reply> | undefined): Promise<void> {
+    let reply: Reply;
+    try {
+      if (principal !== undefined) {
+        request.principal = await principal;
+        pending = Promise.resolve(route.handler(request));
+      }
+      reply = await (pending as Promise<Reply>);
+      if (this.flavour === 'unacceptable' && reply.json !== undefined && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
+    } catch (err) {
+      reply = this.aborted ? { status: 499 } : this.errorToReply(err);
+    }
+    await this.finish(reply);
   }
 
   async run(route: Route, request: HttpRequest, body: BufferBody | undefined): Promise<void> {
@@ -154,10 +193,14 @@ export class Exchange implements Throttle {
     return toErrorReply(err, this.s.logger);
   }
 
-  /** Writes the reply once; later calls (a handler finishing after a 413) are ignored. */
-  async finish(reply: Reply, forceClose = false): Promise<void> {
-    if (this.finished) return;
+  /**
+   * Writes the reply once; later calls (a handler finishing after a 413) are ignored. Simple replies
+   * are written synchronously; only a streamed body returns a promise.
+   */
+  finish(reply: Reply, forceClose = false): Promise<void> | undefined {
+    if (this.finished) return undefined;
     this.finished = true;
+    let streaming = false;
     try {
       if (this.aborted) return;
       // Close when part of the request body is still unread, or while shutting down.
@@ -174,24 +217,32 @@ export class Exchange implements Throttle {
         corkWrite(this.res, prepared, this.head, close);
         return;
       }
-      const state: StreamState = { aborted: false, onAbort: undefined, wroteHead: false };
-      this.stream = state;
-      try {
-        await writeStream(this.res, prepared, state, close);
-      } catch (err) {
-        if (this.aborted) return;
-        if (state.wroteHead) {
-          this.s.logger.error({ err }, 'stream body failed after the reply started; closing the connection');
-          this.res.cork(() => this.res.close());
-        } else {
-          const failed = prepare(this.errorToReply(err), contentTypeOf(this.flavour));
-          this.status = failed.status;
-          corkWrite(this.res, failed, false, close);
-        }
-      }
+      streaming = true;
+      return this.finishStream(prepared, close);
     } catch (err) {
       this.s.logger.error({ err }, 'writing a reply failed');
       if (!this.aborted) this.res.close();
+    } finally {
+      if (!streaming) this.settle();
+    }
+    return undefined;
+  }
+
+  async finishStream(prepared: Prepared, close: boolean): Promise<void> {
+    const state: StreamState = { aborted: false, onAbort: undefined, wroteHead: false };
+    this.stream = state;
+    try {
+      await writeStream(this.res, prepared, state, close);
+    } catch (err) {
+      if (this.aborted) return;
+      if (state.wroteHead) {
+        this.s.logger.error({ err }, 'stream body failed after the reply started; closing the connection');
+        this.res.cork(() => this.res.close());
+      } else {
+        const failed = prepare(this.errorToReply(err), contentTypeOf(this.flavour));
+        this.status = failed.status;
+        corkWrite(this.res, failed, false, close);
+      }
     } finally {
       this.settle();
     }

@@ -1,9 +1,10 @@
 /**
  * Prometheus metrics, one registry per server instance (tests run several servers in one process).
  * The request hot path touches no label objects: the server asks once per route for a
- * `RouteMetrics` and records through cached children keyed by a number (status * 16 + method).
+ * `RouteMetrics`, which counts into plain numbers (requests keyed by status * 16 + method, latency
+ * buckets in an array); prom-client turns them into labelled series only when /metrics is scraped.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics, type Gauge } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics, type Gauge, type Histogram } from 'prom-client';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'OTHER'] as const;
 
@@ -21,22 +22,46 @@ export interface Metrics {
   readonly contentType: string;
 }
 
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10] as const;
+
+/** The numbers one route keeps: plain fields and arrays, no labels until a scrape reads them. */
+interface RouteCounts {
+  readonly route: string;
+  /** status * 16 + method index -> answered requests */
+  readonly requests: Map<number, number>;
+  /** cumulative-free bucket counts (index = first bucket the value fits, last = +Inf) */
+  readonly buckets: number[];
+  sum: number;
+  count: number;
+}
+
+type MetricValue = { value: number; labels: Record<string, string | number>; metricName?: string };
+
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from request to the end of the reply, by route pattern',
-    labelNames: ['route'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [registry],
-  });
+  const counts: RouteCounts[] = [];
+  // Read at scrape time only: the request hot path never builds a label object or a hash key.
+  registry.registerMetric({
+    name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status', type: 'counter',
+    aggregator: 'sum',
+    get: async () => ({
+      name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status', type: 'counter', aggregator: 'sum',
+      values: counts.flatMap((c) => [...c.requests].map(([key, value]): MetricValue => ({
+        value, labels: { route: c.route, method: METHODS[key % 16] ?? 'OTHER', status: Math.floor(key / 16) },
+      }))),
+    }),
+    reset: () => counts.forEach((c) => c.requests.clear()),
+  } as never);
+  registry.registerMetric({
+    name: 'http_request_duration_seconds', help: 'Time from request to the end of the reply, by route pattern', type: 'histogram',
+    aggregator: 'sum',
+    get: async () => ({
+      name: 'http_request_duration_seconds', help: 'Time from request to the end of the reply, by route pattern', type: 'histogram', aggregator: 'sum',
+      values: counts.flatMap((c) => histogramValues(c)),
+    }),
+    reset: () => counts.forEach((c) => { c.buckets.fill(0); c.sum = 0; c.count = 0; }),
+  } as never);
   const storeErrors = new Counter({
     name: 'store_errors_total',
     help: 'Requests that failed because the store was unavailable',
@@ -47,18 +72,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   function forRoute(route: string): RouteMetrics {
     const existing = routes.get(route);
     if (existing !== undefined) return existing;
-    const timer = duration.labels(route);
-    const counters = new Map<number, ReturnType<typeof requests.labels>>();
+    const c: RouteCounts = { route, requests: new Map(), buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+    counts.push(c);
     const made: RouteMetrics = {
       observe(methodIndex, status, seconds) {
         const key = status * 16 + methodIndex;
-        let counter = counters.get(key);
-        if (counter === undefined) {
-          counter = requests.labels(route, METHODS[methodIndex] ?? 'OTHER', String(status));
-          counters.set(key, counter);
-        }
-        counter.inc();
-        timer.observe(seconds);
+        c.requests.set(key, (c.requests.get(key) ?? 0) + 1);
+        let i = 0;
+        while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
+        c.buckets[i]!++;
+        c.sum += seconds;
+        c.count++;
       },
     };
     routes.set(route, made);
@@ -72,6 +96,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     render: () => registry.metrics(),
     contentType: registry.contentType,
   };
+}
+
+function histogramValues(c: RouteCounts): MetricValue[] {
+  const out: MetricValue[] = [];
+  let cumulative = 0;
+  BUCKETS.forEach((le, i) => {
+    cumulative += c.buckets[i]!;
+    out.push({ metricName: 'http_request_duration_seconds_bucket', labels: { le, route: c.route }, value: cumulative });
+  });
+  out.push({ metricName: 'http_request_duration_seconds_bucket', labels: { le: '+Inf', route: c.route }, value: c.count });
+  out.push({ metricName: 'http_request_duration_seconds_sum', labels: { route: c.route }, value: c.sum });
+  out.push({ metricName: 'http_request_duration_seconds_count', labels: { route: c.route }, value: c.count });
+  return out;
 }
 
 /** For modules that want their own gauges and counters on the same registry. */
