@@ -1,6 +1,6 @@
 import { AppError, notFound } from '../domain/errors.js';
 import {
-  DS, DS_TYPE, SM, type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord,
+  DS, DS_TYPE, SM, isComplete, type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord,
 } from '../domain/repository.js';
 import type { TargetRecord } from '../domain/target.js';
 import { TARGET_TYPE, type TargetTypeRecord } from '../domain/targeting.js';
@@ -16,20 +16,19 @@ export async function assignableSet(store: Store, tenant: Tenant, id: number): P
   const ds = found.value;
   if (ds.deleted) throw new AppError('DELETED', `DistributionSet with given identifier {${id}} is deleted.`);
   if (!ds.valid) throw new AppError('DS_INVALID', `Distribution set {${id}} is invalidated and cannot be assigned.`);
-  if (!(await isComplete(store, tenant, ds))) {
+  if (!(await isAssignablyComplete(store, tenant, ds))) {
     throw new AppError('DS_INCOMPLETE', `Distribution set {${id}} is incomplete: a mandatory software module type has no module.`);
   }
   return ds;
 }
 
-/** Complete: every mandatory module type of the set's type has a module in the set. */
-export async function isComplete(store: Store, tenant: Tenant, ds: DistributionSetRecord): Promise<boolean> {
+/** Complete (domain rule) counting only the set's live modules: a soft-deleted module is not deployable. */
+async function isAssignablyComplete(store: Store, tenant: Tenant, ds: DistributionSetRecord): Promise<boolean> {
   const type = await store.get<DistributionSetTypeRecord>(tenant, DS_TYPE, ds.type);
   if (type === undefined) return false;
   if (type.value.mandatory.length === 0) return true;
   const modules = await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules);
-  const present = new Set(modules.flatMap((m) => (m === undefined || m.value.deleted ? [] : [m.value.type])));
-  return type.value.mandatory.every((t) => present.has(t));
+  return isComplete(type.value, modules.flatMap((m) => (m === undefined || m.value.deleted ? [] : [m.value])));
 }
 
 /**

@@ -78,6 +78,12 @@ export interface TagRecord extends Audit {
   readonly colour: string | null;
 }
 
+/** Spec 2.7 `complete`: the set holds a module of every mandatory module type of its type. */
+export function isComplete(type: DistributionSetTypeRecord | undefined, modules: readonly Pick<SoftwareModuleRecord, 'type'>[]): boolean {
+  if (type === undefined) return false;
+  return type.mandatory.every((t) => modules.some((m) => m.type === t));
+}
+
 export const SM_TYPE = 'smtype';
 export const SM = 'sm';
 export const ARTIFACT = 'artifact';

@@ -1,5 +1,5 @@
 import {
-  DS_TAG, DS_TYPE, SM, SM_TYPE,
+  isComplete, DS_TAG, DS_TYPE, SM, SM_TYPE,
   type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord, type SoftwareModuleTypeRecord, type TagRecord,
 } from '../../domain/repository.js';
 import type { Store, Tenant } from '../../store/port.js';
@@ -40,12 +40,6 @@ export async function loadById<T>(store: Store, tenant: Tenant, kind: string, id
 export async function joinSoftwareModules(store: Store, tenant: Tenant, modules: readonly SoftwareModuleRecord[]): Promise<SmView[]> {
   const types = await loadById<SoftwareModuleTypeRecord>(store, tenant, SM_TYPE, modules.map((m) => m.type));
   return modules.map((sm) => ({ sm, type: types.get(sm.type) }));
-}
-
-/** A set is complete when it holds a module of every mandatory module type of its type. */
-export function isComplete(type: DistributionSetTypeRecord | undefined, modules: readonly SoftwareModuleRecord[]): boolean {
-  if (type === undefined) return false;
-  return type.mandatory.every((t) => modules.some((m) => m.type === t));
 }
 
 export async function joinDistributionSets(store: Store, tenant: Tenant, sets: readonly DistributionSetRecord[]): Promise<DsView[]> {
