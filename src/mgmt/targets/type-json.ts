@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { DistributionSetTypeRecord } from '../../domain/repository.js';
 import type { TargetTypeRecord } from '../../domain/targeting.js';
 import { link } from '../../http/links.js';
 import type { Request } from '../../http/types.js';
@@ -21,17 +20,6 @@ export function targetTypeJson(req: Request, t: TargetTypeRecord, full: boolean)
   out['_links'] = full
     ? { self: link(req, typePath(t.id)), compatibledistributionsettypes: link(req, `${typePath(t.id)}/compatibledistributionsettypes`) }
     : { self: link(req, typePath(t.id)) };
-  return out;
-}
-
-/** A compatible distribution set type as hawkBit lists it (reference §3.10 DSType JSON, self link). */
-export function dsTypeJson(req: Request, t: DistributionSetTypeRecord): object {
-  const out: Record<string, unknown> = { id: t.id, key: t.key, name: t.name };
-  if (t.description !== null) out['description'] = t.description;
-  if (t.colour !== null) out['colour'] = t.colour;
-  out['deleted'] = t.deleted;
-  Object.assign(out, auditJson(t));
-  out['_links'] = { self: link(req, `/rest/v1/distributionsettypes/${t.id}`) };
   return out;
 }
 

@@ -15,7 +15,8 @@ import { ACCESS } from './access.js';
 import { loadMap } from './target-query.js';
 import { loadTargetType } from './target-store.js';
 import { idParam, principalOf } from './request.js';
-import { dsTypeJson, idRefList, targetTypeFields, targetTypeJson, typeCreateItem, typeUpdateBody } from './type-json.js';
+import { dsTypeJson } from '../repository/json.js';
+import { idRefList, targetTypeFields, targetTypeJson, typeCreateItem, typeUpdateBody } from './type-json.js';
 
 const LABEL = 'TargetType';
 
