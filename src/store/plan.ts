@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { diffIndexes, hasIndexes } from './indexing.js';
-import type { MultiChange, UniqueChange } from './indexing.js';
+import type { IndexChanges, MultiChange, UniqueChange } from './indexing.js';
 import { checkId, checkKind } from './checks.js';
 import type { Commit, Effect, Schema } from './port.js';
 
@@ -22,12 +22,8 @@ export interface PlannedEffect {
  * writes together, effects with their stable event ids, and the dedupe key. Misuse (a bad id, two
  * writes of one record, an update without `before`) throws a TypeError: it is a bug, not an outcome.
  */
-export interface CommitPlan {
+export interface CommitPlan extends IndexChanges {
   readonly writes: readonly PlannedWrite[];
-  readonly claims: readonly UniqueChange[];
-  readonly releases: readonly UniqueChange[];
-  readonly adds: readonly MultiChange[];
-  readonly removes: readonly MultiChange[];
   readonly effects: readonly PlannedEffect[];
   readonly dedupe: string | undefined;
 }
