@@ -35,9 +35,6 @@ export interface AssignDeps {
 }
 
 class AlreadyAssigned extends Error {}
-class TargetMoved extends Error {}
-
-const MAX_ATTEMPTS = 20;
 
 /**
  * Online assignment (reference §4.2, §4.4): one commit on the target actor that moves it to pending,
@@ -49,47 +46,42 @@ export async function assignOnline(deps: AssignDeps, tenant: Tenant, req: Assign
   const multi = cfg.bool('multi.assignments.enabled');
   const flow = cfg.bool('user.confirmation.flow.enabled');
   const autoclose = cfg.bool('repository.actions.autoclose.enabled');
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    // The runtime asks for extra effects before it runs `also`, so the obsolete actions are read
-    // first, against a known target version; `also` refuses to commit when the target moved on
-    // (every new action of a target commits on the target), and we read again.
-    const before = await deps.store.get<TargetRecord>(tenant, TARGET, req.targetId);
-    if (before === undefined) throw notFound('Target', req.targetId);
-    if (!multi && before.value.assignedDs === req.ds) return { kind: 'alreadyAssigned' };
-    const obsolete = multi ? [] : await obsoleteActions(deps.store, tenant, req.targetId);
-    let actionId = 0;
-    try {
-      const result = await deps.runtime.send<TargetRecord>(tenant, TARGET, req.targetId, { type: 'mgmt.assigned', ds: req.ds, at: now, by: req.by }, {
-        also: async (_next, current) => {
-          if (current.version !== before.version) throw new TargetMoved();
-          const target = (current as Stored<TargetRecord>).value;
-          await checkActionQuota(deps, tenant, target.id);
-          actionId = await deps.store.nextIds(tenant, ACTION, 1);
-          const waits = flow && req.confirmationRequired !== false && target.autoConfirm === null;
-          const message = req.message ?? `Assignment initiated by user '${req.by}'`;
-          const messages = [SERVER_MESSAGE_PREFIX + message];
-          if (flow && target.autoConfirm !== null && req.confirmationRequired !== false) {
-            messages.push(SERVER_MESSAGE_PREFIX + `Assignment automatically confirmed by initiator '${target.autoConfirm.initiator ?? 'unknown'}'.`);
-            if (target.autoConfirm.remark) messages.push(target.autoConfirm.remark);
-          }
-          const status = waits ? 'wait_for_confirmation' as const : 'running' as const;
-          return newActionWrites(deps.store, tenant, newAction(actionId, target, req, status, now), status, messages, now);
-        },
-        effects: () => obsolete.map((a): Effect => ({
-          type: 'send',
-          to: { kind: ACTION, id: a.id },
-          event: autoclose ? { type: 'mgmt.close', at: now, by: req.by } : { type: 'mgmt.cancel', at: now, by: req.by, reason: 'obsolete' },
-        })),
-      });
-      if (result.kind === 'missing') throw notFound('Target', req.targetId);
-      if (result.kind !== 'committed') throw new AppError('CONCURRENT_MODIFICATION', `target ${req.targetId} is being modified concurrently; retry`);
-      return { kind: 'assigned', actionId, effectIds: result.effectIds };
-    } catch (err) {
-      if (err instanceof TargetMoved) continue;
-      throw err;
-    }
+  let actionId = 0;
+  let obsolete: ActionRecord[] = [];
+  try {
+    // Everything is decided in `also`, against the target version the commit compares and sets:
+    // every new action of a target commits on the target, so a concurrent one makes the runtime reload
+    // and decide again. The runtime asks for `effects` after `also` has run.
+    const result = await deps.runtime.send<TargetRecord>(tenant, TARGET, req.targetId, { type: 'mgmt.assigned', ds: req.ds, at: now, by: req.by }, {
+      also: async (_next, current) => {
+        const target = (current as Stored<TargetRecord>).value;
+        if (!multi && target.assignedDs === req.ds) throw new AlreadyAssigned();
+        await checkActionQuota(deps, tenant, target.id);
+        obsolete = multi ? [] : await obsoleteActions(deps.store, tenant, target.id);
+        actionId = await deps.store.nextIds(tenant, ACTION, 1);
+        const waits = flow && req.confirmationRequired !== false && target.autoConfirm === null;
+        const message = req.message ?? `Assignment initiated by user '${req.by}'`;
+        const messages = [SERVER_MESSAGE_PREFIX + message];
+        if (flow && target.autoConfirm !== null && req.confirmationRequired !== false) {
+          messages.push(SERVER_MESSAGE_PREFIX + `Assignment automatically confirmed by initiator '${target.autoConfirm.initiator ?? 'unknown'}'.`);
+          if (target.autoConfirm.remark) messages.push(target.autoConfirm.remark);
+        }
+        const status = waits ? 'wait_for_confirmation' as const : 'running' as const;
+        return newActionWrites(deps.store, tenant, newAction(actionId, target, req, status, now), status, messages, now);
+      },
+      effects: () => obsolete.map((a): Effect => ({
+        type: 'send',
+        to: { kind: ACTION, id: a.id },
+        event: autoclose ? { type: 'mgmt.close', at: now, by: req.by } : { type: 'mgmt.cancel', at: now, by: req.by, reason: 'obsolete' },
+      })),
+    });
+    if (result.kind === 'missing') throw notFound('Target', req.targetId);
+    if (result.kind !== 'committed') throw new AppError('CONCURRENT_MODIFICATION', `target ${req.targetId} is being modified concurrently; retry`);
+    return { kind: 'assigned', actionId, effectIds: result.effectIds };
+  } catch (err) {
+    if (err instanceof AlreadyAssigned) return { kind: 'alreadyAssigned' };
+    throw err;
   }
-  throw new AppError('CONCURRENT_MODIFICATION', `target ${req.targetId} is being modified concurrently; retry`);
 }
 
 /**
