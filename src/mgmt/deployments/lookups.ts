@@ -1,6 +1,6 @@
 import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { AppError, notFound } from '../../domain/errors.js';
-import { parsePositiveInt } from '../../domain/ids.js';
+import { parsePathId } from '../kit/params.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import type { Store, Stored, Tenant } from '../../store/port.js';
 
@@ -14,13 +14,9 @@ export async function targetByControllerId(store: Store, tenant: Tenant, control
   return found;
 }
 
-/** A positive id from a path parameter: 400 when it is not a number (a type mismatch), 404 when no entity can have it. */
+/** A positive id from a path parameter: 400 when it is not a number, 404 when no entity can have it. */
 export function pathId(raw: string | undefined, entity: string): number {
-  const text = raw ?? '';
-  if (!/^[+-]?\d+$/.test(text)) throw new AppError('BAD_PARAMETER', `path parameter ${entity} id must be a number, got '${text.slice(0, 40)}'`);
-  const id = parsePositiveInt(text);
-  if (id === undefined) throw notFound(entity, text);
-  return id;
+  return parsePathId(raw ?? '', `${entity} id`, entity);
 }
 
 export async function actionOr404(store: Store, tenant: Tenant, actionId: number): Promise<Stored<ActionRecord>> {

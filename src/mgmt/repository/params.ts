@@ -1,21 +1,9 @@
-import { AppError, notFound } from '../../domain/errors.js';
+import { AppError } from '../../domain/errors.js';
 import type { Request } from '../../http/types.js';
 import { show } from '../../query/index.js';
 
-/**
- * Path and query parameters shared by the repository routes.
- * A path id that is not a number answers 400 (hawkBit: the Long conversion fails); a number that
- * cannot be an id (0, negative, too large) answers 404, as hawkBit finds no entity for it.
- */
-const INTEGER = /^-?[0-9]{1,20}$/;
-
-export function pathId(req: Request, name: string, label: string): number {
-  const raw = req.params[name] ?? '';
-  if (!INTEGER.test(raw)) throw new AppError('BAD_PARAMETER', `${name} must be a number, got '${show(raw)}'`);
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw notFound(label, raw);
-  return n;
-}
+/** Path and query parameters shared by the repository routes. */
+export { pathId } from '../kit/params.js';
 
 export type SoftDeletedMode = 'EXCLUDE_SOFT_DELETED' | 'ONLY_SOFT_DELETED' | 'INCLUDE_SOFT_DELETED';
 const MODES: readonly SoftDeletedMode[] = ['EXCLUDE_SOFT_DELETED', 'ONLY_SOFT_DELETED', 'INCLUDE_SOFT_DELETED'];

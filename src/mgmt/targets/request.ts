@@ -1,5 +1,3 @@
-import { AppError, notFound } from '../../domain/errors.js';
-import { parsePositiveInt } from '../../domain/ids.js';
 import type { MgmtPrincipal, Request } from '../../http/types.js';
 
 /** Path parameters and the caller of Management routes, parsed where they enter. */
@@ -11,17 +9,8 @@ export function principalOf(req: Request): MgmtPrincipal {
   return p;
 }
 
-/**
- * A numeric entity id from the path. Not a number at all: 400 (hawkBit's type mismatch); a number
- * that no entity can have (0, negative, too large): 404 naming the entity.
- */
-export function idParam(req: Request, name: string, label: string): number {
-  const raw = req.params[name] ?? '';
-  const id = parsePositiveInt(raw);
-  if (id !== undefined) return id;
-  if (/^[+-]?\d+$/.test(raw)) throw notFound(label, raw);
-  throw new AppError('BAD_PARAMETER', `path parameter ${name} must be a number, got '${raw.slice(0, 64)}'`);
-}
+/** A numeric entity id from the path (400 not a number, 404 no such id). */
+export { pathId as idParam } from '../kit/params.js';
 
 /** A path parameter taken as text (controller ids, metadata and configuration keys). */
 export function textParam(req: Request, name: string): string {
