@@ -11,7 +11,6 @@ import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
 import { feedbackBody, messageCount, type FeedbackBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
-import { jsonEtagReply } from './etag.js';
 import { actionOfTarget, idParam } from './params.js';
 import { checkEntryQuota, checkMessageQuota, sendToAction } from './report.js';
 
@@ -51,7 +50,7 @@ export function cancelActionHandler(services: Services): Handler {
     if (status !== 'canceling' && status !== 'canceled') throw notFound('Action', actionId);
     // a status entry only; the action stays canceling (the machine records one retrieval)
     if (status === 'canceling') await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: services.now() });
-    return jsonEtagReply(req, { id: String(actionId), cancelAction: { stopId: String(actionId) } });
+    return { status: 200, json: { id: String(actionId), cancelAction: { stopId: String(actionId) } } };
   };
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { DistributionSetRecord } from '../../domain/repository.js';
 import type { TargetFilterRecord } from '../../domain/targeting.js';
 import { link } from '../../http/links.js';
+import { keepNulls } from '../../http/serialize.js';
 import type { Request } from '../../http/types.js';
 import { defineFields, num, text, timestamp } from '../../query/index.js';
 import { auditJson } from '../kit/hal.js';
@@ -10,9 +11,9 @@ import { auditJson } from '../kit/hal.js';
 
 export const filterPath = (id: number): string => `/rest/v1/targetfilters/${id}`;
 
-/** Every field is present, nulls included (reference §3.4). */
+/** Every field is present, nulls included (reference §3.4; hawkBit's model is `Include.ALWAYS`). */
 export function filterJson(req: Request, f: TargetFilterRecord, full: boolean): object {
-  return {
+  return keepNulls({
     id: f.id,
     name: f.name,
     query: f.query,
@@ -24,7 +25,7 @@ export function filterJson(req: Request, f: TargetFilterRecord, full: boolean): 
     _links: full
       ? { self: link(req, filterPath(f.id)), autoAssignDS: link(req, `${filterPath(f.id)}/autoAssignDS`) }
       : { self: link(req, filterPath(f.id)) },
-  };
+  });
 }
 
 /** A filter with the auto-assigned distribution set it names (for `autoassigndistributionset.*`). */
