@@ -6,6 +6,7 @@
  * @see reference/hawkbit-api.md §1.1 rows 6, 8, 9
  */
 import type { Services } from '../app/services.js';
+import { feedbackEntryType } from '../domain/action.machine.js';
 import { AppError, notFound } from '../domain/errors.js';
 import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
@@ -32,8 +33,13 @@ export function deploymentFeedbackHandler(services: Services): Handler {
     const action = await actionOfTarget(services, d.tenant, target, actionId);
     const a = action.value;
     if (a.status === 'wait_for_confirmation') throw notFound('Action', actionId);
-    if (!a.active) throw new AppError('ACTION_CLOSED', `Action ${actionId} is closed; it takes no more feedback.`);
     const final = body.status.execution === 'closed' || (body.status.execution === 'downloaded' && a.actionType === 'downloadonly');
+    if (!a.active) {
+      // a device repeating its final report (the answer got lost) is told it was taken: a 410 would
+      // read as "cancelled"; nothing new is recorded
+      if (final && feedbackEntryType(body.status.execution, body.status.result.finished) === a.status) return { status: 200 };
+      throw new AppError('ACTION_CLOSED', `Action ${actionId} is closed; it takes no more feedback.`);
+    }
     if (!final) checkEntryQuota(services, a);
     await sendToAction(services, d.tenant, action, { type: 'device.feedback', ...report(body, services.now()) });
     return { status: 200 };
