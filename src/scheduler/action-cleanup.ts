@@ -22,7 +22,7 @@ export async function cleanupActions(services: Services, tenant: Tenant, now: nu
       const found = await store.getMany<ActionRecord>(tenant, ACTION, page.ids.slice(i, i + 1000));
       const expired = found.filter((a): a is Stored<ActionRecord> =>
         a !== undefined && !a.value.active && statuses.has(a.value.status) && a.value.lastModifiedAt < before);
-      deleted += await deleteActions(store, tenant, expired);
+      deleted += await deleteActions(store, services.runtime, tenant, expired);
     }
   }
   return deleted;

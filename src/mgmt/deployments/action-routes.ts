@@ -63,7 +63,7 @@ export function actionRoutes(services: Services): Route[] {
         if (!allowed.has(action.value.status)) {
           throw new AppError('ACTION_NOT_DELETABLE', `Action [id: ${action.id}] has status ${action.value.status.toUpperCase()}, which action.delete.allowed.statuses does not allow to delete.`);
         }
-        if ((await deleteActions(store(), tenant, [action])) === 0) {
+        if ((await deleteActions(store(), services.runtime, tenant, [action])) === 0) {
           throw new AppError('CONCURRENT_MODIFICATION', `action ${action.id} was modified concurrently; retry`);
         }
         return { status: 204 };
