@@ -132,7 +132,8 @@ function newTempDir(): string {
   return mkdtempSync(join(runDir() ?? tmpdir(), 'peregrine-redis-'));
 }
 
-function notePid(pid: number | undefined): () => void {
+/** Lists a child process in this run's pid directory until it exits, so the run's teardown kills it if a test file does not. */
+export function notePid(pid: number | undefined): () => void {
   const root = runDir();
   if (pid === undefined || root === undefined) return () => {};
   const dir = join(root, 'pids');

@@ -122,7 +122,11 @@ describe.each(STORES)('DDI authentication, %s store', (kind) => {
       const app = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority });
       expect((await app.device('cert-1', cert('cert-1')).get()).status).toBe(200);
       expect((await targetOf(app, 'cert-1')).updateStatus).toBe('registered');
-      expect((await app.device('cert-1', cert('cert-1', 'x-ssl-issuer-hash-3', 'zzz, abc123')).get()).status).toBe(200);
+      expect((await app.device('cert-1', { ...cert('cert-1', 'x-ssl-issuer-hash-1', 'zzz'), 'x-ssl-issuer-hash-2': 'abc123' }).get()).status).toBe(200);
+      expect((await app.device('cert-1', cert('cert-1', 'x-ssl-issuer-hash', 'zzz, abc123')).get()).status).toBe(200);
+      // read as hawkBit reads them: -0 or -1 onwards up to the first gap, so a proxy that clears -2 decides alone
+      expect((await app.device('cert-1', cert('cert-1', 'x-ssl-issuer-hash-3', 'abc123')).get()).status).toBe(401);
+      expect((await app.device('cert-1', { ...cert('cert-1', 'x-ssl-issuer-hash-1', 'zzz'), 'x-ssl-issuer-hash-3': 'abc123' }).get()).status).toBe(401);
       expect((await app.device('cert-1', cert('cert-2')).get()).status).toBe(401);
       expect((await app.device('cert-1', cert('cert-1', 'x-ssl-issuer-hash-1', 'ffff')).get()).status).toBe(401);
       expect((await app.device('cert-1', { 'x-ssl-client-cn': 'cert-1' }).get()).status).toBe(401);
