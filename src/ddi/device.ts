@@ -138,7 +138,7 @@ export async function findTarget(reads: Reads, tenant: string, controllerId: str
 export async function registerTarget(services: Services, d: Device, address: string | null, now: number): Promise<TargetRecord> {
   if (d.target !== undefined) {
     if (d.target.updateStatus !== 'unknown') return d.target;
-    const r = await services.runtime.send<TargetRecord>(d.tenant, TARGET, d.target.id, { type: 'device.polled', at: now });
+    const r = await services.runtime.send(d.tenant, TARGET, d.target.id, { type: 'device.polled', at: now });
     return r.kind === 'committed' || r.kind === 'ignored' ? r.record : d.target;
   }
   const store = services.ctx.store;

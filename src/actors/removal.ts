@@ -1,0 +1,59 @@
+import { ACTION, ACTION_STATUS, type ActionRecord } from '../domain/action.js';
+import { TARGET } from '../domain/target.js';
+import type { Store, Stored, Tenant, Write } from '../store/port.js';
+import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { removed } from './outcomes.js';
+import type { ActorRuntime } from './runtime.js';
+
+/**
+ * Deleting actors with what belongs to them: an action with its status history, a target with its
+ * actions and its poll record (hawkBit deletes them by cascade).
+ */
+export interface RemovalDeps {
+  readonly store: Pick<Store, 'members' | 'getMany' | 'forgetPolls'>;
+  readonly runtime: Pick<ActorRuntime, 'remove'>;
+}
+
+/**
+ * Deletes actions with their status history, each in its own commit, if `when` still holds for the
+ * action as it is then (an action that changed meanwhile is judged again). Returns how many went.
+ * Used by `DELETE /rest/v1/actions/{id}` and the action cleanup of the scheduler.
+ */
+export async function deleteActions(
+  deps: RemovalDeps, tenant: Tenant, ids: readonly number[], when: (a: ActionRecord) => boolean = () => true,
+): Promise<number> {
+  let deleted = 0;
+  for (const id of ids) {
+    const result = await deps.runtime.remove(tenant, ACTION, id, { when, also: (a) => statusDeletes(deps, tenant, [a.id]) });
+    if (result.kind === 'removed') deleted++;
+  }
+  return deleted;
+}
+
+/**
+ * Hard delete of a target with its actions, their status entries and its poll record. Actions go
+ * first, one commit each, the target last (with any action created meanwhile), so a failure
+ * part-way leaves the target in place to be deleted again.
+ */
+export async function deleteTarget(deps: RemovalDeps, tenant: Tenant, targetId: number, label: string | number): Promise<void> {
+  const ids = (await deps.store.members(tenant, ACTION, 'target', String(targetId), SCAN_ALL)).ids;
+  await deleteActions(deps, tenant, ids);
+  const result = await deps.runtime.remove(tenant, TARGET, targetId, {
+    also: async () => {
+      const left = (await deps.store.members(tenant, ACTION, 'target', String(targetId), SCAN_ALL)).ids;
+      const actions = await loadRecords<ActionRecord>(deps.store, tenant, ACTION, left);
+      return [...actions.map((a) => deletion(ACTION, a)), ...(await statusDeletes(deps, tenant, left))];
+    },
+  });
+  removed(result, 'Target', label);
+  await deps.store.forgetPolls(tenant, [targetId]);
+}
+
+async function statusDeletes(deps: RemovalDeps, tenant: Tenant, actionIds: readonly number[]): Promise<Write[]> {
+  const pages = await Promise.all(actionIds.map((a) => deps.store.members(tenant, ACTION_STATUS, 'action', String(a), SCAN_ALL)));
+  return (await loadRecords<unknown>(deps.store, tenant, ACTION_STATUS, pages.flatMap((p) => p.ids))).map((e) => deletion(ACTION_STATUS, e));
+}
+
+function deletion(kind: string, r: Stored<unknown>): Write {
+  return { kind, id: r.id, expect: r.version, before: r.value, after: null };
+}
