@@ -19,6 +19,35 @@ function auditOf<V>(pick: (v: V) => Audited): Record<string, FieldDef<V>> {
   return out;
 }
 
+interface Versioned extends Audited {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string | null;
+  readonly version: string;
+  readonly type: number;
+}
+
+/**
+ * What sets and modules share: id, name, description, version, audit fields, and their type's id
+ * (the kind's `type` index), key and name (through the types, which are few, and a soft-deleted
+ * one leaves its key's unique index: they are read rather than looked up).
+ */
+function versionedFields<V, T extends { readonly key: string; readonly name: string }>(
+  pick: (v: V) => Versioned, typeOf: (v: V) => T | undefined, typeKind: string, view: (type: T) => Partial<V>,
+): Record<string, FieldDef<V>> {
+  const byType = via<V, T>(typeKind, 'type', view);
+  return {
+    id: num((v) => pick(v).id),
+    name: text((v) => pick(v).name),
+    description: text((v) => pick(v).description),
+    version: text((v) => pick(v).version),
+    'type.id': num((v) => pick(v).type, { index: { name: 'type', exact: true } }),
+    'type.key': text((v) => typeOf(v)?.key, { join: 'type', via: byType }),
+    'type.name': text((v) => typeOf(v)?.name, { join: 'type', via: byType }),
+    ...auditOf(pick),
+  };
+}
+
 /** A set as its query fields see it: what they join is loaded only when a query or sort names it. */
 export interface DsQueryView {
   readonly ds: DistributionSetRecord;
@@ -27,25 +56,15 @@ export interface DsQueryView {
   readonly tags?: readonly TagRecord[];
 }
 
-// types are few, and a soft-deleted one leaves its key's unique index: read them all rather than look the key up
-const setType = via<DsQueryView, DistributionSetTypeRecord>(DS_TYPE, 'type', (r) => ({ type: r }));
-
 export const distributionSetFields = defineFields<DsQueryView>({
   resource: 'DistributionSet',
   id: (v) => v.ds.id,
   fields: {
-    id: num((v) => v.ds.id),
-    name: text((v) => v.ds.name),
-    description: text((v) => v.ds.description),
-    version: text((v) => v.ds.version),
+    ...versionedFields((v: DsQueryView) => v.ds, (v) => v.type, DS_TYPE, (type: DistributionSetTypeRecord) => ({ type })),
     valid: bool((v) => v.ds.valid),
-    'type.id': num((v) => v.ds.type, { index: { name: 'type', exact: true } }),
-    'type.key': text((v) => v.type?.key, { join: 'type', via: setType }),
-    'type.name': text((v) => v.type?.name, { join: 'type', via: setType }),
     'module.id': num((v) => v.ds.modules, { index: { name: 'module', exact: true } }),
     'module.name': text((v) => (v.modules ?? []).map((m) => m.name), { join: 'modules' }),
     'tag.name': text((v) => (v.tags ?? []).map((t) => t.name), { join: 'tags', via: via<DsQueryView, TagRecord>(DS_TAG, 'tag', (r) => ({ tags: [r] }), 'name') }),
-    ...auditOf((v: DsQueryView) => v.ds),
   },
   aliases: { type: 'type.key', tag: 'tag.name', module: 'module.name' },
   prefixes: { metadata: text((v, key) => mapValue(v.ds.metadata, key)) },
@@ -68,16 +87,21 @@ export async function joinSetsForQuery(
   }));
 }
 
+/** What both type kinds are queried by. */
+function typeFields<T extends Audited & { readonly id: number; readonly key: string; readonly name: string; readonly description: string | null }>() {
+  return {
+    id: num((t: T) => t.id),
+    key: text((t: T) => t.key),
+    name: text((t: T) => t.name),
+    description: text((t: T) => t.description),
+    ...auditFields<T>(),
+  };
+}
+
 export const distributionSetTypeFields = defineFields<DistributionSetTypeRecord>({
   resource: 'DistributionSetType',
   id: (t) => t.id,
-  fields: {
-    id: num((t) => t.id),
-    key: text((t) => t.key),
-    name: text((t) => t.name),
-    description: text((t) => t.description),
-    ...auditFields<DistributionSetTypeRecord>(),
-  },
+  fields: typeFields<DistributionSetTypeRecord>(),
 });
 
 /** A module as its query fields see it: its type is loaded only when a query or sort names it. */
@@ -86,20 +110,11 @@ export interface SmQueryView {
   readonly type?: SoftwareModuleTypeRecord | undefined;
 }
 
-const moduleType = via<SmQueryView, SoftwareModuleTypeRecord>(SM_TYPE, 'type', (r) => ({ type: r }));
-
 export const softwareModuleFields = defineFields<SmQueryView>({
   resource: 'SoftwareModule',
   id: (v) => v.sm.id,
   fields: {
-    id: num((v) => v.sm.id),
-    name: text((v) => v.sm.name),
-    description: text((v) => v.sm.description),
-    version: text((v) => v.sm.version),
-    'type.id': num((v) => v.sm.type, { index: { name: 'type', exact: true } }),
-    'type.key': text((v) => v.type?.key, { join: 'type', via: moduleType }),
-    'type.name': text((v) => v.type?.name, { join: 'type', via: moduleType }),
-    ...auditOf((v: SmQueryView) => v.sm),
+    ...versionedFields((v: SmQueryView) => v.sm, (v) => v.type, SM_TYPE, (type: SoftwareModuleTypeRecord) => ({ type })),
   },
   aliases: { type: 'type.key' },
   prefixes: { metadata: text((v, key) => mapValue(v.sm.metadata, key)?.value) },
@@ -116,12 +131,5 @@ export async function joinModulesForQuery(
 export const softwareModuleTypeFields = defineFields<SoftwareModuleTypeRecord>({
   resource: 'SoftwareModuleType',
   id: (t) => t.id,
-  fields: {
-    id: num((t) => t.id),
-    key: text((t) => t.key),
-    name: text((t) => t.name),
-    description: text((t) => t.description),
-    maxassignments: num((t) => t.maxAssignments),
-    ...auditFields<SoftwareModuleTypeRecord>(),
-  },
+  fields: { ...typeFields<SoftwareModuleTypeRecord>(), maxassignments: num((t) => t.maxAssignments) },
 });
