@@ -75,7 +75,7 @@ export class ActorRuntime {
   }
 
   definition<K extends ActorKind>(kind: K): ActorDefinition<K> {
-    return this.#defs[kind] as unknown as ActorDefinition<K>;
+    return this.#defs[kind];
   }
 
   /** The write that creates an actor record, stamped and finalized (for the `also` of another commit). */

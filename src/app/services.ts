@@ -44,7 +44,7 @@ export interface Services {
 
 export function createServices(ctx: ModuleContext): Services {
   const { config } = ctx;
-  const quotas = resolveQuotas(config.quotas as Record<string, unknown>);
+  const quotas = resolveQuotas(config.quotas);
   const tenants = config.tenants.map((t) => canonicalTenant(t.name));
   let runtime: ActorRuntime | undefined;
   let dispatcher: EffectDispatcher | undefined;

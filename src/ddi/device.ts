@@ -67,7 +67,7 @@ export function deviceAuthenticators(services: Services): { cached: Authenticato
   const principals = new Map<string, Map<DdiMode, DdiPrincipal>>();
   const principalOf = (tenant: string, mode: DdiMode): DdiPrincipal => {
     let byMode = principals.get(tenant);
-    if (byMode === undefined) principals.set(tenant, (byMode = new Map()));
+    if (byMode === undefined) principals.set(tenant, (byMode = new Map<DdiMode, DdiPrincipal>()));
     let p = byMode.get(mode);
     if (p === undefined) byMode.set(mode, (p = Object.freeze({ kind: 'ddi' as const, tenant, mode })));
     return p;

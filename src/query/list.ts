@@ -106,7 +106,7 @@ async function candidates<R, V>(source: PlanSource, spec: ListSpec<R, V>, params
 /** The plan with the fewest candidates, or undefined when no conjunct can use an index. */
 async function cheapestPlan<V>(source: PlanSource, kind: string, filter: Filter<V>, ctx: EvalContext): Promise<CandidatePlan | undefined> {
   const conjuncts = filter.kind === 'and' ? filter.children : [filter];
-  const plans = (await Promise.all(conjuncts.map((c) => (c.kind === 'cmp' ? planOne(source, kind, c, ctx) : undefined))))
+  const plans = (await Promise.all(conjuncts.map(async (c) => (c.kind === 'cmp' ? planOne(source, kind, c, ctx) : undefined))))
     .filter((p): p is CandidatePlan => p !== undefined);
   return plans.length === 0 ? undefined : plans.reduce((a, b) => (b.cost < a.cost ? b : a));
 }

@@ -24,7 +24,7 @@ export interface Stored<T> {
   readonly value: T;
 }
 
-export type { IndexEntries, KindSchema, MultiEntry, UniqueEntry } from '../domain/record-schema.js';
+export type { IndexEntries, KindSchema } from '../domain/record-schema.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Schema = Readonly<Record<string, KindSchema<any>>>;
 

@@ -156,7 +156,7 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
       method: 'POST', path: spec.path, auth: deps.mgmtAuth(spec.access.create),
       handler: async (req) => {
         const ctx = context(req);
-        const read = readBody(req, body) as I | I[];
+        const read: I | I[] = readBody(req, body);
         const items = create.single === true ? [read as I] : (read as I[]);
         for (const field of create.unique ?? []) {
           const values = items.map((i) => i[field]).filter((v) => typeof v === 'string').map((v) => v.toLowerCase());
@@ -184,7 +184,7 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
       method: 'PUT', path: one, auth: deps.mgmtAuth(spec.access.update),
       handler: async (req) => {
         const ctx = context(req);
-        const body = readBody(req, update.body) as U;
+        const body: U = readBody(req, update.body);
         const next = await updateRecord(deps.store, ctx.tenant, spec.kind, idOf(req), async (current) =>
           touched(await update.apply(ctx, current, body), ctx.by, deps.now()));
         return { status: 200, json: await single(req, ctx.tenant, next) };

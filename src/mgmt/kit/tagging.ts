@@ -53,7 +53,8 @@ export const NOT_FOUND_POLICIES = ['FAIL', 'ON_WHAT_FOUND_AND_FAIL', 'ON_WHAT_FO
 export function taggingRoutes<M, Key extends string | number>(deps: KitDeps, spec: TaggedMembers<M, Key>): Route[] {
   const read = deps.mgmtAuth(spec.access.read);
   const update = deps.mgmtAuth(spec.access.update);
-  const body = z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(z.union([spec.key, spec.legacyKey])));
+  const body: z.ZodType<readonly (Key | { readonly [field: string]: Key })[]> =
+    z.preprocess((v: unknown): unknown => (Array.isArray(v) ? v : [v]), z.array(z.union([spec.key, spec.legacyKey])));
   /** The keys of the body (each once) and whether it used the 0.5-0.9 objects. */
   const readKeys = (req: Request): { keys: Key[]; legacy: boolean } => {
     const items = validate(parseJsonBody(req.body), body);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { DS, type TagRecord } from '../../domain/repository.js';
-import { TARGET } from '../../domain/target.js';
+import type { DS} from '../../domain/repository.js';
+import { type TagRecord } from '../../domain/repository.js';
+import type { TARGET } from '../../domain/target.js';
 import type { Request, Route } from '../../http/types.js';
 import { auditFields, num, text, type FieldDef } from '../../query/index.js';
 import { SCAN_ALL, loadRecords } from '../../store/reads.js';
