@@ -45,7 +45,7 @@ describe('the error catalogue', () => {
   });
 
   it('documents no code the catalogue lacks', () => {
-    const known = new Set(codes.map((c) => ERRORS[c].errorCode));
+    const known = new Set<string>(codes.map((c) => ERRORS[c].errorCode));
     expect([...rows.keys()].filter((c) => !known.has(c))).toEqual([]);
   });
 
