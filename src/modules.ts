@@ -15,5 +15,8 @@ import { schedulerModule } from './scheduler/index.js';
 
 export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppModule[] => {
   const services = createServices(ctx);
-  return [coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services), schedulerModule(services)];
+  return [
+    coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
+    schedulerModule(services),
+  ];
 };

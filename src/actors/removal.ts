@@ -51,7 +51,8 @@ export async function deleteTarget(deps: RemovalDeps, tenant: Tenant, targetId: 
 
 async function statusDeletes(deps: RemovalDeps, tenant: Tenant, actionIds: readonly number[]): Promise<Write[]> {
   const pages = await Promise.all(actionIds.map((a) => deps.store.members(tenant, ACTION_STATUS, 'action', String(a), SCAN_ALL)));
-  return (await loadRecords<unknown>(deps.store, tenant, ACTION_STATUS, pages.flatMap((p) => p.ids))).map((e) => deletion(ACTION_STATUS, e));
+  const entries = await loadRecords<unknown>(deps.store, tenant, ACTION_STATUS, pages.flatMap((p) => p.ids));
+  return entries.map((e) => deletion(ACTION_STATUS, e));
 }
 
 function deletion(kind: string, r: Stored<unknown>): Write {

@@ -29,7 +29,9 @@ export interface SendOptions<K extends ActorKind> {
   readonly effects?: (next: RecordOf<K>, current: Stored<RecordOf<K>>) => readonly Effect[];
 }
 
-export type CreateResult = { readonly ok: true } | { readonly ok: false; readonly reason: 'exists' | 'unique-conflict'; readonly index?: string };
+export type CreateResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'exists' | 'unique-conflict'; readonly index?: string };
 
 export type EditResult<R> =
   | { readonly kind: 'updated'; readonly records: readonly R[] }
@@ -84,7 +86,9 @@ export class ActorRuntime {
   }
 
   /** Persists new actors in their given state (no transition runs), all or none. */
-  async create<K extends ActorKind>(tenant: Tenant, kind: K, records: RecordOf<K> | readonly RecordOf<K>[], also: readonly Write[] = []): Promise<CreateResult> {
+  async create<K extends ActorKind>(
+    tenant: Tenant, kind: K, records: RecordOf<K> | readonly RecordOf<K>[], also: readonly Write[] = [],
+  ): Promise<CreateResult> {
     const list = Array.isArray(records) ? (records as readonly RecordOf<K>[]) : [records as RecordOf<K>];
     const result = await this.#store.commit(tenant, { writes: [...list.map((r) => this.creation(kind, r)), ...also] });
     if (result.ok) return { ok: true };
@@ -182,7 +186,8 @@ export class ActorRuntime {
         const entries = def.entries;
         const first = await this.#store.nextIds(tenant, entries.kind, next.entries.length);
         next.entries.forEach((params, i) => {
-          writes.push({ kind: entries.kind, id: first + i, expect: 0, after: entries.build(record as unknown as RecordOf<K>, params, first + i) });
+          const entry = entries.build(record as unknown as RecordOf<K>, params, first + i);
+          writes.push({ kind: entries.kind, id: first + i, expect: 0, after: entry });
         });
       }
       const typed = record as unknown as RecordOf<K>;
@@ -193,7 +198,9 @@ export class ActorRuntime {
       const effects = [...next.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
       return {
         commit: { writes, effects, ...dedupe },
-        result: (versions) => ({ kind: 'committed', record: typed, version: versions[0] ?? stored.version + 1, effectIds: effects.map((e) => e.eid) }),
+        result: (versions) => ({
+          kind: 'committed', record: typed, version: versions[0] ?? stored.version + 1, effectIds: effects.map((e) => e.eid),
+        }),
       };
     }, SEND_ATTEMPTS);
     if (outcome.ok) return outcome.value;

@@ -90,10 +90,13 @@ function storeOrder<R, V>(spec: ListSpec<R, V>, params: ListParams<V>): Page | u
 
 function idsOf<R, V>(source: PlanSource, spec: ListSpec<R, V>, page: Page): Promise<IdPage> {
   const { store, tenant } = source;
-  return spec.within === undefined ? store.ids(tenant, spec.kind, page) : store.members(tenant, spec.kind, spec.within.index, spec.within.key, page);
+  const { within } = spec;
+  return within === undefined ? store.ids(tenant, spec.kind, page) : store.members(tenant, spec.kind, within.index, within.key, page);
 }
 
-async function candidates<R, V>(source: PlanSource, spec: ListSpec<R, V>, params: ListParams<V>, ctx: EvalContext): Promise<readonly number[]> {
+async function candidates<R, V>(
+  source: PlanSource, spec: ListSpec<R, V>, params: ListParams<V>, ctx: EvalContext,
+): Promise<readonly number[]> {
   const plan = params.filter === undefined ? undefined : await cheapestPlan(source, spec.kind, params.filter, ctx);
   const planned = plan === undefined ? undefined : await plan.ids();
   const bounds = spec.ids ?? (spec.within === undefined ? undefined : (await idsOf(source, spec, SCAN_ALL)).ids);
@@ -122,7 +125,8 @@ async function planOne<V>(source: PlanSource, kind: string, c: Comparison<V>, ct
   const own = planComparison(c);
   if (own === undefined) return undefined;
   if (own.unique) {
-    return { cost: own.keys.length, ids: async () => (await source.store.lookupMany(source.tenant, kind, own.index, own.keys)).filter((x) => x !== undefined) };
+    const ids = async () => (await source.store.lookupMany(source.tenant, kind, own.index, own.keys)).filter((x) => x !== undefined);
+    return { cost: own.keys.length, ids };
   }
   return membersPlan(source, kind, own.index, own.keys);
 }

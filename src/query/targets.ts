@@ -129,13 +129,16 @@ export interface TargetSource extends PlanSource {
 }
 
 /** Views of the records with the joined parts loaded (each joined kind in a few round trips). */
-export async function joinTargets(source: TargetSource, records: readonly TargetRecord[], joins: ReadonlySet<string>): Promise<TargetView[]> {
+export async function joinTargets(
+  source: TargetSource, records: readonly TargetRecord[], joins: ReadonlySet<string>,
+): Promise<TargetView[]> {
   if (joins.size === 0) return records.map((t) => ({ t }));
   const { store, tenant } = source;
   const polls = joins.has('poll') ? await store.getPolls(tenant, records.map((t) => t.id)) : undefined;
-  const tags = joins.has('tags') ? await loadMap<TagRecord>(store, tenant, TARGET_TAG, records.flatMap((t) => t.tags)) : undefined;
-  const types = joins.has('type') ? await loadMap<TargetTypeRecord>(store, tenant, TARGET_TYPE, records.map((t) => t.targetType)) : undefined;
-  const sets = joins.has('ds') ? await loadMap<DistributionSetRecord>(store, tenant, DS, records.flatMap((t) => [t.assignedDs, t.installedDs])) : undefined;
+  const load = <R>(join: string, kind: string, ids: (number | null)[]) => (joins.has(join) ? loadMap<R>(store, tenant, kind, ids) : undefined);
+  const tags = await load<TagRecord>('tags', TARGET_TAG, records.flatMap((t) => t.tags));
+  const types = await load<TargetTypeRecord>('type', TARGET_TYPE, records.map((t) => t.targetType));
+  const sets = await load<DistributionSetRecord>('ds', DS, records.flatMap((t) => [t.assignedDs, t.installedDs]));
   return records.map((t, i) => ({
     t,
     poll: polls?.[i],
@@ -152,7 +155,9 @@ export interface TargetQuery extends ListParams<TargetView> {
 }
 
 /** A page of targets matching the query (the list engine with the target fields and joins). */
-export async function queryTargets(store: TargetSource['store'], tenant: Tenant, q: TargetQuery, ctx: EvalContext): Promise<QueryResult<TargetRecord>> {
+export async function queryTargets(
+  store: TargetSource['store'], tenant: Tenant, q: TargetQuery, ctx: EvalContext,
+): Promise<QueryResult<TargetRecord>> {
   const source = { store, tenant };
   const spec = {
     kind: TARGET, fields: targetFields,

@@ -8,6 +8,6 @@ import type { KitDeps } from '../kit/deps.js';
 /** What the deployment resources use besides the kit: the actor runtime and the quotas of actions. */
 export type DeploymentDeps = KitDeps & CommandDeps & RemovalDeps & AutoConfirmDeps & {
   readonly runtime: Pick<ActorRuntime, 'send' | 'creation' | 'update' | 'remove'>;
-  readonly quotas: Pick<Quotas,
-    | 'maxActionsPerTarget' | 'maxTargetDistributionSetAssignmentsPerManualAssignment' | 'maxStatusEntriesPerAction' | 'maxMessagesPerActionStatus'>;
+  readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxTargetDistributionSetAssignmentsPerManualAssignment'
+    | 'maxStatusEntriesPerAction' | 'maxMessagesPerActionStatus'>;
 };

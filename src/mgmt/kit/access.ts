@@ -15,7 +15,8 @@ export interface Access {
 
 /** `<OP>_<name>` for each name: one permission, or any one of several. */
 function crud(...names: readonly string[]): Access {
-  const of = (op: string): PermissionRequirement => (names.length === 1 ? `${op}_${names[0] ?? ''}` : { anyOf: names.map((n) => `${op}_${n}`) });
+  const of = (op: string): PermissionRequirement =>
+    (names.length === 1 ? `${op}_${names[0] ?? ''}` : { anyOf: names.map((n) => `${op}_${n}`) });
   return { read: of('READ'), create: of('CREATE'), update: of('UPDATE'), delete: of('DELETE') };
 }
 
@@ -37,7 +38,9 @@ export const READ_TARGET_AND_REPOSITORY: PermissionRequirement = ['READ_TARGET',
 /** Assigning a distribution set (manual or auto-assignment). */
 export const ASSIGN: PermissionRequirement = ['UPDATE_TARGET', 'READ_REPOSITORY'];
 /** Artifact downloads: a repository reader, or hawkBit's dedicated download permissions. */
-export const DOWNLOAD: PermissionRequirement = { anyOf: ['READ_REPOSITORY', 'DOWNLOAD_REPOSITORY_ARTIFACT', 'READ_SOFTWARE_MODULE_ARTIFACT'] };
+export const DOWNLOAD: PermissionRequirement = {
+  anyOf: ['READ_REPOSITORY', 'DOWNLOAD_REPOSITORY_ARTIFACT', 'READ_SOFTWARE_MODULE_ARTIFACT'],
+};
 export const CONFIG = {
   read: { anyOf: ['READ_TENANT_CONFIGURATION', 'TENANT_CONFIGURATION'] },
   write: 'TENANT_CONFIGURATION',

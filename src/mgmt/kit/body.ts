@@ -10,7 +10,9 @@ import type { Request } from '../../http/types.js';
  * booleans, ids) is decided here once, for every Management body.
  * @see reference §0.2, §8
  */
-export const LIMITS = { name: 128, description: 512, version: 64, key: 64, colour: 16, vendor: 256, metaKey: 128, metaValue: 4000 } as const;
+export const LIMITS = {
+  name: 128, description: 512, version: 64, key: 64, colour: 16, vendor: 256, metaKey: 128, metaValue: 4000,
+} as const;
 
 /** The body of a request, parsed and validated (400 BODY_NOT_READABLE naming the field). */
 export function readBody<S extends z.ZodType>(req: Request, schema: S): z.output<S> {

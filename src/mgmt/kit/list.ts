@@ -13,7 +13,9 @@ import type { KitDeps, PageLimits } from './deps.js';
 export const BY_ID: readonly SortSpec[] = [{ field: 'id', dir: 'ASC' }];
 
 /** `offset`, `limit`, `sort` and `q` of a request, checked against the resource's fields. */
-export function listParams<V>(limits: PageLimits, query: URLSearchParams, fields: FieldMap<V>, defaultSort: readonly SortSpec[] = BY_ID): ListParams<V> {
+export function listParams<V>(
+  limits: PageLimits, query: URLSearchParams, fields: FieldMap<V>, defaultSort: readonly SortSpec[] = BY_ID,
+): ListParams<V> {
   return parseListParams(query, {
     defaultLimit: limits.defaultPageSize, maxLimit: limits.maxPageSize, sortFields: fields, filterFields: fields, defaultSort,
   });

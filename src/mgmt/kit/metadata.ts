@@ -63,7 +63,8 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
   const read = deps.mgmtAuth(owner.access.read);
   const update = deps.mgmtAuth(owner.access.update);
   const fields = owner.targetVisible ? visibleEntryFields : entryFields;
-  const json = (e: MetadataEntry) => (owner.targetVisible ? { key: e.key, value: e.value, targetVisible: e.targetVisible ?? false } : { key: e.key, value: e.value });
+  const json = (e: MetadataEntry) =>
+    (owner.targetVisible ? { key: e.key, value: e.value, targetVisible: e.targetVisible ?? false } : { key: e.key, value: e.value });
   const missing = (key: string) => notFound(owner.entryLabel, key);
   const find = (entries: readonly MetadataEntry[], key: string): MetadataEntry => {
     const entry = entries.find((e) => e.key === key);

@@ -79,7 +79,8 @@ export interface UpdatePart<K extends PlainKind, U> {
 
 /** A renderer of many records from one of a single record. */
 export function jsonOf<T>(json: (req: Request, record: T, full: boolean) => object) {
-  return async (req: Request, _tenant: Tenant, records: readonly T[], full: boolean): Promise<readonly object[]> => records.map((r) => json(req, r, full));
+  return async (req: Request, _tenant: Tenant, records: readonly T[], full: boolean): Promise<readonly object[]> =>
+    records.map((r) => json(req, r, full));
 }
 
 interface Look {
@@ -141,7 +142,9 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
         const page = await listPage<PlainTypes[K], V>(deps, tenant, req, {
           kind: spec.kind,
           fields: list.fields,
-          ...(views === undefined ? {} : { join: (records: readonly PlainTypes[K][], joins: ReadonlySet<string>) => views.join(tenant, records, joins) }),
+          ...(views === undefined
+            ? {}
+            : { join: (records: readonly PlainTypes[K][], joins: ReadonlySet<string>) => views.join(tenant, records, joins) }),
           ...(visible === undefined ? {} : { visible: visible as (record: PlainTypes[K]) => boolean }),
         });
         const full = list.representation === true && isFull(req);
@@ -165,13 +168,15 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
         }
         const builders = await create.build(ctx, items);
         const audit = created(ctx.by, deps.now());
-        const records = await createRecords(deps.store, ctx.tenant, spec.kind, builders.length, (id, i) => (builders[i] as (typeof builders)[number])(id, audit));
+        const build = (id: number, i: number) => (builders[i] as (typeof builders)[number])(id, audit);
+        const records = await createRecords(deps.store, ctx.tenant, spec.kind, builders.length, build);
         const json = await spec.render(req, ctx.tenant, records, create.single === true);
         return { status: 201, json: create.single === true ? json[0] : json };
       },
     });
   }
-  const single = async (req: Request, tenant: Tenant, record: PlainTypes[K]): Promise<object | undefined> => (await spec.render(req, tenant, [record], true))[0];
+  const single = async (req: Request, tenant: Tenant, record: PlainTypes[K]): Promise<object | undefined> =>
+    (await spec.render(req, tenant, [record], true))[0];
   routes.push({
     method: 'GET', path: one, auth: deps.mgmtAuth(spec.access.read),
     handler: async (req) => {

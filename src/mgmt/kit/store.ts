@@ -29,7 +29,9 @@ export async function loadLiveOr404<K extends SoftDeletable>(store: Store, tenan
 }
 
 /** Records by id in one round trip, in the order given; 404 names the first missing one. */
-export async function loadAllOr404<K extends PlainKind>(store: Store, tenant: Tenant, kind: K, ids: readonly number[]): Promise<Stored<R<K>>[]> {
+export async function loadAllOr404<K extends PlainKind>(
+  store: Store, tenant: Tenant, kind: K, ids: readonly number[],
+): Promise<Stored<R<K>>[]> {
   const found = await store.getMany<R<K>>(tenant, kind, ids);
   return found.map((f, i) => {
     if (f === undefined) throw notFound(ENTITY[kind], ids[i] ?? '?');
@@ -50,7 +52,9 @@ export function committed<T>(result: Retried<T>, what: string): T {
 }
 
 /** Runs a compare-and-set attempt until it commits (see store/retry.ts); errors as `committed`. */
-export async function commitOrThrow<T>(store: Store, tenant: Tenant, what: string, attempt: (n: number) => Promise<Attempt<T>>): Promise<T> {
+export async function commitOrThrow<T>(
+  store: Store, tenant: Tenant, what: string, attempt: (n: number) => Promise<Attempt<T>>,
+): Promise<T> {
   return committed(await retryCommit(store, tenant, attempt), what);
 }
 
@@ -58,13 +62,16 @@ export async function commitOrThrow<T>(store: Store, tenant: Tenant, what: strin
  * Reads, changes and writes one record. `change` may throw AppError to refuse; it may return extra
  * writes to commit atomically; returning the record itself writes nothing.
  */
-export async function updateRecord<K extends PlainKind>(store: Store, tenant: Tenant, kind: K, id: number, change: Change<R<K>>): Promise<R<K>> {
+export async function updateRecord<K extends PlainKind>(
+  store: Store, tenant: Tenant, kind: K, id: number, change: Change<R<K>>,
+): Promise<R<K>> {
   return commitOrThrow<R<K>>(store, tenant, `${ENTITY[kind]} ${id}`, async () => {
     const current = await loadOr404(store, tenant, kind, id);
     const changed = await change(current.value);
     const { value, also } = withAlso(changed);
     if (value === current.value && also.length === 0) return { done: value };
-    return { commit: { writes: [{ kind, id, expect: current.version, before: current.value, after: value }, ...also] }, result: () => value };
+    const writes: Write[] = [{ kind, id, expect: current.version, before: current.value, after: value }, ...also];
+    return { commit: { writes }, result: () => value };
   });
 }
 
@@ -107,5 +114,6 @@ export async function createRecords<K extends PlainKind>(
 
 function withAlso<T>(x: T | { value: T; also: Write[] }): { value: T; also: Write[] } {
   const y = x as { value?: unknown; also?: unknown };
-  return typeof x === 'object' && x !== null && Array.isArray(y.also) && 'value' in y ? (x as { value: T; also: Write[] }) : { value: x as T, also: [] };
+  if (typeof x === 'object' && x !== null && Array.isArray(y.also) && 'value' in y) return x as { value: T; also: Write[] };
+  return { value: x as T, also: [] };
 }
