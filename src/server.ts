@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
-import { buildModules } from './app/modules.js';
+import { buildModules } from './modules.js';
 import { verifyPasswordAsync, type Config } from './config/index.js';
 import { startHttpServer } from './http/server.js';
 import type { Route } from './http/types.js';

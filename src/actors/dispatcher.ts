@@ -1,14 +1,18 @@
 import { EventEmitter, once } from 'node:events';
-import type { Effect, QueuedEffect, Store, Tenant } from '../store/port.js';
+import type { Effect, EffectType } from '../domain/effects.js';
+import type { QueuedEffect, Store, Tenant } from '../store/port.js';
 import { StoreUnavailableError } from '../store/port.js';
 
 /** Handles one effect; must be idempotent for `dedupe` (pass it on to the commit it makes). */
-export type EffectHandler = (tenant: Tenant, effect: Effect, dedupe: string) => Promise<void>;
+type EffectHandler<T extends EffectType> = (tenant: Tenant, effect: Extract<Effect, { type: T }>, dedupe: string) => Promise<void>;
+
+/** One handler per effect type: a type added to domain/effects.ts without a handler does not compile. */
+export type EffectHandlers = { readonly [T in EffectType]: EffectHandler<T> };
 
 export interface DispatcherOptions {
   readonly consumer: string;
   readonly tenants: () => readonly Tenant[];
-  readonly handlers: Readonly<Record<string, EffectHandler>>;
+  readonly handlers: EffectHandlers;
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Effects left unacked this long by a consumer (e.g. a crashed process) are handed out again. */
   readonly reclaimIdleMs?: number;
@@ -113,13 +117,17 @@ export class EffectDispatcher {
   }
 
   async #handle(queued: QueuedEffect): Promise<boolean> {
-    const handler = this.#opts.handlers[queued.effect.type];
-    if (!handler) {
+    // the queue holds what the runtime committed: domain Effects (or types a newer server added)
+    const effect = queued.effect as unknown as Effect;
+    const handler = Object.hasOwn(this.#opts.handlers, effect.type)
+      ? (this.#opts.handlers[effect.type] as EffectHandler<EffectType>)
+      : undefined;
+    if (handler === undefined) {
       this.#opts.log.error({ effect: queued.effect }, 'no handler for effect type; dropping it');
       return true;
     }
     try {
-      await handler(queued.tenant, queued.effect, effectId(queued));
+      await handler(queued.tenant, effect, effectId(queued));
       return true;
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) {

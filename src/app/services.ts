@@ -12,6 +12,8 @@ import { canonicalTenant } from '../domain/ids.js';
 import { resolveQuotas, type Quotas } from '../domain/quotas.js';
 import { builtInDefaults, isConfigKey, type ConfigKey, type ConfigValue } from '../domain/tenant-config.js';
 import { TenantConfigService } from '../tenancy/tenant-config-service.js';
+import type { Config } from '../config/index.js';
+import type { Store } from '../store/port.js';
 import type { ModuleContext } from './module.js';
 
 /**
@@ -21,6 +23,10 @@ import type { ModuleContext } from './module.js';
  */
 export interface Services {
   readonly ctx: ModuleContext;
+  /** The open store (`ctx.store`): read it in handlers and start(), never while modules are built. */
+  readonly store: Store;
+  /** Management list paging (config.yaml `limits`). */
+  readonly limits: Pick<Config['limits'], 'defaultPageSize' | 'maxPageSize'>;
   readonly quotas: Quotas;
   /** Canonical (upper-case) names of the configured tenants. */
   readonly tenants: readonly string[];
@@ -38,7 +44,7 @@ export interface Services {
 
 export function createServices(ctx: ModuleContext): Services {
   const { config } = ctx;
-  const quotas = resolveQuotas(config.quotas as Record<string, unknown>);
+  const quotas = resolveQuotas(config.quotas);
   const tenants = config.tenants.map((t) => canonicalTenant(t.name));
   let runtime: ActorRuntime | undefined;
   let dispatcher: EffectDispatcher | undefined;
@@ -49,6 +55,10 @@ export function createServices(ctx: ModuleContext): Services {
 
   const services: Services = {
     ctx,
+    get store() {
+      return ctx.store;
+    },
+    limits: config.limits,
     quotas,
     tenants,
     get runtime() {

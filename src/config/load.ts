@@ -78,7 +78,7 @@ export function parseConfig(raw: unknown, options: { source?: string; env?: Env 
     });
     throw new ConfigError(lines.join('\n'));
   }
-  return deepFreeze(result.data) as Config;
+  return deepFreeze(result.data);
 }
 
 function setPath(doc: Record<string, unknown>, path: readonly string[], value: unknown): void {

@@ -119,6 +119,5 @@ type DeepReadonly<T> = T extends (infer E)[]
 /** The validated, frozen configuration. */
 export type Config = DeepReadonly<z.output<typeof configSchema>>;
 export type TenantConfig = Config['tenants'][number];
-export type UserConfig = TenantConfig['users'][number];
 /** What config.yaml may contain (before defaults). */
 export type ConfigInput = z.input<typeof configSchema>;

@@ -1,14 +1,15 @@
 /**
  * `PUT .../configData`: the device reports its attributes (merge, replace or remove), which also
  * clears the target's "request attributes" flag (the root poll's configData link). Attributes are a
- * plain field of the target record, written with compare-and-set.
+ * plain field of the target record, edited through the actor runtime.
  * Decisions: keys and values are 1-128 / 0-128 characters without control characters (hawkBit's
  * column sizes; its character whitelist is not in the reference); a change that would leave more
  * than `maxAttributeEntriesPerTarget` attributes is refused whole with 403 (spec 7).
  * @see reference/hawkbit-api.md §1.1 row 7, §2 (DdiConfigData)
  */
 import type { Services } from '../app/services.js';
-import { AppError, notFound } from '../domain/errors.js';
+import { edited } from '../actors/outcomes.js';
+import { AppError } from '../domain/errors.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
@@ -16,7 +17,6 @@ import { configDataBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
 
 const MAX_LENGTH = 128;
-const MAX_ATTEMPTS = 8;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -58,21 +58,17 @@ export function configDataHandler(services: Services): Handler {
     }
     const mode: Mode = body.mode ?? 'merge';
     const max = services.quotas.maxAttributeEntriesPerTarget;
-    const store = services.ctx.store;
     const targetId = (d.target as TargetRecord).id;
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const current = await store.get<TargetRecord>(d.tenant, TARGET, targetId);
-      if (current === undefined) throw notFound('Target', d.controllerId);
-      const attributes = applyAttributes(current.value.attributes, mode, data);
+    const result = await services.runtime.update(d.tenant, TARGET, targetId, (current) => {
+      const attributes = applyAttributes(current.attributes, mode, data);
       const size = Object.keys(attributes).length;
       // only growth is refused: a device may still shrink a map that is over a lowered quota
-      if (size > max && size > Object.keys(current.value.attributes).length) {
+      if (size > max && size > Object.keys(current.attributes).length) {
         throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target '${d.controllerId}' would have ${size} attributes; at most ${max} are allowed.`);
       }
-      const after: TargetRecord = { ...current.value, attributes, requestAttributes: false };
-      const result = await store.commit(d.tenant, { writes: [{ kind: TARGET, id: targetId, expect: current.version, before: current.value, after }] });
-      if (result.ok) return { status: 200 };
-    }
-    throw new AppError('CONCURRENT_MODIFICATION', `target '${d.controllerId}' is being modified concurrently; retry`);
+      return { ...current, attributes, requestAttributes: false };
+    });
+    edited(result, 'Target', d.controllerId);
+    return { status: 200 };
   };
 }

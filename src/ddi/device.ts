@@ -67,7 +67,7 @@ export function deviceAuthenticators(services: Services): { cached: Authenticato
   const principals = new Map<string, Map<DdiMode, DdiPrincipal>>();
   const principalOf = (tenant: string, mode: DdiMode): DdiPrincipal => {
     let byMode = principals.get(tenant);
-    if (byMode === undefined) principals.set(tenant, (byMode = new Map()));
+    if (byMode === undefined) principals.set(tenant, (byMode = new Map<DdiMode, DdiPrincipal>()));
     let p = byMode.get(mode);
     if (p === undefined) byMode.set(mode, (p = Object.freeze({ kind: 'ddi' as const, tenant, mode })));
     return p;
@@ -138,7 +138,7 @@ export async function findTarget(reads: Reads, tenant: string, controllerId: str
 export async function registerTarget(services: Services, d: Device, address: string | null, now: number): Promise<TargetRecord> {
   if (d.target !== undefined) {
     if (d.target.updateStatus !== 'unknown') return d.target;
-    const r = await services.runtime.send<TargetRecord>(d.tenant, TARGET, d.target.id, { type: 'device.polled', at: now });
+    const r = await services.runtime.send(d.tenant, TARGET, d.target.id, { type: 'device.polled', at: now });
     return r.kind === 'committed' || r.kind === 'ignored' ? r.record : d.target;
   }
   const store = services.ctx.store;

@@ -19,8 +19,7 @@ import { PollLimiter } from './poll-limiter.js';
 import { PollRecorder } from './poll-recorder.js';
 
 export { PollRecorder } from './poll-recorder.js';
-export { PollLimiter, BURST } from './poll-limiter.js';
-export type { Device } from './device.js';
+export { BURST } from './poll-limiter.js';
 
 const BASE = '/:tenant/controller/v1/:controllerId';
 

@@ -8,7 +8,6 @@ import type { Services } from '../app/services.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import type { ActionEvent } from '../domain/action.machine.js';
 import { AppError, notFound } from '../domain/errors.js';
-import type { ActorEvent } from '../actors/runtime.js';
 import type { Stored } from '../store/port.js';
 
 /** At most `maxMessagesPerActionStatus` messages in one status entry. */
@@ -33,7 +32,7 @@ export function entryQuotaLeft(services: Services, action: ActionRecord): boolea
 
 /** Sends the event; waits until the effects it caused were handled. */
 export async function sendToAction(services: Services, tenant: string, action: Stored<ActionRecord>, event: ActionEvent): Promise<ActionRecord | undefined> {
-  const r = await services.runtime.send<ActionRecord>(tenant, ACTION, action.id, event as ActorEvent);
+  const r = await services.runtime.send(tenant, ACTION, action.id, event);
   switch (r.kind) {
     case 'committed':
       await services.dispatcher.settle(r.effectIds);

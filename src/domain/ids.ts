@@ -1,6 +1,4 @@
-/** Brands for ids: the one way to get one is to parse it where it enters (path, body, store). */
-declare const brand: unique symbol;
-export type Brand<T, Name extends string> = T & { readonly [brand]: Name };
+/** Ids and names from outside: the one way to get one is to parse it where it enters (path, body, store). */
 
 const POSITIVE_INT = /^[1-9][0-9]{0,15}$/;
 

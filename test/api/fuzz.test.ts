@@ -12,7 +12,7 @@
  */
 import { Agent, request } from 'node:http';
 import { describe, expect, inject, it } from 'vitest';
-import { buildModules } from '../../src/app/modules.js';
+import { buildModules } from '../../src/modules.js';
 import type { Route } from '../../src/http/types.js';
 import { STORES } from '../helpers/app.js';
 import { uniqueTenant } from '../helpers/redis.js';
@@ -154,7 +154,7 @@ describe.each(STORES)('fuzzing every route, %s store', (kind) => {
           config: { 'authentication.gatewaytoken.enabled': true, 'authentication.gatewaytoken.key': GATEWAY_KEY, minPollingTime: '00:00:00' },
         }],
         server: { trustedProxies: ['127.0.0.1'] },
-      } as never,
+      },
       {
         ...(kind === 'redis' ? { redisUrl: inject('redisUrl') } : {}),
         modules: (ctx) => {

@@ -12,7 +12,7 @@ import { completeSet, ROOT, smType, unique } from './repository/fixture.js';
 function nullsIn(value: unknown, path = '$'): string[] {
   if (value === null) return [path];
   if (typeof value !== 'object') return [];
-  return Object.entries(value as object).flatMap(([k, v]) => nullsIn(v, `${path}.${k}`));
+  return Object.entries(value).flatMap(([k, v]) => nullsIn(v, `${path}.${k}`));
 }
 
 async function getJson(app: App, path: string): Promise<unknown> {

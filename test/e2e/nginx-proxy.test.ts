@@ -119,7 +119,7 @@ function pieces(port: number, parts: readonly string[], secure: boolean): Promis
     const socket = secure ? tlsConnect({ host: '127.0.0.1', port, ca: pki.serverCa, servername: 'localhost' }) : netConnect(port, '127.0.0.1');
     let data = '';
     socket.on('data', (c: Buffer) => (data += c.toString('latin1')));
-    socket.on('error', (err) => (data === '' ? reject(err) : resolve(data)));
+    socket.on('error', (err: Error) => (data === '' ? reject(err) : resolve(data)));
     socket.on('close', () => resolve(data));
     socket.setTimeout(10_000, () => socket.destroy()); // a hang guard: resolves with whatever arrived
     socket.once(secure ? 'secureConnect' : 'connect', () => {

@@ -62,7 +62,7 @@ export async function startTestServer(overrides: DeepPartial<ConfigInput> = {}, 
     store: opts.redisUrl === undefined ? { kind: 'memory' } : { kind: 'redis', redisUrl: opts.redisUrl },
     tenants: [{ name: 'DEFAULT', users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }],
   };
-  const config = parseConfig(merge(base, overrides as Record<string, unknown>), { source: 'test config', env: {} });
+  const config = parseConfig(merge(base, overrides), { source: 'test config', env: {} });
   const server = await startServer(config, { routes: opts.routes, modules: opts.modules });
   let closing: Promise<void> | undefined;
   const handle: TestServer = {

@@ -1,4 +1,4 @@
-import type { Effect, QueuedEffect, ReadEffectsOptions, Tenant } from '../port.js';
+import type { EffectMessage, QueuedEffect, ReadEffectsOptions, Tenant } from '../port.js';
 import { awaitReady, rethrow } from './connection.js';
 import type { Guard, RedisConnection } from './connection.js';
 import { EFFECTS_GROUP, effectsKey, tenantTag } from './keys.js';
@@ -121,5 +121,5 @@ function toQueued(tenant: Tenant, raw: unknown): QueuedEffect {
     if (fields[i] === 'e') eventId = String(fields[i + 1]);
     else if (fields[i] === 'p') payload = String(fields[i + 1]);
   }
-  return { id: String(id), tenant, eventId, effect: JSON.parse(payload) as Effect, deliveries: Number(deliveries) };
+  return { id: String(id), tenant, eventId, effect: JSON.parse(payload) as EffectMessage, deliveries: Number(deliveries) };
 }

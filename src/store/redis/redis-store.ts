@@ -218,5 +218,5 @@ export class RedisStore implements Store {
 
 function toStored<T>(id: number, version: unknown, json: unknown): Stored<T> | undefined {
   if (version === null || version === undefined || json === null || json === undefined) return undefined;
-  return { id, version: Number(version), value: JSON.parse(String(json)) as T };
+  return { id, version: Number(version), value: JSON.parse((json as string | Buffer).toString()) as T };
 }

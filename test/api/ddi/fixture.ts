@@ -111,14 +111,6 @@ export async function assign(app: DdiApp, controllerId: string, dsId: number, op
   return id;
 }
 
-/** Waits until the server's dispatcher handled every queued effect of the tenant. */
-export async function effectsSettled(app: App, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while ((await app.store.pendingEffects(app.tenant)) > 0) {
-    if (Date.now() > until) throw new Error('effects did not settle');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 export async function targetOf(app: App, controllerId: string): Promise<TargetRecord> {
   const id = await app.store.lookup(app.tenant, TARGET, 'controllerId', controllerId.toLowerCase());

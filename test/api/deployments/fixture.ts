@@ -7,12 +7,11 @@ import { inject } from 'vitest';
 import { coreModule } from '../../../src/app/core-module.js';
 import type { AppModule } from '../../../src/app/module.js';
 import { createServices, type Services } from '../../../src/app/services.js';
-import type { ConfigInput } from '../../../src/config/index.js';
 import { deploymentsModule } from '../../../src/mgmt/deployments/index.js';
 import { schedulerModule, type SchedulerModule, type SchedulerSettings } from '../../../src/scheduler/index.js';
 import type { App, StoreKind } from '../../helpers/app.js';
 import { uniqueTenant } from '../../helpers/redis.js';
-import { ADMIN, ADMIN_HASH, http, startTestServer, type DeepPartial, type RequestOptions } from '../../helpers/server.js';
+import { ADMIN, ADMIN_HASH, http, startTestServer, type RequestOptions } from '../../helpers/server.js';
 
 export interface DeployApp extends App {
   readonly services: Services;
@@ -40,7 +39,7 @@ export async function startDeployApp(kind: StoreKind, opts: DeployAppOptions = {
       ],
     }],
     ...(opts.quotas === undefined ? {} : { quotas: opts.quotas }),
-  } as DeepPartial<ConfigInput>, {
+  }, {
     ...(kind === 'redis' ? { redisUrl: inject('redisUrl') } : {}),
     modules: (ctx) => {
       services = createServices(ctx);
