@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 
-if (has('redis-server')) process.exit(0);
+if (has('redis-server') && has('redis-cli')) process.exit(0);
 if (!has('apt-get')) {
   console.error('peregrine tests need redis-server on PATH (Debian/Ubuntu package: redis-server). Install it and run the tests again.');
   process.exit(1);
