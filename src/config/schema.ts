@@ -33,6 +33,8 @@ const store = z.strictObject({
     // PEREGRINE_REDIS_CLUSTER gives them as one comma-separated string
     .preprocess((v) => (typeof v === 'string' ? v.split(',').map((u) => u.trim()).filter((u) => u !== '') : v), z.array(redisUrl))
     .default([]),
+  /** Replicas that must confirm each commit (Redis WAIT) before it is acknowledged; 0: the master's word is enough. */
+  redisWaitReplicas: z.number().int().min(0).default(0),
 });
 
 const limits = z.strictObject({

@@ -25,8 +25,10 @@ export function tenantFor(kind: StoreKind, prefix: string, memoryName = 'DEFAULT
   return kind === 'memory' ? memoryName : uniqueTenant(prefix).toUpperCase();
 }
 
+export type StoreOptions = Pick<TestServerOptions, 'redisUrl' | 'redisCluster'>;
+
 /** The startTestServer options that put the server on this store. */
-export function storeOptions(kind: StoreKind): Pick<TestServerOptions, 'redisUrl' | 'redisCluster'> {
+export function storeOptions(kind: StoreKind): StoreOptions {
   switch (kind) {
     case 'memory':
       return {};
@@ -52,10 +54,14 @@ export interface App {
 }
 
 export async function startApp(kind: StoreKind = 'memory', overrides: DeepPartial<ConfigInput> = {}, extraUsers: unknown[] = []): Promise<App> {
-  const tenant = tenantFor(kind, 'T');
+  return startAppOn(storeOptions(kind), tenantFor(kind, 'T'), overrides, extraUsers);
+}
+
+/** The app on a store of the test's own (a private Redis or Redis Cluster), with one tenant. */
+export async function startAppOn(store: StoreOptions, tenant: string, overrides: DeepPartial<ConfigInput> = {}, extraUsers: unknown[] = []): Promise<App> {
   const server = await startTestServer(
     { tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }, ...extraUsers] }], ...overrides } as DeepPartial<ConfigInput>,
-    storeOptions(kind),
+    store,
   );
   const client = http(server.url);
   return {

@@ -15,7 +15,10 @@ export interface RedisCluster {
   readonly nodes: readonly RedisServer[];
   /** The node serving `key`'s slot as master now (it changes after a failover). */
   masterOf(key: string): Promise<RedisServer>;
-  /** Resolves when every live node reports cluster_state:ok and agrees who serves each slot. */
+  /**
+   * Resolves when every live node reports cluster_state:ok and agrees who serves each slot, and every
+   * live replica has caught up with its master (so a write confirmed by WAIT is on it).
+   */
   settled(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -73,14 +76,26 @@ function handle(nodes: readonly RedisServer[], stop: () => Promise<void>): Redis
       client.destroy();
     }
   };
+  type Slots = [number, number, [string, number]][];
   /** Slot ranges and their master's port, as one node sees them. */
   const slotsSeenBy = (node: RedisServer): Promise<string> =>
     ask(node, async (c) => {
       const info = await c.clusterInfo();
       if (!/cluster_state:ok/.test(info)) return 'not ok';
-      const slots = (await c.sendCommand(['CLUSTER', 'SLOTS'])) as [number, number, [string, number]][];
+      const slots = (await c.sendCommand(['CLUSTER', 'SLOTS'])) as Slots;
       return slots.map(([from, to, [, port]]) => `${from}-${to}@${port}`).sort().join(',');
     });
+  /** Whether every live replica has loaded its master's data and its master counts it online. */
+  const replicasInSync = async (): Promise<boolean> => {
+    for (const node of tracked.filter((n) => alive.has(nodes[tracked.indexOf(n)]!))) {
+      const info = await ask(node, (c) => c.info('replication'));
+      if (!/role:slave/.test(info)) continue;
+      const master = byPort.get(Number(/master_port:(\d+)/.exec(info)?.[1]));
+      if (!/master_link_status:up/.test(info) || master === undefined) return false;
+      if (!new RegExp(`port=${node.port},state=online`).test(await ask(master, (c) => c.info('replication')))) return false;
+    }
+    return true;
+  };
   return {
     urls: tracked.map((n) => n.url),
     nodes: tracked,
@@ -101,7 +116,8 @@ function handle(nodes: readonly RedisServer[], stop: () => Promise<void>): Redis
       for (;;) {
         const views = await Promise.all([...alive].map((n) => slotsSeenBy(n).catch(() => 'unreachable')));
         const deadMasters = views.some((v) => [...nodes].filter((n) => !alive.has(n)).some((n) => v.includes(`@${n.port}`)));
-        if (!views.includes('not ok') && !views.includes('unreachable') && new Set(views).size === 1 && !deadMasters) return;
+        const agreed = !views.includes('not ok') && !views.includes('unreachable') && new Set(views).size === 1 && !deadMasters;
+        if (agreed && (await replicasInSync().catch(() => false))) return;
         if (Date.now() > deadline) throw new Error(`redis cluster did not settle within ${timeoutMs} ms: ${views.join(' | ')}`);
         await new Promise((r) => setTimeout(r, 100));
       }

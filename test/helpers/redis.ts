@@ -124,7 +124,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     try {
       const clusterArgs = options.cluster === undefined ? [] : [
         '--cluster-enabled', 'yes', '--cluster-port', String(await freePort()), '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-        '--cluster-node-timeout', String(options.cluster.nodeTimeoutMs),
+        '--cluster-node-timeout', String(options.cluster.nodeTimeoutMs), '--repl-diskless-sync-delay', '0',
       ];
       return await launch(binary, port, dir, options.appendonly === true, clusterArgs);
     } catch (err) {

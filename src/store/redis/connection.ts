@@ -87,6 +87,14 @@ export interface RedisConnection {
   readonly commands: RedisCommands;
   /** MULTI ... EXEC on the node of `key`: every key of the transaction must be in `key`'s slot. */
   multi(key: string): ReturnType<SingleClient['multi']> | ReturnType<ClusterClient['multi']>;
+  /**
+   * WAIT on the connection to `key`'s node: resolves with how many replicas confirmed every write
+   * this connection made there so far (at most `timeoutMs`). It holds up that connection's later
+   * commands until then.
+   */
+  waitReplicas(key: string, replicas: number, timeoutMs: number): Promise<number>;
+  /** How many replicas of `key`'s node are connected and in sync (INFO replication, state=online). */
+  onlineReplicas(key: string): Promise<number>;
   /** PING to the server, or to every master of the cluster: the store answers only when all do. */
   ping(): Promise<void>;
   /** Connects (attempts go on in the background); StoreUnavailableError when not ready within `ms`. */
@@ -105,6 +113,8 @@ function singleConnection(client: SingleClient, options: ConnectionOptions): Red
   return {
     commands: client,
     multi: () => client.multi(),
+    waitReplicas: (_key, replicas, timeoutMs) => client.wait(replicas, timeoutMs),
+    onlineReplicas: async () => countOnline(await client.info('replication')),
     async ping() {
       await client.ping();
     },
@@ -136,6 +146,9 @@ function clusterConnection(urls: readonly string[], options: ConnectionOptions):
     // the cluster client routes each keyed command by slot; the assignment is checked, not cast
     commands: cluster,
     multi: (key) => cluster.multi(key),
+    // WAIT names no key: route it by the key so it runs on the connection that made the write
+    waitReplicas: async (key, replicas, timeoutMs) => Number(await cluster.sendCommand(key, false, ['WAIT', String(replicas), String(timeoutMs)])),
+    onlineReplicas: async (key) => countOnline(String(await cluster.sendCommand(key, true, ['INFO', 'replication']))),
     async ping() {
       const masters = cluster.masters;
       if (masters.length === 0) throw new StoreUnavailableError('redis cluster: no master known');
@@ -161,6 +174,10 @@ function clusterConnection(urls: readonly string[], options: ConnectionOptions):
       await withDeadline(cluster.close(), 2000, 'close').catch(() => cluster.destroy());
     },
   };
+}
+
+function countOnline(replication: string): number {
+  return replication.match(/^slave\d+:.*state=online/gm)?.length ?? 0;
 }
 
 /**

@@ -16,6 +16,14 @@ export interface RedisStoreOptions {
   readonly commandTimeoutMs?: number;
   /** Entries of the client-side cache behind `store.cached` (0: no cache, cached reads go to Redis). Default 100000. */
   readonly cacheEntries?: number;
+  /**
+   * Replicas that must confirm a commit before it counts as done, or every online one when fewer are
+   * online (Redis WAIT, within commandTimeoutMs; a shortfall answers StoreUnavailableError). 0
+   * (default): acknowledge on the master's word, so a failover may lose the last writes. Costs two
+   * commands per commit (INFO replication, WAIT), and each WAIT holds up its node connection for one
+   * replica round trip.
+   */
+  readonly waitReplicas?: number;
   /** Cluster only: how often the client compares its slot map with the cluster's, to follow failovers (ms). Default 1000. */
   readonly topologyCheckMs?: number;
   /** Receives connection errors (repeated while Redis is down); log them, do not throw. Default: ignore. */
@@ -52,7 +60,11 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
     }
     return conn;
   };
-  const timeouts = { pingTimeoutMs: options.pingTimeoutMs ?? 1000, commandTimeoutMs: options.commandTimeoutMs ?? 2000 };
+  const timeouts = {
+    pingTimeoutMs: options.pingTimeoutMs ?? 1000,
+    commandTimeoutMs: options.commandTimeoutMs ?? 2000,
+    waitReplicas: options.waitReplicas ?? 0,
+  };
   const main = await open();
   const cacheEntries = options.cacheEntries ?? 100_000;
   if (cacheEntries <= 0) return (store = new RedisStore(main, schema, timeouts));

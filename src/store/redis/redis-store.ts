@@ -1,4 +1,4 @@
-import { MISS, type Miss } from '../port.js';
+import { MISS, StoreUnavailableError, type Miss } from '../port.js';
 import type {
   CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
@@ -15,6 +15,11 @@ export interface RedisStoreTimeouts {
   readonly pingTimeoutMs: number;
   /** Any other command fails when Redis does not answer within this (ms; 0: wait forever). */
   readonly commandTimeoutMs: number;
+  /**
+   * A commit succeeds only once this many replicas have it, or as many as are online when fewer are
+   * (WAIT, within commandTimeoutMs); 0: do not wait.
+   */
+  readonly waitReplicas: number;
 }
 
 /**
@@ -89,9 +94,14 @@ export class RedisStore implements Store {
     checkTenant(tenant);
     const plan = planCommit(this.#schema, commit);
     const { keys, args } = commitCall(tenantTag(tenant), plan);
-    const reply = await this.#guard(this.#client.peregrineCommit(keys, args));
-    const result = commitResult(reply, plan);
+    const committing = this.#client.peregrineCommit(keys, args);
+    // asked in the same tick, so it travels in one batch with the commit
+    const replicas = this.#timeouts.waitReplicas > 0 ? this.#connection.onlineReplicas(keys[0]!) : undefined;
+    replicas?.catch(() => {}); // a failed commit reports the failure
+    const result = commitResult(await this.#guard(committing), plan);
     if (result.ok && plan.effects.length > 0) this.#effects.committed(tenant);
+    // a duplicate may be the retry of a commit whose replication was not confirmed: confirm it now
+    if (replicas !== undefined && (result.ok || result.reason === 'duplicate')) await this.#replicated(keys[0]!, await this.#guard(replicas));
     return result;
   }
 
@@ -196,6 +206,25 @@ export class RedisStore implements Store {
     await this.#cached?.close();
     this.#effects.close();
     await this.#connection.close();
+  }
+
+  /**
+   * Redis replicates asynchronously: a master that dies right after a commit may take it along, and
+   * the replica promoted in its place never had it. With waitReplicas, a commit is acknowledged only
+   * once that many replicas have it (or every online replica, when fewer are online: after a
+   * failover the new master has none until the failed node returns, and writes go on); otherwise the
+   * caller gets StoreUnavailableError (503), the answer for an outcome it cannot know, and retries
+   * (compare-and-set and dedupe make that safe).
+   */
+  async #replicated(key: string, online: number): Promise<void> {
+    const replicas = Math.min(this.#timeouts.waitReplicas, online);
+    if (replicas <= 0) return;
+    const { commandTimeoutMs } = this.#timeouts;
+    const timeoutMs = commandTimeoutMs > 0 ? commandTimeoutMs : 0;
+    const acked = await this.#guard(this.#connection.waitReplicas(key, replicas, timeoutMs), timeoutMs);
+    if (acked < replicas) {
+      throw new StoreUnavailableError(`commit confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; its outcome is unknown`);
+    }
   }
 
   /** Ids of a sorted set with scores in [min, max], in score order, and how many there are. */
