@@ -57,7 +57,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     kind: config.store.kind,
     redisUrl: config.store.redisUrl,
     redisCluster: config.store.redisCluster,
-    redis: { waitReplicas: config.store.redisWaitReplicas },
+    redis: { waitReplicas: config.store.redisWaitReplicas, cacheEntries: config.store.redisCacheEntries },
     schema: mergeSchemas(modules),
   });
   const opened = store;
