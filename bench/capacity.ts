@@ -6,8 +6,9 @@
  *   npm run bench -- capacity [--targets 10000] [--idle 10]
  *
  * Each phase below runs in turn and is measured by INFO snapshots of the Redis node before and after
- * it: used_memory (bytes), total_commands_processed (commands the server sent; a script counts once),
- * the main thread's CPU time (includes reading and answering the commands) and the keys. The idle
+ * it: used_memory (bytes), total_commands_processed (every command Redis ran, those a script calls
+ * included), the scripts run (EVALSHA), the main thread's CPU time (includes reading and answering
+ * the commands) and the keys. The idle
  * rate of commands and CPU (the dispatcher's reads, scheduler ticks, the slot-map watch), measured
  * first, is subtracted from every phase. Memory and command counts do not depend on the machine's
  * speed; CPU time does (see the README for how to read it).
@@ -144,6 +145,7 @@ interface Snapshot {
   readonly at: number;
   readonly memory: number;
   readonly commands: number;
+  readonly scripts: number;
   readonly cpuS: number;
   readonly keys: number;
   readonly tracked: number;
@@ -160,6 +162,7 @@ async function snapshot(redis: ReturnType<typeof createClient>): Promise<Snapsho
     memory: field('used_memory'),
     // the INFO of this snapshot is counted in the next window: take it off here
     commands: field('total_commands_processed') - 1,
+    scripts: calls.get('evalsha') ?? 0,
     cpuS: field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread'),
     keys: Number(/^db0:keys=(\d+)/m.exec(info)?.[1] ?? 0),
     tracked: field('tracking_total_keys'),
@@ -203,10 +206,15 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     const idleTo = await snapshot(admin);
     const idleS = (idleTo.at - idleFrom.at) / 1000;
-    const background = { commands: (idleTo.commands - idleFrom.commands) / idleS, cpuS: (idleTo.cpuS - idleFrom.cpuS) / idleS };
-    figures['idle server: commands/s'] = round(background.commands, 2);
+    const background = {
+      commands: (idleTo.commands - idleFrom.commands) / idleS,
+      scripts: (idleTo.scripts - idleFrom.scripts) / idleS,
+      cpuS: (idleTo.cpuS - idleFrom.cpuS) / idleS,
+    };
+    figures['idle server: commands run/s'] = round(background.commands, 2);
+    figures['idle server: scripts/s'] = round(background.scripts, 2);
     figures['idle server: Redis CPU µs/s'] = round(background.cpuS * 1e6, 0);
-    console.log(`idle: ${figures['idle server: commands/s']} commands/s, ${topCalls(idleFrom, idleTo, idleS)} per second`);
+    console.log(`idle: ${figures['idle server: commands run/s']} commands/s, ${topCalls(idleFrom, idleTo, idleS)} per second`);
 
     for (const phase of PHASES) {
       await phase.prepare?.(ctx);
@@ -216,13 +224,15 @@ async function main(): Promise<void> {
       const after = await snapshot(admin);
       const seconds = (after.at - before.at) / 1000;
       const commands = after.commands - before.commands - background.commands * seconds;
+      const scripts = after.scripts - before.scripts - background.scripts * seconds;
       const cpuS = after.cpuS - before.cpuS - background.cpuS * seconds;
       const row = {
         phase: phase.name,
         operations: count,
         'Redis bytes/op': round((after.memory - before.memory) / count, 0),
         'keys/op': round((after.keys - before.keys) / count, 2),
-        'commands/op': round(commands / count, 2),
+        'commands run/op': round(commands / count, 2),
+        'scripts/op': round(scripts / count, 2),
         'Redis CPU µs/op': round((cpuS * 1e6) / count, 1),
         'tracked keys': after.tracked,
         'calls/op (incl. inside scripts)': topCalls(before, after, count),
