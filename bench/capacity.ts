@@ -182,7 +182,9 @@ async function main(): Promise<void> {
   const redis = await startRedis({ cluster: true });
   const admin = createClient({ url: redis.url });
   await admin.connect();
+  // the shared bench config, with the store on the cluster node
   const config = serverConfig('redis').replace(/store: \{[^}]*\}/, `store: { kind: redis, redisCluster: ['${redis.url}'] }`);
+  if (!config.includes('redisCluster')) throw new Error('serverConfig no longer has a store line this bench can point at the cluster');
   const empty = await snapshot(admin);
   const ctx: Ctx = {
     redisUrl: redis.url,

@@ -26,7 +26,11 @@ export interface RedisCluster {
 export interface StartClusterOptions {
   readonly masters?: number;
   readonly replicasPerMaster?: number;
-  /** How long a master may be unreachable before its replica takes over (cluster-node-timeout). */
+  /**
+   * How long a node may not answer before the others mark it failed and a replica takes over
+   * (cluster-node-timeout). Default Redis's 15 s: a node starved of CPU on a busy machine must not
+   * take the cluster down for the tests that share it.
+   */
   readonly nodeTimeoutMs?: number;
   /** Parent of the nodes' data directories; default a fresh temporary one. */
   readonly dir?: string;
@@ -43,7 +47,7 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
   try {
     for (let i = 0; i < masters * (1 + replicas); i++) {
       const nodeDir = mkdtempSync(join(dir, 'node-'));
-      nodes.push(await startRedis({ dir: nodeDir, cluster: { nodeTimeoutMs: options.nodeTimeoutMs ?? 2000 } }));
+      nodes.push(await startRedis({ dir: nodeDir, cluster: { nodeTimeoutMs: options.nodeTimeoutMs ?? 15_000 } }));
     }
     // redis-cli makes the first `masters` nodes masters and spreads the others over them as replicas
     await run(findRedisBinary('redis-cli'), [
