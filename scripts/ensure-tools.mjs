@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 /** command -> Debian package, and why the tests need it */
 const PACKAGES = {
   'redis-server': { pkg: 'redis-server', why: 'the tests start private instances of it' },
+  'redis-cli': { pkg: 'redis-tools', why: 'the tests create a private Redis Cluster with redis-cli --cluster create' },
   nginx: { pkg: 'nginx', why: 'the reverse-proxy tests start a private nginx in front of peregrine' },
   openssl: { pkg: 'openssl', why: 'the reverse-proxy tests make their certificates with it' },
 };

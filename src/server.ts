@@ -53,7 +53,13 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     },
   };
   const modules = (overrides.modules ?? buildModules)(ctx);
-  store = await openStore({ kind: config.store.kind, redisUrl: config.store.redisUrl, schema: mergeSchemas(modules) });
+  store = await openStore({
+    kind: config.store.kind,
+    redisUrl: config.store.redisUrl,
+    redisCluster: config.store.redisCluster,
+    redis: { waitReplicas: config.store.redisWaitReplicas, cacheEntries: config.store.redisCacheEntries },
+    schema: mergeSchemas(modules),
+  });
   const opened = store;
 
   const started: AppModule[] = [];

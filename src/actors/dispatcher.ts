@@ -17,6 +17,12 @@ export interface DispatcherOptions {
   /** Effects left unacked this long by a consumer (e.g. a crashed process) are handed out again. */
   readonly reclaimIdleMs?: number;
   readonly batch?: number;
+  /**
+   * How long a read waits when the queue is empty (default 250 ms). The store ends the wait at once
+   * when this process commits an effect, so this bounds how late effects left behind by other
+   * (stopped) processes are seen, how long stop() may wait, and the idle cost: one read per tenant
+   * per wait.
+   */
   readonly blockMs?: number;
 }
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STORES } from '../../helpers/app.js';
-import { uniqueTenant } from '../../helpers/redis.js';
+import { STORES, tenantFor } from '../../helpers/app.js';
 import { seedDistributionSet, seedTarget } from '../../helpers/seed.js';
 import { assign, GATEWAY, GATEWAY_KEY, startDdiApp, targetOf } from './fixture.js';
 
@@ -67,7 +66,7 @@ describe.each(STORES)('DDI authentication, %s store', (kind) => {
       const systemOff = await startDdiApp(kind, { auth: { gatewayToken: false } });
       expect((await systemOff.device('gw-x').get()).status).toBe(401);
 
-      const other = kind === 'redis' ? uniqueTenant('B').toUpperCase() : 'OTHER';
+      const other = tenantFor(kind, 'B', 'OTHER');
       const two = await startDdiApp(kind, {
         otherTenant: { name: other, config: { 'authentication.gatewaytoken.enabled': true, 'authentication.gatewaytoken.key': 'gw-of-b' } },
       });

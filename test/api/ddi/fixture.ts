@@ -3,12 +3,10 @@
  * `tenants[].config`), the DDI system switches, trusted proxies and quotas; a device client whose
  * paths are relative to `/{tenant}/controller/v1/{controllerId}`; and assignments.
  */
-import { inject } from 'vitest';
 import type { ActionType, MaintenanceWindow } from '../../../src/domain/action.js';
 import { TARGET, type TargetRecord } from '../../../src/domain/target.js';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
-import type { App, StoreKind } from '../../helpers/app.js';
-import { uniqueTenant } from '../../helpers/redis.js';
+import { storeOptions, tenantFor, type App, type StoreKind } from '../../helpers/app.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer, type RequestOptions, type TestResponse } from '../../helpers/server.js';
 
 export const GATEWAY_KEY = 'gw-0123456789abcdef';
@@ -46,7 +44,7 @@ export const BASE_TENANT_CONFIG: Readonly<Record<string, ConfigValue>> = {
 };
 
 export async function startDdiApp(kind: StoreKind, opts: DdiOptions = {}): Promise<DdiApp> {
-  const tenant = kind === 'redis' ? uniqueTenant('D').toUpperCase() : 'DEFAULT';
+  const tenant = tenantFor(kind, 'D');
   const tenantConfig = { ...BASE_TENANT_CONFIG, ...opts.tenantConfig };
   const admin = { username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] };
   const tenants: unknown[] = [{ name: tenant, users: [admin], config: tenantConfig }];
@@ -58,7 +56,7 @@ export async function startDdiApp(kind: StoreKind, opts: DdiOptions = {}): Promi
       server: { trustedProxies: [...(opts.trustedProxies ?? [])] },
       quotas: opts.quotas ?? {},
     } as never,
-    kind === 'redis' ? { redisUrl: inject('redisUrl') } : {},
+    storeOptions(kind),
   );
   const client = http(server.url);
   const withAdmin = (o?: RequestOptions): RequestOptions => ({ auth: ADMIN, ...o });
