@@ -1,8 +1,8 @@
 /**
- * The one error catalogue. `errorCode` and `exceptionClass` are hawkBit's, copied exactly (typos
- * included) because clients match on them; `status` follows spec section 7.
- * (0.5-0.9 spell two codes `entitiyNotFound` and `entitiyAlreayExists`; device clients such as SWupdate match
- * on those spellings, so we keep them.)
+ * The one error catalogue. `errorCode` and `exceptionClass` are hawkBit's, copied exactly because
+ * clients match on them; `status` follows spec section 7. The two repository codes are spelt as 0.7
+ * through HEAD send them (`entityNotFound`, `entityAlreadyExists`; SpServerError.java at each tag);
+ * only 0.5-0.6 sent the misspellings `entitiyNotFound` / `entitiyAlreayExists`.
  * @see reference/hawkbit-api.md section 7
  */
 type Spec = { readonly status: number; readonly errorCode: string; readonly exceptionClass: string };
@@ -35,8 +35,8 @@ export const ERRORS = {
 
   // --- repository ---------------------------------------------------------------------------
   GENERIC: { status: 500, errorCode: 'hawkbit.server.error.repo.genericError', exceptionClass: 'org.eclipse.hawkbit.exception.GenericSpServerException' },
-  ALREADY_EXISTS: { status: 409, errorCode: 'hawkbit.server.error.repo.entitiyAlreayExists', exceptionClass: REPO + 'EntityAlreadyExistsException' },
-  NOT_FOUND: { status: 404, errorCode: 'hawkbit.server.error.repo.entitiyNotFound', exceptionClass: REPO + 'EntityNotFoundException' },
+  ALREADY_EXISTS: { status: 409, errorCode: 'hawkbit.server.error.repo.entityAlreadyExists', exceptionClass: REPO + 'EntityAlreadyExistsException' },
+  NOT_FOUND: { status: 404, errorCode: 'hawkbit.server.error.repo.entityNotFound', exceptionClass: REPO + 'EntityNotFoundException' },
   CONCURRENT_MODIFICATION: { status: 409, errorCode: 'hawkbit.server.error.repo.concurrentModification', exceptionClass: REPO + 'ConcurrentModificationException' },
   READ_ONLY: { status: 403, errorCode: 'hawkbit.server.error.entityReadOnly', exceptionClass: REPO + 'EntityReadOnlyException' },
   LOCKED: { status: 423, errorCode: 'hawkbit.server.error.locked', exceptionClass: REPO + 'LockedException' },

@@ -54,7 +54,7 @@ describe.each(STORES)('DDI authentication, %s store', (kind) => {
       expect(confirm.json().autoConfirm).toEqual({ active: false, activatedAt: 0 });
       expect((await targetOf(app, 'gw-confirm')).updateStatus).toBe('registered');
       // a known device on the other endpoints; an unknown one gets 404 there, after authenticating
-      expect((await app.device('gw-nobody').get('/deploymentBase/1')).json().errorCode).toBe('hawkbit.server.error.repo.entitiyNotFound');
+      expect((await app.device('gw-nobody').get('/deploymentBase/1')).json().errorCode).toBe('hawkbit.server.error.repo.entityNotFound');
       await expect(targetOf(app, 'gw-nobody')).rejects.toThrow('no target');
     });
 
@@ -148,7 +148,7 @@ describe.each(STORES)('DDI authentication, %s store', (kind) => {
       const app = await startDdiApp(kind);
       const unknown = await app.anon.get('/NO-SUCH-TENANT/controller/v1/dev-1', { headers: GATEWAY });
       expect(unknown.status).toBe(404);
-      expect(unknown.json().errorCode).toBe('hawkbit.server.error.repo.entitiyNotFound');
+      expect(unknown.json().errorCode).toBe('hawkbit.server.error.repo.entityNotFound');
       const lower = app.tenant.toLowerCase();
       const res = await app.anon.get(`/${lower}/controller/v1/dev-case`, { headers: GATEWAY });
       expect(res.status).toBe(200);

@@ -98,7 +98,7 @@ describe.each(STORES)('DDI device data, %s store', (kind) => {
       expect((await dev.get(`/softwaremodules/${other.module.id}/artifacts`)).status).toBe(404);
       expect((await dev.get(`/softwaremodules/${other.module.id}/artifacts/image.bin`)).status).toBe(404);
       expect((await dev.get('/softwaremodules/x/artifacts')).status).toBe(400);
-      expect((await dev.get(`${path}/missing.bin`)).json().errorCode).toBe('hawkbit.server.error.repo.entitiyNotFound');
+      expect((await dev.get(`${path}/missing.bin`)).json().errorCode).toBe('hawkbit.server.error.repo.entityNotFound');
       expect((await dev.get(`${path}/missing.bin.MD5SUM`)).status).toBe(404);
       // another target may not fetch this target's artifacts
       await app.device('art-2').get();

@@ -74,7 +74,7 @@ describe.each(STORES)('DDI feedback, %s store', (kind) => {
     const theirs = app.device('fb-theirs');
     const other = await theirs.post(`/deploymentBase/${mine}/feedback`, feedback('closed', 'success'));
     expect(other.status).toBe(404);
-    expect(other.json().errorCode).toBe('hawkbit.server.error.repo.entitiyNotFound');
+    expect(other.json().errorCode).toBe('hawkbit.server.error.repo.entityNotFound');
     expect((await theirs.get(`/deploymentBase/${mine}`)).status).toBe(404);
     expect((await theirs.get(`/cancelAction/${mine}`)).status).toBe(404);
     expect((await theirs.post(`/cancelAction/${mine}/feedback`, feedback('closed', 'success'))).status).toBe(404);

@@ -41,7 +41,7 @@ describe.each(STORES)('actions, %s store', (kind) => {
     });
     expect((await app.mgmt.get(`/rest/v1/actions/${id}`)).json()).toEqual(action);
     const stranger = await seedTarget(app, cid());
-    expectError(await app.mgmt.get(`/rest/v1/targets/${stranger.controllerId}/actions/${id}`), 404, 'hawkbit.server.error.repo.entitiyNotFound');
+    expectError(await app.mgmt.get(`/rest/v1/targets/${stranger.controllerId}/actions/${id}`), 404, 'hawkbit.server.error.repo.entityNotFound');
     expect((await app.mgmt.get(`/rest/v1/targets/${t.controllerId}/actions/999999`)).status).toBe(404);
     expect((await app.mgmt.get(`/rest/v1/targets/${t.controllerId}/actions/abc`)).status).toBe(400);
     expect((await app.mgmt.get('/rest/v1/actions/999999')).status).toBe(404);
@@ -177,7 +177,7 @@ describe.each(STORES)('action confirmation, %s store', (kind) => {
     expectError(await app.mgmt.put(path, { json: {} }), 400, 'hawkbit.server.error.rest.body.notReadable');
     expect((await app.mgmt.put(path, { json: { confirmation: 'confirmed' } })).status).toBe(204);
     expect(await getAction(app, t.controllerId, id)).toMatchObject({ detailStatus: 'running' });
-    expectError(await app.mgmt.put(path, { json: { confirmation: 'confirmed' } }), 404, 'hawkbit.server.error.repo.entitiyNotFound');
+    expectError(await app.mgmt.put(path, { json: { confirmation: 'confirmed' } }), 404, 'hawkbit.server.error.repo.entityNotFound');
     await app.mgmt.delete(`/rest/v1/targets/${t.controllerId}/actions/${id}`);
     await app.mgmt.delete(`/rest/v1/targets/${t.controllerId}/actions/${id}?force=true`);
     expectError(await app.mgmt.put(path, { json: { confirmation: 'confirmed' } }), 410, 'hawkbit.server.error.action.closed');

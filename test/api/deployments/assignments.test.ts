@@ -125,8 +125,8 @@ describe.each(STORES)('assignments, %s store', (kind) => {
 
   it('checks the distribution set: unknown, deleted, invalid, incomplete', async () => {
     const t = await seedTarget(app, cid());
-    expectError(await assignDs(app, t.controllerId, { id: 999_999 }), 404, 'hawkbit.server.error.repo.entitiyNotFound');
-    expectError(await app.mgmt.post('/rest/v1/distributionsets/999999/assignedTargets', { json: [{ id: t.controllerId }] }), 404, 'hawkbit.server.error.repo.entitiyNotFound');
+    expectError(await assignDs(app, t.controllerId, { id: 999_999 }), 404, 'hawkbit.server.error.repo.entityNotFound');
+    expectError(await app.mgmt.post('/rest/v1/distributionsets/999999/assignedTargets', { json: [{ id: t.controllerId }] }), 404, 'hawkbit.server.error.repo.entityNotFound');
     const deleted = await seedDistributionSet(app);
     await patchRecord<DistributionSetRecord>(app, DS, deleted.ds.id, { deleted: true });
     expect((await assignDs(app, t.controllerId, { id: deleted.ds.id })).status).toBe(404);
@@ -141,10 +141,10 @@ describe.each(STORES)('assignments, %s store', (kind) => {
 
   it('404 for an unknown target, in the path or in the list (nothing assigned)', async () => {
     const { ds } = await seedDistributionSet(app);
-    expectError(await assignDs(app, 'no-such-target', { id: ds.id }), 404, 'hawkbit.server.error.repo.entitiyNotFound');
+    expectError(await assignDs(app, 'no-such-target', { id: ds.id }), 404, 'hawkbit.server.error.repo.entityNotFound');
     const known = await seedTarget(app, cid());
     const res = await app.mgmt.post(`/rest/v1/distributionsets/${ds.id}/assignedTargets`, { json: [{ id: known.controllerId }, { id: 'no-such-target' }] });
-    expectError(res, 404, 'hawkbit.server.error.repo.entitiyNotFound');
+    expectError(res, 404, 'hawkbit.server.error.repo.entityNotFound');
     expect(res.json().message).toContain('no-such-target');
     expect((await storedTarget(app, known.id)).assignedDs).toBeNull();
   });

@@ -64,7 +64,7 @@ describe.each(STORES)('auto-confirmation, %s store', (kind) => {
   });
 
   it('404 for an unknown target; 400 for a malformed body; reader may only read', async () => {
-    expectError(await app.mgmt.get('/rest/v1/targets/nobody/autoConfirm'), 404, 'hawkbit.server.error.repo.entitiyNotFound');
+    expectError(await app.mgmt.get('/rest/v1/targets/nobody/autoConfirm'), 404, 'hawkbit.server.error.repo.entityNotFound');
     expect((await app.mgmt.post('/rest/v1/targets/nobody/autoConfirm/activate')).status).toBe(404);
     expect((await app.mgmt.post('/rest/v1/targets/nobody/autoConfirm/deactivate')).status).toBe(404);
     const t = await seedTarget(app, cid());

@@ -54,7 +54,7 @@ describe.each(STORES)('%s store', (kind) => {
   it('answers 404 naming an unknown type key, as hawkBit does', async () => {
     const res = await app.mgmt.post(`${ROOT}/softwaremodules`, { json: [{ name: 'n', version: '1', type: 'no-such-type-key' }] });
     expect(res.status).toBe(404);
-    expect(res.json().errorCode).toBe('hawkbit.server.error.repo.entitiyNotFound');
+    expect(res.json().errorCode).toBe('hawkbit.server.error.repo.entityNotFound');
     expect(res.json().message).toContain('no-such-type-key');
   });
 

@@ -60,7 +60,7 @@ describe.each(STORES)('%s store', (kind) => {
       const t = await smType(app);
       const dupKey = await app.mgmt.post(`${ROOT}/softwaremoduletypes`, { json: [{ key: t.key.toUpperCase(), name: unique('n') }] });
       expect(dupKey.status).toBe(409);
-      expect(dupKey.json().errorCode).toBe('hawkbit.server.error.repo.entitiyAlreayExists');
+      expect(dupKey.json().errorCode).toBe('hawkbit.server.error.repo.entityAlreadyExists');
       expect((await app.mgmt.post(`${ROOT}/softwaremoduletypes`, { json: [{ key: unique('k'), name: t.name }] })).status).toBe(409);
       const k = unique('twice');
       const both = await app.mgmt.post(`${ROOT}/softwaremoduletypes`, { json: [{ key: k, name: `${k}1` }, { key: k, name: `${k}2` }] });
@@ -104,7 +104,7 @@ describe.each(STORES)('%s store', (kind) => {
     it('answers 404 for unknown ids and 400 for ids that are not numbers', async () => {
       const res = await app.mgmt.get(`${ROOT}/softwaremoduletypes/999999`);
       expect(res.status).toBe(404);
-      expect(res.json().errorCode).toBe('hawkbit.server.error.repo.entitiyNotFound');
+      expect(res.json().errorCode).toBe('hawkbit.server.error.repo.entityNotFound');
       expect((await app.mgmt.get(`${ROOT}/softwaremoduletypes/abc`)).status).toBe(400);
       expect((await app.mgmt.put(`${ROOT}/softwaremoduletypes/999999`, { json: { description: 'x' } })).status).toBe(404);
       expect((await app.mgmt.delete(`${ROOT}/softwaremoduletypes/999999`)).status).toBe(404);

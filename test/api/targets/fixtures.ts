@@ -27,8 +27,8 @@ export function expectError(res: TestResponse, status: number, errorCode: string
 
 export const ERR = {
   body: 'hawkbit.server.error.rest.body.notReadable',
-  exists: 'hawkbit.server.error.repo.entitiyAlreayExists',
-  notFound: 'hawkbit.server.error.repo.entitiyNotFound',
+  exists: 'hawkbit.server.error.repo.entityAlreadyExists',
+  notFound: 'hawkbit.server.error.repo.entityNotFound',
   param: 'hawkbit.server.error.rest.param.invalid',
   rsqlField: 'hawkbit.server.error.rest.param.rsqlInvalidField',
   rsqlSyntax: 'hawkbit.server.error.rest.param.rsqlParamSyntax',

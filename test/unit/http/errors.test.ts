@@ -10,7 +10,7 @@ describe('error replies', () => {
   it('maps an AppError to its status, catalogue entry and headers', () => {
     expect(toErrorReply(notFound('Target', 'dev1'), logger)).toEqual({
       status: 404,
-      json: { exceptionClass: 'org.eclipse.hawkbit.repository.exception.EntityNotFoundException', errorCode: 'hawkbit.server.error.repo.entitiyNotFound', message: 'Target with given identifier {dev1} does not exist.' },
+      json: { exceptionClass: 'org.eclipse.hawkbit.repository.exception.EntityNotFoundException', errorCode: 'hawkbit.server.error.repo.entityNotFound', message: 'Target with given identifier {dev1} does not exist.' },
     });
     const withHeaders = toErrorReply(new AppError('UNAUTHORIZED', 'no', { headers: { 'WWW-Authenticate': 'Basic' } }), logger);
     expect(withHeaders).toMatchObject({ status: 401, headers: { 'WWW-Authenticate': 'Basic' } });
