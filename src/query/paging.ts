@@ -1,7 +1,9 @@
 /**
  * Management API list parameters: `offset`, `limit`, `sort`, `q`.
- * hawkBit clamps bad paging silently (offset < 0 → 0, limit < 1 → 50, limit > 500 → 500); the spec asks
- * for a clear 400 on bad input instead, so we refuse it and name the parameter and the value.
+ * Paging is clamped as hawkBit's PagingUtility does (offset < 0 → 0, limit < 1 → the default, limit
+ * over the maximum → the maximum), because scripts written against hawkBit rely on it. What hawkBit's
+ * `int` parameters refuse stays a 400 naming the parameter: text that is not an integer, and values
+ * beyond int32 (Spring's type mismatch).
  * An empty parameter (`?q=&limit=`) counts as absent, as Spring treats it with a default value.
  * @see reference/hawkbit-api.md section 3.0
  */
@@ -11,7 +13,8 @@ import { parseFilter, type Filter } from './filter.js';
 import { show } from './operands.js';
 import type { SortSpec } from './sort.js';
 
-export const MAX_OFFSET = 2147483647; // int32, as hawkBit's parameter type
+const INT32_MAX = 2147483647; // hawkBit's paging parameters are Java ints
+const INT32_MIN = -2147483648;
 export const MAX_SORT_TERMS = 16;
 
 export interface ListParams<E = unknown> {
@@ -45,12 +48,13 @@ function single(query: URLSearchParams, name: string): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
-function integer(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+/** An int32 query parameter, or undefined when absent. */
+function int32(query: URLSearchParams, name: string): number | undefined {
   const raw = single(query, name);
-  if (raw === undefined) return fallback;
+  if (raw === undefined) return undefined;
   if (!INTEGER.test(raw)) throw new AppError('BAD_PARAMETER', `${name} must be an integer, got '${show(raw)}'`);
   const n = Number(raw);
-  if (n < min || n > max) throw new AppError('BAD_PARAMETER', `${name} must be ${min}..${max}, got ${raw}`);
+  if (n < INT32_MIN || n > INT32_MAX) throw new AppError('BAD_PARAMETER', `${name} must be a 32-bit integer, got ${raw}`);
   return n;
 }
 
@@ -81,8 +85,9 @@ export function parseSort<E>(raw: string, fields: FieldMap<E>): SortSpec[] {
 }
 
 export function parseListParams<E>(query: URLSearchParams, opts: ListOptions<E>): ListParams<E> {
-  const offset = integer(query, 'offset', 0, 0, MAX_OFFSET);
-  const limit = integer(query, 'limit', opts.defaultLimit, 1, opts.maxLimit);
+  const offset = Math.max(0, int32(query, 'offset') ?? 0);
+  const rawLimit = int32(query, 'limit') ?? opts.defaultLimit;
+  const limit = rawLimit < 1 ? opts.defaultLimit : Math.min(rawLimit, opts.maxLimit);
   const rawSort = single(query, 'sort');
   const sort = rawSort === undefined ? opts.defaultSort : parseSort(rawSort, opts.sortFields);
   const q = single(query, 'q');

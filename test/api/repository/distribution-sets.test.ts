@@ -184,7 +184,7 @@ describe.each(STORES)('%s store', (kind) => {
     expect((await app.mgmt.get(`${ROOT}/distributionsets?q=nosuchfield==1`)).status).toBe(400);
     expect((await app.mgmt.get(`${ROOT}/distributionsets?q=name=bogus=1`)).status).toBe(400);
     expect((await app.mgmt.get(`${ROOT}/distributionsets?sort=modules:ASC`)).json().errorCode).toBe('hawkbit.server.error.rest.param.invalidField');
-    expect((await app.mgmt.get(`${ROOT}/distributionsets?limit=0`)).status).toBe(400);
+    expect((await app.mgmt.get(`${ROOT}/distributionsets?limit=zero`)).status).toBe(400);
   });
 
   it('keeps metadata: create 201, list, get, put 200 with the entry, delete; quota 403', async () => {

@@ -143,10 +143,9 @@ describe.each(STORES)('target queries on the %s store', (kind) => {
     ['sort=attribute.x:ASC', ERR.sortField, undefined],
     ['sort=name:UP', ERR.sortDirection, 'UP'],
     ['sort=name', ERR.sortSyntax, undefined],
-    ['limit=0', ERR.param, 'limit'],
-    ['limit=501', ERR.param, 'limit'],
     ['limit=ten', ERR.param, 'limit'],
-    ['offset=-1', ERR.param, 'offset'],
+    ['limit=2147483648', ERR.param, 'limit'],
+    ['offset=-2147483649', ERR.param, 'offset'],
     ['q=name==a&q=name==b', ERR.param, 'q'],
   ])('refuses %s with 400', async (query, code, mentions) => {
     expectError(await app.mgmt.get(`/rest/v1/targets?${query.replace(/ /g, '%20')}`), 400, code, mentions);
@@ -156,5 +155,29 @@ describe.each(STORES)('target queries on the %s store', (kind) => {
     await app.mgmt.get(`/rest/v1/targets?q=${encodeURIComponent('name==' + '('.repeat(200))}`);
     await app.mgmt.get(`/rest/v1/targets?q=${encodeURIComponent('name==' + 'a*'.repeat(1500))}`);
     expect(await q('name==alpha-1,controllerid==alpha-1')).toEqual(['alpha-1']);
+  });
+});
+
+/** hawkBit's PagingUtility: limit over the maximum → the maximum, under 1 → the default, offset < 0 → 0 (issue 7 item 9). */
+describe.each(STORES)('paging on the %s store', (kind) => {
+  it('clamps paging as hawkBit does instead of refusing it', async () => {
+    const app = await startApp(kind, { limits: { defaultPageSize: 2, maxPageSize: 3 } });
+    await createTargets(app, ['p-1', 'p-2', 'p-3', 'p-4', 'p-5'].map((controllerId) => ({ controllerId, name: controllerId })));
+    const page = async (query: string): Promise<{ ids: string[]; size: number; total: number }> => {
+      const res = await app.mgmt.get(`/rest/v1/targets?q=controllerId==p-*&${query}`);
+      expect(res.status, res.text).toBe(200);
+      const body = res.json();
+      return { ids: body.content.map((t: { controllerId: string }) => t.controllerId), size: body.size, total: body.total };
+    };
+    expect(await page('limit=9')).toEqual({ ids: ['p-1', 'p-2', 'p-3'], size: 3, total: 5 });
+    expect(await page('limit=2147483647')).toEqual({ ids: ['p-1', 'p-2', 'p-3'], size: 3, total: 5 });
+    expect(await page('limit=0')).toEqual({ ids: ['p-1', 'p-2'], size: 2, total: 5 });
+    expect(await page('limit=-4')).toEqual({ ids: ['p-1', 'p-2'], size: 2, total: 5 });
+    expect(await page('offset=-3&limit=3')).toEqual({ ids: ['p-1', 'p-2', 'p-3'], size: 3, total: 5 });
+    expect(await page('offset=3&limit=3')).toEqual({ ids: ['p-4', 'p-5'], size: 2, total: 5 });
+    // the same parser serves every list: actions, metadata, sub-collections
+    expect((await app.mgmt.get('/rest/v1/actions?limit=0&offset=-1')).status).toBe(200);
+    expect((await app.mgmt.get('/rest/v1/targets/p-1/metadata?limit=100000')).status).toBe(200);
+    expectError(await app.mgmt.get('/rest/v1/targets?limit=1e3'), 400, ERR.param, 'limit');
   });
 });
