@@ -15,7 +15,8 @@ const bulkBody = z.record(z.string(), z.unknown());
 /**
  * `/rest/v1/system/configs`: read all, read, write and reset one key, write several at once (all
  * or none). Values are validated by the key catalogue (src/domain/tenant-config.ts). Writes answer
- * 200 with the entries, as the spec's releases do. @see spec 4.7; reference §3.14, §10
+ * 204 without a body, as the newest release does (0.5-0.9 answered 200 with the entries).
+ * @see spec 4.7; reference §3.14, §10
  */
 export interface ConfigDeps extends Pick<KitDeps, 'mgmtAuth' | 'now'> {
   readonly tenantConfig: Pick<TenantConfigService, 'entries' | 'entry' | 'set' | 'reset'>;
@@ -47,8 +48,8 @@ export function configRoutes(deps: ConfigDeps): Route[] {
         const values = readBody(req, bulkBody);
         const hidden = Object.keys(values).find((k) => !maySee(principal, k));
         if (hidden !== undefined) throw new AppError('INSUFFICIENT_PERMISSION', `Writing ${hidden} needs the permission READ_GATEWAY_SECURITY_TOKEN`);
-        const written = await cfg().set(principal.tenant, values, principal.username, deps.now());
-        return { status: 200, json: Object.keys(values).map((k) => configEntryJson(req, k, written[k] as NonNullable<(typeof written)[string]>)) };
+        await cfg().set(principal.tenant, values, principal.username, deps.now());
+        return { status: 204 };
       },
     },
     {
@@ -65,8 +66,8 @@ export function configRoutes(deps: ConfigDeps): Route[] {
         const key = keyOf(req);
         await cfg().entry(principal.tenant, key); // unknown key: 400 before the body is judged
         const { value } = readBody(req, valueBody);
-        const written = await cfg().set(principal.tenant, { [key]: value }, principal.username, deps.now());
-        return { status: 200, json: configEntryJson(req, key, written[key] as NonNullable<(typeof written)[string]>) };
+        await cfg().set(principal.tenant, { [key]: value }, principal.username, deps.now());
+        return { status: 204 };
       },
     },
     {

@@ -12,9 +12,10 @@ import { callerOf, pathText } from './request.js';
 
 /**
  * Metadata of targets, software modules and distribution sets (`.../{id}/metadata[/{key}]`): create
- * (201 with the created entries), paged list, and single-entry read, update (200 with the entry, the
- * spec's 0.5-0.9 behaviour) and delete. Keys are unique per owner; a quota caps their number.
- * @see spec 2.4, 4.3, 4.4; reference §3.1, §3.9, §3.12
+ * (201; the newest release sends no body, the created entries are kept for 0.5 clients that read
+ * them), paged list, and single-entry read, update and delete (204, the newest release's codes;
+ * 0.5-0.9 answered 200). Keys are unique per owner; a quota caps their number.
+ * @see spec 2.4, 4.3, 4.4; reference §3.1, §3.9, §3.12, §10
  */
 export interface MetadataEntry {
   readonly key: string;
@@ -118,16 +119,15 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
       handler: async (req) => {
         const key = pathText(req, 'metadataKey');
         const body = readBody(req, updateBody);
-        let updated: MetadataEntry | undefined;
         await change(req, (entries) => {
           const e = find(entries, key);
-          updated = {
+          const updated: MetadataEntry = {
             key, value: body.value ?? e.value,
             ...(owner.targetVisible ? { targetVisible: body.targetVisible ?? e.targetVisible ?? false } : {}),
           };
-          return entries.map((x) => (x.key === key ? (updated as MetadataEntry) : x));
+          return entries.map((x) => (x.key === key ? updated : x));
         });
-        return { status: 200, json: json(updated ?? find([], key)) };
+        return { status: 204 };
       },
     },
     {
@@ -138,7 +138,7 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
           find(entries, key);
           return entries.filter((e) => e.key !== key);
         });
-        return { status: 200 }; // 0.5-0.9 answer 200 (reference §10); newer releases 204
+        return { status: 204 };
       },
     },
   ];

@@ -12,10 +12,10 @@ import { loadOr404 } from './store.js';
 /**
  * Which members (targets, distribution sets) carry a tag: `.../{tagId}/assigned` lists them and
  * takes them on or off in bulk (POST/PUT, DELETE with a body) or one by one (`.../assigned/{member}`),
- * and `.../assigned/toggleTagAssignment` takes the tag off every listed member when all carry it,
- * else puts it on the others. Bodies of the 0.5-0.9 generation (objects: `[{"controllerId": ..}]`,
- * `[{"id": ..}]`) are answered with the members, newer ones (plain keys) with 204. Every change of
- * one request is one atomic commit.
+ * and `.../assigned/toggleTagAssignment` (0.5-0.8) takes the tag off every listed member when all
+ * carry it, else puts it on the others. Bodies of the 0.5 generation (objects: `[{"controllerId": ..}]`,
+ * `[{"id": ..}]`) are accepted beside plain keys; changes answer 204, as the newest release does
+ * (0.5 answered 200 with the members). Every change of one request is one atomic commit.
  * @see reference §3.2, §3.11, §10; spec 4.2
  */
 export interface TaggedMembers<M, Key extends string | number> {
@@ -55,11 +55,10 @@ export function taggingRoutes<M, Key extends string | number>(deps: KitDeps, spe
   const update = deps.mgmtAuth(spec.access.update);
   const body: z.ZodType<readonly (Key | { readonly [field: string]: Key })[]> =
     z.preprocess((v: unknown): unknown => (Array.isArray(v) ? v : [v]), z.array(z.union([spec.key, spec.legacyKey])));
-  /** The keys of the body (each once) and whether it used the 0.5-0.9 objects. */
-  const readKeys = (req: Request): { keys: Key[]; legacy: boolean } => {
+  /** The keys of the body, each once (plain, or inside the 0.5 objects). */
+  const readKeys = (req: Request): Key[] => {
     const items = validate(parseJsonBody(req.body), body);
-    const keys = items.map((x) => (typeof x === 'object' ? (x[spec.legacyField] as Key) : x));
-    return { keys: [...new Set(keys)], legacy: items.some((x) => typeof x === 'object') };
+    return [...new Set(items.map((x) => (typeof x === 'object' ? (x[spec.legacyField] as Key) : x)))];
   };
   const tagOf = async (req: Request): Promise<{ tenant: Tenant; by: string; tag: number }> => {
     const { tenant, username } = callerOf(req);
@@ -76,11 +75,10 @@ export function taggingRoutes<M, Key extends string | number>(deps: KitDeps, spe
   };
   const change = (on: boolean): Route['handler'] => async (req) => {
     const { tenant, by, tag } = await tagOf(req);
-    const { keys, legacy } = readKeys(req);
-    const { found, failAfter } = await resolve(req, tenant, keys);
-    const after = await spec.setTag(tenant, found, tag, on, by);
+    const { found, failAfter } = await resolve(req, tenant, readKeys(req));
+    await spec.setTag(tenant, found, tag, on, by);
     if (failAfter !== undefined) throw failAfter;
-    return on && legacy ? { status: 200, json: await spec.render(req, tenant, after) } : { status: 204 };
+    return { status: 204 };
   };
   const single = (on: boolean): Route['handler'] => async (req) => {
     const { tenant, by, tag } = await tagOf(req);
@@ -109,7 +107,7 @@ export function taggingRoutes<M, Key extends string | number>(deps: KitDeps, spe
       method: 'POST', path: `${assigned}/toggleTagAssignment`, auth: update,
       handler: async (req) => {
         const { tenant, by, tag } = await tagOf(req);
-        const { found, missing } = await spec.find(tenant, readKeys(req).keys);
+        const { found, missing } = await spec.find(tenant, readKeys(req));
         if (missing.length > 0) throw spec.notFound(missing);
         const allTagged = found.every((m) => spec.tags(m).includes(tag));
         const subject = allTagged ? found : found.filter((m) => !spec.tags(m).includes(tag));

@@ -97,7 +97,7 @@ describe.each(STORES)('%s store', (kind) => {
   });
 
   describe('metadata', () => {
-    it('creates (201 with the entries), lists, reads, updates (200 with the entry) and deletes entries', async () => {
+    it('creates (201 with the entries), lists, reads, updates (204) and deletes (204) entries', async () => {
       const t = await smType(app);
       const m = await module(app, t.key);
       const base = `${ROOT}/softwaremodules/${m.id}/metadata`;
@@ -111,9 +111,9 @@ describe.each(STORES)('%s store', (kind) => {
       expect((await app.mgmt.get(`${base}?limit=1&sort=key:DESC`)).json()).toMatchObject({ total: 2, size: 1, content: [{ key: 'k2' }] });
       expect((await app.mgmt.get(`${base}/k1`)).json()).toEqual({ key: 'k1', value: 'v1', targetVisible: true });
       const put = await app.mgmt.put(`${base}/k2`, { json: { value: 'changed', targetVisible: true } });
-      expect(put.status).toBe(200);
-      expect(put.json()).toEqual({ key: 'k2', value: 'changed', targetVisible: true });
-      expect((await app.mgmt.delete(`${base}/k1`)).status).toBe(200);
+      expect(put.status).toBe(204);
+      expect((await app.mgmt.get(`${base}/k2`)).json()).toEqual({ key: 'k2', value: 'changed', targetVisible: true });
+      expect((await app.mgmt.delete(`${base}/k1`)).status).toBe(204);
       expect((await app.mgmt.get(`${base}/k1`)).status).toBe(404);
       expect((await app.mgmt.put(`${base}/k1`, { json: { value: 'x' } })).status).toBe(404);
       expect((await app.mgmt.delete(`${base}/k1`)).status).toBe(404);
