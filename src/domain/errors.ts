@@ -56,6 +56,7 @@ export const ERRORS = {
   SHA256_MISMATCH: { status: 400, errorCode: 'hawkbit.server.error.artifact.uploadFailed.checksum.sha256.match', exceptionClass: REPO + 'InvalidSHA256HashException' },
   ARTIFACT_DELETE_FAILED: { status: 500, errorCode: 'hawkbit.server.error.artifact.deleteFailed', exceptionClass: REPO + 'ArtifactDeleteFailedException' },
   ARTIFACT_LOAD_FAILED: { status: 500, errorCode: 'hawkbit.server.error.artifact.loadFailed', exceptionClass: REPO + 'ArtifactBinaryNotFoundException' },
+  ENCRYPTION_NOT_SUPPORTED: { status: 400, errorCode: 'hawkbit.server.error.artifact.encryptionNotSupported', exceptionClass: 'org.eclipse.hawkbit.artifact.exception.ArtifactEncryptionUnsupportedException' },
   ARTIFACT_BINARY_DELETED: { status: 410, errorCode: 'hawkbit.server.error.artifact.binaryDeleted', exceptionClass: REPO + 'ArtifactBinaryGoneException' },
 
   // --- distribution sets and types ----------------------------------------------------------

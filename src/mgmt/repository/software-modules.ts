@@ -3,7 +3,7 @@
  * @see reference §3.12, spec 2.6 and 4.3
  */
 import { z } from 'zod';
-import { notFound } from '../../domain/errors.js';
+import { AppError, notFound } from '../../domain/errors.js';
 import { ARTIFACT, DS, SM, SM_TYPE, type ArtifactRecord } from '../../domain/repository.js';
 import type { Route } from '../../http/types.js';
 import { SCAN_ALL, loadRecords } from '../../store/reads.js';
@@ -35,13 +35,18 @@ export function softwareModuleRoutes(deps: RepositoryDeps): Route[] {
     create: {
       item: createItem,
       build: async (ctx, items) => {
+        // no encryption provider: hawkBit answers 400 rather than serve the artifacts in clear as "encrypted"
+        const encrypted = items.findIndex((b) => b.encrypted === true);
+        if (encrypted >= 0) {
+          throw new AppError('ENCRYPTION_NOT_SUPPORTED', `body[${encrypted}].encrypted: artifact encryption is not supported (no encryption provider)`);
+        }
         const typeIds = await deps.store.lookupMany(ctx.tenant, SM_TYPE, 'key', items.map((b) => b.type.toLowerCase()));
         return items.map((b, i) => {
           const type = typeIds[i];
           if (type === undefined) throw notFound('SoftwareModuleType', b.type); // hawkBit resolves the key with getByKey().orElseThrow()
           return (id, audit) => ({
             id, name: b.name, version: b.version, type, description: b.description ?? null, vendor: b.vendor ?? null,
-            encrypted: b.encrypted ?? false, locked: false, deleted: false, metadata: {}, ...audit,
+            encrypted: false, locked: false, deleted: false, metadata: {}, ...audit,
           });
         });
       },

@@ -51,6 +51,24 @@ describe.each(STORES)('%s store', (kind) => {
     expect(res.json().message).toContain(field);
   });
 
+  it('refuses encrypted: true with 400 encryptionNotSupported and creates nothing (issue 7 item 5)', async () => {
+    const t = await smType(app);
+    const name = unique('enc');
+    const body = [{ name: `${name}-a`, version: '1', type: t.key }, { name: `${name}-b`, version: '1', type: t.key, encrypted: true }];
+    const res = await app.mgmt.post(`${ROOT}/softwaremodules`, { json: body });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json()).toMatchObject({
+      errorCode: 'hawkbit.server.error.artifact.encryptionNotSupported',
+      exceptionClass: 'org.eclipse.hawkbit.artifact.exception.ArtifactEncryptionUnsupportedException',
+    });
+    expect(res.json().message).toContain('body[1].encrypted');
+    expect((await app.mgmt.get(`${ROOT}/softwaremodules?q=name==${name}*`)).json().total).toBe(0);
+    // false (or absent) is what peregrine serves: artifacts in clear
+    const plain = await app.mgmt.post(`${ROOT}/softwaremodules`, { json: [{ ...body[1], encrypted: false }] });
+    expect(plain.status).toBe(201);
+    expect(plain.json()[0].encrypted).toBe(false);
+  });
+
   it('answers 404 naming an unknown type key, as hawkBit does', async () => {
     const res = await app.mgmt.post(`${ROOT}/softwaremodules`, { json: [{ name: 'n', version: '1', type: 'no-such-type-key' }] });
     expect(res.status).toBe(404);
