@@ -5,14 +5,12 @@
  * @see reference/hawkbit-api.md §1.3, §1.4, §4.2 (maintenance schedule lapsed)
  */
 import type { Services } from '../app/services.js';
-import { ACTION, type ActionRecord } from '../domain/action.js';
+import { ACTION, WEIGHT_IF_ABSENT, type ActionRecord } from '../domain/action.js';
 import { windowState, type WindowState } from '../domain/maintenance.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { formatDuration } from '../domain/tenant-config.js';
 import { MISS, type CachedReads, type Miss, type Page, type Reads, type Stored, type Tenant } from '../store/port.js';
 
-/** hawkBit's `action-weight-if-absent`. */
-export const WEIGHT_IF_ABSENT = 1000;
 /** Far more active actions than any target has; the index is read in one page. */
 const ACTIVE_PAGE: Page = Object.freeze({ offset: 0, limit: 1000 });
 

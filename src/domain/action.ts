@@ -9,6 +9,9 @@ export const ACTION_STATUSES = [
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
 
 export const ACTION_TYPES = ['forced', 'soft', 'timeforced', 'downloadonly'] as const;
+
+/** hawkBit's `action-weight-if-absent`: the weight of an action created without one (reference §3.16, §4.5). */
+export const WEIGHT_IF_ABSENT = 1000;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 export interface MaintenanceWindow {

@@ -73,7 +73,6 @@ export const ERRORS = {
   ACTION_NOT_DELETABLE: { status: 405, errorCode: 'hawkbit.server.error.action.notDeletable', exceptionClass: REPO + 'DeleteActionNotAllowedException' },
   ACTION_CLOSED: { status: 410, errorCode: 'hawkbit.server.error.action.closed', exceptionClass: REPO + 'ActionClosedException' },
   MULTIASSIGNMENT: { status: 400, errorCode: 'hawkbit.server.error.multiAssignmentNotEnabled', exceptionClass: REPO + 'MultiAssignmentIsNotEnabledException' },
-  NO_WEIGHT_IN_MULTIASSIGNMENT: { status: 400, errorCode: 'hawkbit.server.error.noWeightProvidedInMultiAssignmentMode', exceptionClass: REPO + 'NoWeightProvidedInMultiAssignmentModeException' },
   MAINTENANCE_SCHEDULE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.maintenanceScheduleInvalid', exceptionClass: REPO + 'InvalidMaintenanceScheduleException' },
   AUTO_ASSIGN_ACTION_TYPE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.repo.invalidAutoAssignActionType', exceptionClass: REPO + 'InvalidAutoAssignActionTypeException' },
 

@@ -14,7 +14,8 @@ import { runAssignments } from './run-assignments.js';
 import { actionPath } from './views.js';
 
 /**
- * Manual assignment from either side (reference §3.16, §4.2, §4.4; spec 2.11 multi-assignment): every
+ * Manual assignment from either side (reference §3.16, §4.2, §4.4; spec 2.11 multi-assignment; an item
+ * without weight gets 1000 also under multi-assignment, as hawkBit bypasses its weight check): every
  * check runs before anything is written, then each pair goes through the assignment service, and the
  * answer waits until the obsolete actions it cancelled show as canceling.
  */
@@ -32,10 +33,6 @@ export async function assignFromRequest(
   const keys = items.map((i) => i.controllerId.toLowerCase());
   if (!multi && new Set(keys).size < keys.length) {
     throw new AppError('MULTIASSIGNMENT', 'The same target appears more than once in the request, but multi-assignment is not enabled.');
-  }
-  if (multi && !offline) {
-    const i = items.findIndex((it) => it.weight === null);
-    if (i >= 0) throw new AppError('NO_WEIGHT_IN_MULTIASSIGNMENT', `body[${i}].weight: required when multi-assignment is enabled`);
   }
   const windows = offline ? items.map(() => null) : items.map((it) => validateMaintenanceWindow(it.maintenanceWindow, now));
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTION_TYPES, type ActionType, type MaintenanceWindow } from '../../domain/action.js';
+import { ACTION_TYPES, WEIGHT_IF_ABSENT, type ActionType, type MaintenanceWindow } from '../../domain/action.js';
 import { bool, id, int, many } from '../kit/body.js';
 
 /**
@@ -32,7 +32,7 @@ export interface AssignItem {
   readonly ds: number;
   readonly actionType: ActionType;
   readonly forceTime: number;
-  readonly weight: number | null;
+  readonly weight: number;
   readonly confirmationRequired: boolean | null;
   readonly maintenanceWindow: Partial<MaintenanceWindow> | null;
 }
@@ -43,7 +43,8 @@ export function toItem(controllerId: string, ds: number, o: Options): AssignItem
     ds,
     actionType: o.type ?? 'forced',
     forceTime: o.forcetime ?? 0,
-    weight: o.weight ?? null,
+    // hawkBit stores 1000 for an assignment without weight, with or without multi-assignment (AbstractDsAssignmentStrategy)
+    weight: o.weight ?? WEIGHT_IF_ABSENT,
     confirmationRequired: o.confirmationRequired ?? null,
     maintenanceWindow: o.maintenanceWindow ? {
       ...(o.maintenanceWindow.schedule == null ? {} : { schedule: o.maintenanceWindow.schedule }),

@@ -19,22 +19,28 @@ describe.each(STORES)('assignments with tenant configuration, %s store', (kind) 
     expect(await storedTarget(app, t.id)).toMatchObject({ assignedDs: two.ds.id, updateStatus: 'pending' });
   });
 
-  it('with multi-assignment a target gets several sets, each needing a weight', async () => {
+  it('with multi-assignment a target gets several sets; an item without weight gets 1000 (issue 7 item 13)', async () => {
     const app = await startDeployApp(kind);
     await app.setConfig({ 'multi.assignments.enabled': true });
-    const [one, two] = [await seedDistributionSet(app), await seedDistributionSet(app)];
+    const [one, two, three] = [await seedDistributionSet(app), await seedDistributionSet(app), await seedDistributionSet(app)];
     const t = await seedTarget(app, cid());
-    expectError(await assignDs(app, t.controllerId, [{ id: one.ds.id, weight: 10 }, { id: two.ds.id }]), 400,
-      'hawkbit.server.error.noWeightProvidedInMultiAssignmentMode');
-    const res = await assignDs(app, t.controllerId, [{ id: one.ds.id, weight: 10 }, { id: two.ds.id, weight: 20 }]);
+    const res = await assignDs(app, t.controllerId, [{ id: one.ds.id, weight: 10 }, { id: two.ds.id }]);
+    expect(res.status, res.text).toBe(200);
     expect(res.json()).toMatchObject({ assigned: 2, alreadyAssigned: 0, total: 2 });
     const [a, b] = res.json().assignedActions.map((x: { id: number }) => x.id) as [number, number];
     expect(await getAction(app, t.controllerId, a)).toMatchObject({ detailStatus: 'running', weight: 10 });
-    expect(await getAction(app, t.controllerId, b)).toMatchObject({ detailStatus: 'running', weight: 20 });
+    expect(await getAction(app, t.controllerId, b)).toMatchObject({ detailStatus: 'running', weight: 1000 });
+    // from the set's side too, and an explicit weight is kept
+    const other = await seedTarget(app, cid());
+    const bySet = await app.mgmt.post(`/rest/v1/distributionsets/${three.ds.id}/assignedTargets`, { json: [{ id: t.controllerId }, { id: other.controllerId, weight: 20 }] });
+    expect(bySet.status, bySet.text).toBe(200);
+    const [c, d] = bySet.json().assignedActions.map((x: { id: number }) => x.id) as [number, number];
+    expect(await getAction(app, t.controllerId, c)).toMatchObject({ weight: 1000 });
+    expect(await getAction(app, other.controllerId, d)).toMatchObject({ weight: 20 });
     // the same set again is another action, and nothing was cancelled
     const again = await app.mgmt.post(`/rest/v1/distributionsets/${one.ds.id}/assignedTargets`, { json: [{ id: t.controllerId, weight: 5 }] });
     expect(again.json()).toMatchObject({ assigned: 1 });
-    expect((await app.mgmt.get(`/rest/v1/targets/${t.controllerId}/actions?q=detailstatus==running`)).json().total).toBe(3);
+    expect((await app.mgmt.get(`/rest/v1/targets/${t.controllerId}/actions?q=detailstatus==running`)).json().total).toBe(4);
   });
 
   it('with the confirmation flow actions wait, unless confirmation is not required or auto-confirm is on', async () => {

@@ -25,7 +25,7 @@ describe.each(STORES)('assignments, %s store', (kind) => {
     const action = await getAction(app, t.controllerId, id);
     expect(action).toMatchObject({ id, type: 'update', status: 'pending', detailStatus: 'running', active: true, forceType: 'forced', createdBy: 'admin' });
     expect(action).not.toHaveProperty('forceTime');
-    expect(action).not.toHaveProperty('weight');
+    expect(action.weight).toBe(1000); // hawkBit's action-weight-if-absent
     const target = await storedTarget(app, t.id);
     expect(target).toMatchObject({ assignedDs: ds.id, updateStatus: 'pending' });
     const history = await statusTypes(app, t.controllerId, id);
