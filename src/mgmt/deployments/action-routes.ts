@@ -5,7 +5,7 @@ import { AppError } from '../../domain/errors.js';
 import type { Request, Route } from '../../http/types.js';
 import type { Tenant } from '../../store/port.js';
 import { ACCESS } from '../kit/access.js';
-import { int, readBody } from '../kit/body.js';
+import { int, readBody, str } from '../kit/body.js';
 import { pageOf } from '../kit/hal.js';
 import { listPage } from '../kit/list.js';
 import { callerOf, isFull, pathText, queryFlag } from '../kit/request.js';
@@ -22,7 +22,7 @@ const forceBody = z.object({ forceType: z.enum(ACTION_TYPES) });
 const confirmationBody = z.object({
   confirmation: z.enum(['confirmed', 'denied']),
   code: int(Number.MIN_SAFE_INTEGER).nullish(),
-  details: z.array(z.string().max(512)).nullish(),
+  details: z.array(str(z.string().max(512))).nullish(),
 });
 
 export function actionRoutes(deps: DeploymentDeps): Route[] {

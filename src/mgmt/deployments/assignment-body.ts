@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACTION_TYPES, WEIGHT_IF_ABSENT, type ActionType, type MaintenanceWindow } from '../../domain/action.js';
-import { bool, id, int, many } from '../kit/body.js';
+import { bool, id, int, many, str } from '../kit/body.js';
 
 /**
  * Assignment request bodies (reference §3.16): `POST /targets/{id}/assignedDS` takes `{id: dsId, ...}`
@@ -8,9 +8,9 @@ import { bool, id, int, many } from '../kit/body.js';
  * single object or an array. Unknown fields are ignored.
  */
 const window = z.object({
-  schedule: z.string().nullish(),
-  duration: z.string().nullish(),
-  timezone: z.string().nullish(),
+  schedule: str().nullish(),
+  duration: str().nullish(),
+  timezone: str().nullish(),
 }).nullish();
 
 const options = {
@@ -22,7 +22,7 @@ const options = {
 };
 
 export const dsAssignmentsBody = many(z.object({ id: id(), ...options }));
-export const targetAssignmentsBody = many(z.object({ id: z.string().min(1).max(256), ...options }));
+export const targetAssignmentsBody = many(z.object({ id: str(z.string().min(1).max(256)), ...options }));
 
 type Options = { readonly [K in keyof typeof options]?: z.output<(typeof options)[K]> };
 

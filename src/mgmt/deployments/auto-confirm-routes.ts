@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { activateAutoConfirm, deactivateAutoConfirm } from '../../actors/auto-confirm.js';
 import type { Route } from '../../http/types.js';
 import { ACCESS } from '../kit/access.js';
-import { readOptionalBody } from '../kit/body.js';
+import { readOptionalBody, text } from '../kit/body.js';
 import { link, segment } from '../kit/hal.js';
 import { callerOf, pathText } from '../kit/request.js';
 import { loadTarget } from '../targets/target-store.js';
@@ -12,7 +12,7 @@ import type { DeploymentDeps } from './deps.js';
  * Auto-confirmation of a target from the Management API (reference §3.1): GET the state with an
  * `activate` or `deactivate` link; POST activate (optional `{initiator, remark}`) and deactivate, 204.
  */
-const activateBody = z.object({ initiator: z.string().max(64).nullish(), remark: z.string().max(512).nullish() });
+const activateBody = z.object({ initiator: text(64), remark: text(512) });
 
 const emptyAsNull = (s: string | null | undefined): string | null => (s === undefined || s === null || s === '' ? null : s);
 

@@ -4,7 +4,7 @@ import type { Request, Route } from '../../http/types.js';
 import { bool as boolField, defineFields, queryEntities, text } from '../../query/index.js';
 import type { Tenant } from '../../store/port.js';
 import type { Access } from './access.js';
-import { bool, many, metadataKey, metadataValue, readBody } from './body.js';
+import { bool, many, metadataKey, metadataValue, readBody, str } from './body.js';
 import type { KitDeps } from './deps.js';
 import { pageOf } from './hal.js';
 import { evalContext, listParams } from './list.js';
@@ -45,7 +45,7 @@ export interface MetadataOwner<O> {
 }
 
 const createItem = z.object({ key: metadataKey, value: metadataValue.nullish(), targetVisible: bool().nullish() });
-const updateBody = z.object({ key: z.string().nullish(), value: metadataValue.nullish(), targetVisible: bool().nullish() });
+const updateBody = z.object({ key: str().nullish(), value: metadataValue.nullish(), targetVisible: bool().nullish() });
 const BY_KEY = [{ field: 'key', dir: 'ASC' as const }];
 
 const entryFields = defineFields<MetadataEntry>({

@@ -13,7 +13,7 @@ import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/tar
 import type { Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
 import { ACCESS, ASSIGN, READ_TARGET_AND_REPOSITORY } from '../kit/access.js';
-import { LIMITS, bool, id, int, readBody } from '../kit/body.js';
+import { LIMITS, bool, id, int, readBody, str } from '../kit/body.js';
 import type { KitDeps } from '../kit/deps.js';
 import { auditJson, link } from '../kit/hal.js';
 import { evalContext } from '../kit/list.js';
@@ -73,10 +73,12 @@ const fields = defineFields<FilterView>({
   aliases: { autoassigndistributionset: 'autoassigndistributionset.name' },
 });
 
-const createBody = z.object({ name: z.string().min(1).max(LIMITS.name), query: z.string().min(1).max(QUERY_MAX) });
-const updateBody = z.object({ name: z.string().min(1).max(LIMITS.name).nullish(), query: z.string().min(1).max(QUERY_MAX).nullish() });
+const filterName = str(z.string().min(1).max(LIMITS.name));
+const filterQuery = str(z.string().min(1).max(QUERY_MAX));
+const createBody = z.object({ name: filterName, query: filterQuery });
+const updateBody = z.object({ name: filterName.nullish(), query: filterQuery.nullish() });
 /** POST .../autoAssignDS: `type` is checked by hand for hawkBit's own error on `timeforced`. */
-const autoAssignBody = z.object({ id: id(), type: z.string().nullish(), weight: int(0, 1000).nullish(), confirmationRequired: bool().nullish() });
+const autoAssignBody = z.object({ id: id(), type: str().nullish(), weight: int(0, 1000).nullish(), confirmationRequired: bool().nullish() });
 
 const NO_AUTO_ASSIGNMENT = {
   autoAssignDs: null, autoAssignActionType: null, autoAssignWeight: null, confirmationRequired: null, autoAssignInitiatedBy: null,

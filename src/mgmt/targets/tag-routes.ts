@@ -7,6 +7,7 @@ import type { Route } from '../../http/types.js';
 import { defineFields } from '../../query/index.js';
 import { ACCESS } from '../kit/access.js';
 import type { KitDeps } from '../kit/deps.js';
+import { str } from '../kit/body.js';
 import { pathText } from '../kit/request.js';
 import { tagFields, tagJson, tagRoutes } from '../kit/tags.js';
 import { listTargets, renderTargets } from './target-json.js';
@@ -17,7 +18,7 @@ export interface TargetTagDeps extends KitDeps {
 }
 
 const PATH = '/rest/v1/targettags';
-const controllerId = z.string().min(1).max(256);
+const controllerId = str(z.string().min(1).max(256));
 
 /** TargetTagFields (reference §5). */
 const fields = defineFields<TagRecord>({ resource: 'targettag', id: (t) => t.id, fields: tagFields((t: TagRecord) => t) });

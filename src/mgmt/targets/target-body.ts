@@ -2,17 +2,17 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import { isValidControllerId } from '../../domain/ids.js';
-import { bool, id, int, many, text } from '../kit/body.js';
+import { bool, id, int, many, str, text } from '../kit/body.js';
 
 /** Request bodies of the target endpoints, with hawkBit's column limits. @see reference §3.1, §8 */
 export const LIMITS = { controllerId: 256, name: 128, description: 512, address: 512, securityToken: 128, group: 256 } as const;
 
 
-const controllerId = z
+const controllerId = str(z
   .string()
   .min(1)
   .max(LIMITS.controllerId)
-  .refine(isValidControllerId, { error: (iss) => `must not contain whitespace, control characters or '/', got ${JSON.stringify(String(iss.input).slice(0, 40))}` });
+  .refine(isValidControllerId, { error: (iss) => `must not contain whitespace, control characters or '/', got ${JSON.stringify(String(iss.input).slice(0, 40))}` }));
 
 export const createTargetItem = z.object({
   controllerId,
@@ -29,11 +29,11 @@ export type CreateTargetItem = z.output<typeof createTargetItem>;
 
 /** PUT: every field optional (null or absent: unchanged); `controllerId` is accepted and ignored. */
 export const updateTargetBody = z.object({
-  controllerId: z.string().nullable().optional(),
-  name: z.string().min(1).max(LIMITS.name).nullable().optional(),
+  controllerId: str().nullish(),
+  name: str(z.string().min(1).max(LIMITS.name)).nullish(),
   description: text(LIMITS.description),
   address: text(LIMITS.address),
-  securityToken: z.string().min(1).max(LIMITS.securityToken).nullable().optional(),
+  securityToken: str(z.string().min(1).max(LIMITS.securityToken)).nullish(),
   requestAttributes: bool().nullish(),
   /** A target type id, or -1 to remove the type. */
   targetType: int(-1).nullish(),

@@ -71,7 +71,7 @@ describe.each(STORES)('auto-confirmation, %s store', (kind) => {
     const base = `/rest/v1/targets/${t.controllerId}/autoConfirm`;
     const bad = await app.mgmt.post(`${base}/activate`, { body: '{"initiator":', headers: { 'content-type': 'application/json' } });
     expectError(bad, 400, 'hawkbit.server.error.rest.body.notReadable');
-    expectError(await app.mgmt.post(`${base}/activate`, { json: { initiator: 42 } }), 400, 'hawkbit.server.error.rest.body.notReadable');
+    expectError(await app.mgmt.post(`${base}/activate`, { json: { initiator: [42] } }), 400, 'hawkbit.server.error.rest.body.notReadable');
     expect((await app.anon.get(base, { auth: READER })).status).toBe(200);
     expect((await app.anon.post(`${base}/activate`, { auth: READER })).status).toBe(403);
   });

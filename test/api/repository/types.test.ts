@@ -41,7 +41,7 @@ describe.each(STORES)('%s store', (kind) => {
     it.each([
       [[{ name: 'x' }], 'body[0].key'],
       [[{ key: 'x' }], 'body[0].name'],
-      [[{ key: 'k', name: 5 }], 'body[0].name'],
+      [[{ key: 'k', name: [5] }], 'body[0].name'],
       [[{ key: 'k', name: 'x'.repeat(129) }], 'body[0].name'],
       [[{ key: 'k'.repeat(65), name: 'x' }], 'body[0].key'],
       [[{ key: 'k', name: 'x', colour: 'c'.repeat(17) }], 'body[0].colour'],

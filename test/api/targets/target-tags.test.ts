@@ -44,7 +44,7 @@ describe.each(STORES)('target tags on the %s store', (kind) => {
     [[{ name: 'n'.repeat(129) }], 'body[0].name: must be at most 128'], // hawkBit NamedEntity.NAME_MAX_SIZE
     [[{ name: 'x', description: 'd'.repeat(513) }], 'body[0].description'],
     [[{ name: 'x', colour: 'c'.repeat(17) }], 'body[0].colour'],
-    [[{ name: 7 }], 'body[0].name: expected a string'],
+    [[{ name: [7] }], 'body[0].name: expected a string'],
   ])('refuses the tag body %j with 400', async (json, message) => {
     expectError(await app.mgmt.post('/rest/v1/targettags', { json }), 400, ERR.body, message);
   });
@@ -96,7 +96,9 @@ describe.each(STORES)('target tags on the %s store', (kind) => {
     expectError(await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned/ghost-3`), 404, ERR.notFound, 'ghost-3');
     expectError(await app.mgmt.post('/rest/v1/targettags/999999/assigned', { json: [a] }), 404, ERR.notFound, '999999');
     expectError(await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned`, { json: [{ id: a }] }), 400, ERR.body);
-    expectError(await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned`, { json: [5] }), 400, ERR.body);
+    expectError(await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned`, { json: [[5]] }), 400, ERR.body);
+    // a number is read as the controller id "5" (Jackson's scalar coercion), which names no target
+    expectError(await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned`, { json: [5] }), 404, ERR.notFound, '5');
   });
 
   it('toggles: tags the untagged ones, or untags all when all carry it', async () => {

@@ -157,7 +157,7 @@ describe.each(STORES)('targets CRUD on the %s store', (kind) => {
 
   it.each([
     ['a missing controllerId', [{ name: 'x' }], 'body[0].controllerId: required'],
-    ['a numeric controllerId', [{ controllerId: 42 }], 'body[0].controllerId: expected a string'],
+    ['an object controllerId', [{ controllerId: { id: 42 } }], 'body[0].controllerId: expected a string'],
     ['an empty controllerId', [{ controllerId: '' }], 'body[0].controllerId'],
     ['a controllerId with a space', [{ controllerId: 'a b' }], 'body[0].controllerId: must not contain whitespace'],
     ['a controllerId with a slash', [{ controllerId: 'a/b' }], 'body[0].controllerId: must not contain whitespace'],
@@ -167,7 +167,7 @@ describe.each(STORES)('targets CRUD on the %s store', (kind) => {
     ['a description of 513 characters', [{ controllerId: 'ok1', description: 'd'.repeat(513) }], 'body[0].description: must be at most 512'],
     ['an address of 513 characters', [{ controllerId: 'ok1', address: 'a'.repeat(513) }], 'body[0].address: must be at most 512'],
     ['a securityToken of 129 characters', [{ controllerId: 'ok1', securityToken: 't'.repeat(129) }], 'body[0].securityToken: must be at most 128'],
-    ['a boolean name', [{ controllerId: 'ok1', name: true }], 'body[0].name: expected a string'],
+    ['an array name', [{ controllerId: 'ok1', name: [true] }], 'body[0].name: expected a string'],
     ['a string requestAttributes', [{ controllerId: 'ok1', requestAttributes: 'yes' }], 'body[0].requestAttributes'],
     ['a number', 5, 'body[0]'],
   ])('refuses %s with 400 naming the field', async (_what, json, message) => {
