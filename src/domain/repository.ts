@@ -92,6 +92,13 @@ export const DS = 'ds';
 export const TARGET_TAG = 'targettag';
 export const DS_TAG = 'dstag';
 
+/**
+ * The keys of hawkBit's standard repository setup (Constants.java): module types `os` and
+ * `application`, set types `os` (OS only), `app` (app(s) only) and `os_app` (OS with app(s)), the
+ * tenant's default set type until `default.ds.type` names another.
+ */
+export const STANDARD_TYPE_KEYS = { smOs: 'os', smApp: 'application', dsOs: 'os', dsApp: 'app', dsOsApp: 'os_app' } as const;
+
 const lower = (s: string): string => s.toLowerCase();
 
 export const smTypeSchema: KindSchema<SoftwareModuleTypeRecord> = {

@@ -77,6 +77,13 @@ export const CONFIG_KEYS = {
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+/**
+ * `default.ds.type`: the id of the distribution set type a set created without `type` gets. Not a
+ * key of the catalogue above but tenant metadata in hawkBit, shown and written beside the keys:
+ * a number naming an existing type, handled first in a bulk write, never deleted (reference §3.14).
+ */
+export const DEFAULT_DS_TYPE = 'default.ds.type';
 export const CONFIG_KEY_NAMES = Object.keys(CONFIG_KEYS) as ConfigKey[];
 
 export function isConfigKey(key: string): key is ConfigKey {

@@ -1,9 +1,10 @@
 import type { Store, Tenant } from '../store/port.js';
 import { retryCommit } from '../store/retry.js';
 import type { KindSchema } from '../store/port.js';
-import { AppError } from '../domain/errors.js';
+import { AppError, notFound } from '../domain/errors.js';
+import { DS_TYPE, STANDARD_TYPE_KEYS } from '../domain/repository.js';
 import {
-  CONFIG_KEY_NAMES, coerceValue, isConfigKey, viewOf,
+  CONFIG_KEY_NAMES, DEFAULT_DS_TYPE, coerceValue, isConfigKey, viewOf,
   type ConfigKey, type ConfigValue, type TenantConfigView,
 } from '../domain/tenant-config.js';
 
@@ -20,6 +21,11 @@ export interface StoredEntry {
 export interface TenantConfigRecord {
   readonly id: number;
   readonly values: Readonly<Partial<Record<ConfigKey, StoredEntry>>>;
+  /**
+   * `default.ds.type`: the id of the tenant's default distribution set type. Absent for tenants set up
+   * before it was kept: then the standard type `os_app` is the default, as hawkBit makes it.
+   */
+  readonly defaultDsType?: number;
 }
 
 export const TENANT_CONFIG = 'tenantconfig';
@@ -28,7 +34,8 @@ const RECORD_ID = 1;
 
 /** What GET /rest/v1/system/configs shows for one key. */
 export interface ConfigEntry {
-  readonly value: ConfigValue;
+  /** null only for `default.ds.type` of a tenant whose default type is gone. */
+  readonly value: ConfigValue | null;
   /** True when no tenant value is set and the global default applies. */
   readonly global: boolean;
   readonly audit?: Omit<StoredEntry, 'value'>;
@@ -80,22 +87,36 @@ export class TenantConfigService {
     return this.cachedView(tenant) ?? (await this.#load(tenant)).view;
   }
 
-  /** Every key with its effective value and whether it is the global default. */
-  async entries(tenant: Tenant): Promise<Record<ConfigKey, ConfigEntry>> {
+  /** Every key with its effective value and whether it is the global default, and `default.ds.type`. */
+  async entries(tenant: Tenant): Promise<Record<string, ConfigEntry>> {
     const { record } = await this.#load(tenant);
-    return Object.fromEntries(CONFIG_KEY_NAMES.map((k) => [k, this.#entry(tenant, record, k)])) as Record<ConfigKey, ConfigEntry>;
+    const out: Record<string, ConfigEntry> = Object.fromEntries(CONFIG_KEY_NAMES.map((k) => [k, this.#entry(tenant, record, k)]));
+    out[DEFAULT_DS_TYPE] = await this.#defaultDsTypeEntry(tenant, record);
+    return out;
   }
 
   async entry(tenant: Tenant, key: string): Promise<ConfigEntry> {
+    if (key === DEFAULT_DS_TYPE) return this.#defaultDsTypeEntry(tenant, (await this.#load(tenant)).record);
     if (!isConfigKey(key)) throw new AppError('CONFIG_KEY_INVALID', `The given configuration key '${key}' does not exist.`);
     const { record } = await this.#load(tenant);
     return this.#entry(tenant, record, key);
   }
 
-  /** Validates and stores several values atomically (all or none). Returns the new entries. */
+  /** The id of the tenant's default distribution set type (`default.ds.type`), if it names one. */
+  async defaultDsType(tenant: Tenant): Promise<number | undefined> {
+    const { record } = await this.#load(tenant);
+    return record.defaultDsType ?? (await this.#store.lookup(tenant, DS_TYPE, 'key', STANDARD_TYPE_KEYS.dsOsApp));
+  }
+
+  /**
+   * Validates and stores several values atomically (all or none). `default.ds.type` is judged first,
+   * as hawkBit handles it first: a number naming an existing distribution set type (else 400, or 404
+   * for an id no type has).
+   */
   async set(tenant: Tenant, values: Readonly<Record<string, unknown>>, by: string, now: number): Promise<Record<string, ConfigEntry>> {
-    const keys = Object.keys(values);
-    if (keys.length === 0) throw new AppError('BODY_NOT_READABLE', 'no configuration values given');
+    const keys = Object.keys(values).filter((k) => k !== DEFAULT_DS_TYPE);
+    if (keys.length === 0 && !Object.hasOwn(values, DEFAULT_DS_TYPE)) throw new AppError('BODY_NOT_READABLE', 'no configuration values given');
+    const dsType = Object.hasOwn(values, DEFAULT_DS_TYPE) ? await this.#checkDefaultDsType(tenant, values[DEFAULT_DS_TYPE]) : undefined;
     const record = await this.#change(tenant, (current) => {
       const next: Partial<Record<ConfigKey, StoredEntry>> = { ...current.record.values };
       // validate against the values as they will be after this change (pollingTime vs minPollingTime)
@@ -108,13 +129,18 @@ export class TenantConfigService {
         const old = current.record.values[k];
         next[k] = { value, createdBy: old?.createdBy ?? by, createdAt: old?.createdAt ?? now, lastModifiedBy: by, lastModifiedAt: now };
       }
-      return next;
+      const defaultDsType = dsType ?? current.record.defaultDsType;
+      return { id: RECORD_ID, values: next, ...(defaultDsType === undefined ? {} : { defaultDsType }) };
     });
-    return Object.fromEntries(keys.map((k) => [k, this.#entry(tenant, record, k as ConfigKey)]));
+    const out: Record<string, ConfigEntry> = Object.fromEntries(keys.map((k) => [k, this.#entry(tenant, record, k as ConfigKey)]));
+    if (dsType !== undefined) out[DEFAULT_DS_TYPE] = { value: dsType, global: false };
+    return out;
   }
 
   /** Removes the tenant value of a key; the seed or global default applies afterwards. */
   async reset(tenant: Tenant, key: string): Promise<void> {
+    // hawkBit: the default type is tenant metadata, it cannot be deleted (EntityNotFoundException)
+    if (key === DEFAULT_DS_TYPE) throw new AppError('NOT_FOUND', `${DEFAULT_DS_TYPE} cannot be deleted, only changed with PUT`);
     if (!isConfigKey(key)) throw new AppError('CONFIG_KEY_INVALID', `The given configuration key '${key}' does not exist.`);
     if (key === 'multi.assignments.enabled' && (await this.view(tenant)).bool(key)) {
       throw new AppError('CONFIG_CHANGE_NOT_ALLOWED', `The configuration key '${key}' cannot be disabled once it was enabled.`);
@@ -123,8 +149,23 @@ export class TenantConfigService {
       if (current.record.values[key] === undefined) return undefined;
       const next = { ...current.record.values };
       delete next[key];
-      return next;
+      return { ...current.record, values: next };
     });
+  }
+
+  /** `default.ds.type` as hawkBit reads it: a JSON number (a fraction cut off), naming an existing type. */
+  async #checkDefaultDsType(tenant: Tenant, raw: unknown): Promise<number> {
+    if (typeof raw !== 'number' || !Number.isFinite(raw)) {
+      throw new AppError('CONFIG_VALUE_INVALID', `The given configuration value for key '${DEFAULT_DS_TYPE}' is invalid: expected the id of a distribution set type (a number), got ${JSON.stringify(raw)}`);
+    }
+    const id = Math.trunc(raw);
+    if ((await this.#store.get(tenant, DS_TYPE, id)) === undefined) throw notFound('DistributionSetType', id);
+    return id;
+  }
+
+  async #defaultDsTypeEntry(tenant: Tenant, record: TenantConfigRecord): Promise<ConfigEntry> {
+    const id = record.defaultDsType ?? (await this.#store.lookup(tenant, DS_TYPE, 'key', STANDARD_TYPE_KEYS.dsOsApp));
+    return { value: id ?? null, global: false };
   }
 
   /** Drops the cached view of a tenant (another instance changed it, or tests). */
@@ -163,15 +204,14 @@ export class TenantConfigService {
   }
 
   /**
-   * Replaces the tenant's values with what `change` makes of the stored ones (none: no change), with
+   * Replaces the tenant's record with what `change` makes of the stored one (none: no change), with
    * compare-and-set retried on concurrent writes; the cache takes the new record at once.
    */
-  async #change(tenant: Tenant, change: (current: Cached) => TenantConfigRecord['values'] | undefined): Promise<TenantConfigRecord> {
+  async #change(tenant: Tenant, change: (current: Cached) => TenantConfigRecord | undefined): Promise<TenantConfigRecord> {
     const result = await retryCommit<TenantConfigRecord>(this.#store, tenant, async () => {
       const current = await this.#load(tenant, true);
-      const values = change(current);
-      if (values === undefined) return { done: current.record };
-      const record: TenantConfigRecord = { id: RECORD_ID, values };
+      const record = change(current);
+      if (record === undefined) return { done: current.record };
       const before = current.version === 0 ? undefined : current.record;
       return {
         commit: { writes: [{ kind: TENANT_CONFIG, id: RECORD_ID, expect: current.version, before, after: record }] },

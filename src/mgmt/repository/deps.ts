@@ -2,10 +2,15 @@ import type { EffectDispatcher } from '../../actors/dispatcher.js';
 import type { ActorRuntime } from '../../actors/runtime.js';
 import type { ArtifactStorage } from '../../artifacts/index.js';
 import type { Quotas } from '../../domain/quotas.js';
+import type { TenantConfigService } from '../../tenancy/tenant-config-service.js';
 import type { KitDeps } from '../kit/deps.js';
 
-/** What the repository resources use besides the kit: quotas, artifact storage, and the runtime for invalidation. */
+/**
+ * What the repository resources use besides the kit: quotas, artifact storage, the runtime for
+ * invalidation, and the tenant's default distribution set type.
+ */
 export interface RepositoryDeps extends KitDeps {
+  readonly tenantConfig: Pick<TenantConfigService, 'view' | 'defaultDsType'>;
   readonly quotas: Pick<Quotas,
     | 'maxSoftwareModulesPerDistributionSet' | 'maxSoftwareModuleTypesPerDistributionSetType' | 'maxMetaDataEntriesPerSoftwareModule'
     | 'maxMetaDataEntriesPerDistributionSet' | 'maxArtifactSize' | 'maxArtifactStorage' | 'maxArtifactsPerSoftwareModule'>;

@@ -15,7 +15,7 @@ import type { KitDeps } from '../kit/deps.js';
 import { namedRoutes, softDelete, type Context } from '../kit/named.js';
 import { updateRecord } from '../kit/store.js';
 import type { RepositoryDeps } from './deps.js';
-import { addModules, dsTypeByKey, isAssigned, liveModules } from './ds-rules.js';
+import { addModules, dsTypeOfNewSet, isAssigned, liveModules } from './ds-rules.js';
 import { distributionSetFields, joinSetsForQuery } from './fields.js';
 import { assertLive } from './rules.js';
 import { renderDistributionSets } from './views.js';
@@ -52,7 +52,7 @@ export function distributionSetRoutes(deps: RepositoryDeps): Route[] {
       build: async (ctx, items) => {
         const prepared = [];
         for (const b of items) {
-          const type = await dsTypeByKey(deps, ctx.tenant, b.type ?? undefined);
+          const type = await dsTypeOfNewSet(deps, ctx.tenant, b.type ?? undefined);
           const ids = [...(b.modules ?? []), ...[b.os, b.runtime, b.application].filter(given)].map((r) => r.id);
           prepared.push({ b, type, modules: addModules(deps, type, [], await liveModules(deps, ctx.tenant, ids)) });
         }

@@ -10,6 +10,7 @@ import { AppError, notFound } from '../../domain/errors.js';
 import type { Quotas } from '../../domain/quotas.js';
 import { DS_TYPE, SM, type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord } from '../../domain/repository.js';
 import type { Store, Tenant } from '../../store/port.js';
+import type { TenantConfigService } from '../../tenancy/tenant-config-service.js';
 import { loadMap } from '../../store/reads.js';
 import { loadOr404 } from '../kit/store.js';
 import { joinSoftwareModules, type SmView } from './views.js';
@@ -19,12 +20,28 @@ interface RuleDeps {
   readonly quotas: Pick<Quotas, 'maxSoftwareModulesPerDistributionSet'>;
 }
 
-/** The set type named by its key; no key: 400 DS_TYPE_UNDEFINED; unknown or deleted: 404. */
-export async function dsTypeByKey(deps: Pick<RuleDeps, 'store'>, tenant: Tenant, key: string | undefined): Promise<DistributionSetTypeRecord> {
-  if (key === undefined) throw new AppError('DS_TYPE_UNDEFINED', 'body.type: the distribution set type (its key) is required');
-  const id = await deps.store.lookup(tenant, DS_TYPE, 'key', key.toLowerCase());
-  if (id === undefined) throw notFound('DistributionSetType', key);
-  return (await loadOr404(deps.store, tenant, DS_TYPE, id)).value;
+/**
+ * The type of a new set: the one its key names (unknown or deleted: 404), else the tenant's
+ * `default.ds.type`, as hawkBit's create does (reference §3.9, §3.14). A default that is gone
+ * answers 400 DS_TYPE_UNDEFINED; one soft-deleted since, 400 as hawkBit's ValidationException.
+ */
+export async function dsTypeOfNewSet(
+  deps: Pick<RuleDeps, 'store'> & { readonly tenantConfig: Pick<TenantConfigService, 'defaultDsType'> }, tenant: Tenant, key: string | undefined,
+): Promise<DistributionSetTypeRecord> {
+  if (key !== undefined) {
+    const id = await deps.store.lookup(tenant, DS_TYPE, 'key', key.toLowerCase());
+    if (id === undefined) throw notFound('DistributionSetType', key);
+    return (await loadOr404(deps.store, tenant, DS_TYPE, id)).value;
+  }
+  const id = await deps.tenantConfig.defaultDsType(tenant);
+  const type = id === undefined ? undefined : await deps.store.get<DistributionSetTypeRecord>(tenant, DS_TYPE, id);
+  if (type === undefined) {
+    throw new AppError('DS_TYPE_UNDEFINED', 'body.type: not given, and the tenant has no default distribution set type (default.ds.type)');
+  }
+  if (type.value.deleted) {
+    throw new AppError('CONSTRAINT_VIOLATION', `body.type: not given, and the default distribution set type '${type.value.key}' (default.ds.type) is deleted`);
+  }
+  return type.value;
 }
 
 /** Modules by id with their types, in the order given; 404 for a missing or deleted one. */

@@ -3,6 +3,7 @@
  * @see reference §3.10, spec 2.5 and 4.3
  */
 import { z } from 'zod';
+import { AppError } from '../../domain/errors.js';
 import { DS_TYPE } from '../../domain/repository.js';
 import { TARGET_TYPE } from '../../domain/targeting.js';
 import type { Route } from '../../http/types.js';
@@ -10,6 +11,7 @@ import { ACCESS } from '../kit/access.js';
 import { colour, description, idRef, name, typeKey } from '../kit/body.js';
 import type { KitDeps } from '../kit/deps.js';
 import { jsonOf, lookUpdate, namedRoutes, softDelete } from '../kit/named.js';
+import type { RepositoryDeps } from './deps.js';
 import { dsTypeInUse, liveSmTypes, moduleTypeLists, type TypeRuleDeps } from './ds-type-rules.js';
 import { distributionSetTypeFields } from './fields.js';
 import { dsTypeJson } from './json.js';
@@ -23,7 +25,7 @@ const createItem = z.object({
   optionalmodules: z.array(idRef).nullish(),
 });
 
-export function dsTypeRoutes(deps: KitDeps & TypeRuleDeps): Route[] {
+export function dsTypeRoutes(deps: KitDeps & TypeRuleDeps & Pick<RepositoryDeps, 'tenantConfig'>): Route[] {
   return namedRoutes(deps, {
     kind: DS_TYPE,
     path: '/rest/v1/distributionsettypes',
@@ -47,6 +49,10 @@ export function dsTypeRoutes(deps: KitDeps & TypeRuleDeps): Route[] {
     // used by a set, or named compatible by a target type: keep the record (soft delete)
     remove: async (ctx, t) => {
       const used = (await dsTypeInUse(deps, ctx.tenant, t.id)) || (await deps.store.count(ctx.tenant, TARGET_TYPE, 'dsType', String(t.id))) > 0;
+      // the tenant's default.ds.type must keep naming a record (hawkBit's foreign key refuses removing it)
+      if (!used && t.id === (await deps.tenantConfig.defaultDsType(ctx.tenant))) {
+        throw new AppError('CONSTRAINT_VIOLATION', `distribution set type '${t.key}' is the tenant's default.ds.type; make another type the default first`);
+      }
       await softDelete(deps, ctx, DS_TYPE, t.id, used);
     },
   });

@@ -22,7 +22,7 @@ describe.each(STORES)('tenant configuration on the %s store', (kind) => {
     const res = await app.mgmt.get('/rest/v1/system/configs');
     expect(res.status).toBe(200);
     const all = res.json();
-    expect(Object.keys(all).sort()).toEqual([...CONFIG_KEY_NAMES].sort());
+    expect(Object.keys(all).sort()).toEqual([...CONFIG_KEY_NAMES, 'default.ds.type'].sort());
     expect(all.pollingTime).toEqual({ value: '12:00:00', global: true, _links: { self: { href: `${app.url}/rest/v1/system/configs/pollingTime` } } });
     expect(all['multi.assignments.enabled']).toMatchObject({ value: false, global: true });
     expect(all[GATEWAY_KEY]).toMatchObject({ value: '', global: true });
@@ -124,6 +124,86 @@ describe.each(STORES)('tenant configuration on the %s store', (kind) => {
     expectError(await app.anon.put(`/rest/v1/system/configs/${GATEWAY_KEY}`, { ...configurer, json: { value: 'x' } }), 403, ERR.permission);
     expect((await app.anon.put('/rest/v1/system/configs/rollout.approval.enabled', { ...configurer, json: { value: true } })).status).toBe(204);
     expect((await get(GATEWAY_KEY)).json().value).toBe('s3cret');
+  });
+});
+
+/** `default.ds.type` (reference §3.14) and hawkBit's standard set types (issue 7 item 11). */
+describe.each(STORES)('the default distribution set type on the %s store', (kind) => {
+  let app: App;
+  beforeAll(async () => {
+    app = await startApp(kind);
+  });
+  const typeId = async (key: string): Promise<number> => {
+    const res = (await app.mgmt.get(`/rest/v1/distributionsettypes?q=key==${key}`)).json();
+    expect(res.total).toBe(1);
+    return res.content[0].id;
+  };
+  const createSet = (body: Record<string, unknown>) => app.mgmt.post('/rest/v1/distributionsets', { json: [{ version: '1', ...body }] });
+  const setDefault = (value: unknown) => app.mgmt.put('/rest/v1/system/configs/default.ds.type', { json: { value } });
+
+  it('seeds os, app and os_app; os_app is the default, listed beside the configuration keys', async () => {
+    const app_ = (await app.mgmt.get(`/rest/v1/distributionsettypes/${await typeId('app')}`)).json();
+    expect(app_).toMatchObject({ key: 'app', name: 'App(s) only', description: 'Default type with app(s) only.', deleted: false });
+    const mandatory = (await app.mgmt.get(`/rest/v1/distributionsettypes/${app_.id}/mandatorymoduletypes`)).json();
+    expect(mandatory.map((t: { key: string }) => t.key)).toEqual(['application']);
+    expect((await app.mgmt.get(`/rest/v1/distributionsettypes/${app_.id}/optionalmoduletypes`)).json()).toEqual([]);
+    const osApp = await typeId('os_app');
+    const entry = { value: osApp, global: false, _links: { self: { href: `${app.url}/rest/v1/system/configs/default.ds.type` } } };
+    expect((await app.mgmt.get('/rest/v1/system/configs')).json()['default.ds.type']).toEqual(entry);
+    expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json()).toEqual(entry);
+  });
+
+  it('gives a set created without type the default, and follows a PUT of another type id', async () => {
+    const first = await createSet({ name: 'no-type-1' });
+    expect(first.status, first.text).toBe(201);
+    expect(first.json()[0]).toMatchObject({ type: 'os_app', typeName: 'OS with app(s)' });
+    expect((await setDefault(await typeId('app'))).status).toBe(204);
+    expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json().value).toBe(await typeId('app'));
+    const second = await createSet({ name: 'no-type-2' });
+    expect(second.json()[0]).toMatchObject({ type: 'app', typeName: 'App(s) only' });
+    // a type given still wins
+    expect((await createSet({ name: 'typed', type: 'os' })).json()[0].type).toBe('os');
+    expect((await setDefault(await typeId('os_app'))).status).toBe(204);
+  });
+
+  it('refuses a value that is not a type id (400) or names no type (404), and cannot be deleted (404)', async () => {
+    const before = (await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json().value;
+    expectError(await setDefault(String(before)), 400, VALUE_INVALID, 'default.ds.type');
+    expectError(await setDefault(true), 400, VALUE_INVALID);
+    expectError(await setDefault(999_999), 404, ERR.notFound, '999999');
+    expectError(await app.mgmt.delete('/rest/v1/system/configs/default.ds.type'), 404, ERR.notFound, 'default.ds.type');
+    expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json().value).toBe(before);
+  });
+
+  it('is handled first in a bulk PUT, and the whole bulk is one change', async () => {
+    const os = await typeId('os');
+    const osApp = await typeId('os_app');
+    expectError(await app.mgmt.put('/rest/v1/system/configs', { json: { pollingTime: '00:10:00', 'default.ds.type': 999_999 } }), 404, ERR.notFound);
+    expect((await app.mgmt.get('/rest/v1/system/configs/pollingTime')).json().global).toBe(true);
+    expectError(await app.mgmt.put('/rest/v1/system/configs', { json: { 'default.ds.type': os, pollingTime: 'soon' } }), 400, VALUE_INVALID);
+    expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json().value).toBe(osApp);
+    const ok = await app.mgmt.put('/rest/v1/system/configs', { json: { 'default.ds.type': os, pollingTime: '00:10:00' } });
+    expect(ok.status, ok.text).toBe(204);
+    expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json().value).toBe(os);
+    expect((await app.mgmt.get('/rest/v1/system/configs/pollingTime')).json().value).toBe('00:10:00');
+    expect((await app.mgmt.put('/rest/v1/system/configs', { json: { 'default.ds.type': osApp } })).status).toBe(204);
+  });
+
+  it('keeps the default type from being removed while it is the default', async () => {
+    const created = await app.mgmt.post('/rest/v1/distributionsettypes', { json: [{ key: 'spare', name: 'Spare' }] });
+    const spare = created.json()[0].id;
+    expect((await setDefault(spare)).status).toBe(204);
+    expectError(await app.mgmt.delete(`/rest/v1/distributionsettypes/${spare}`), 400, 'hawkbit.server.error.repo.constraintViolation', 'default.ds.type');
+    expect((await setDefault(await typeId('os_app'))).status).toBe(204);
+    expect((await app.mgmt.delete(`/rest/v1/distributionsettypes/${spare}`)).status).toBe(204);
+  });
+
+  it('answers 400 type.undefined for a set without type once the default type record is gone (data of older servers)', async () => {
+    const id = await typeId('os_app');
+    const stored = await app.store.get(app.tenant, 'dstype', id);
+    expect((await app.store.commit(app.tenant, { writes: [{ kind: 'dstype', id, expect: stored!.version, before: stored!.value, after: null }] })).ok).toBe(true);
+    expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json()).toMatchObject({ value: id });
+    expectError(await createSet({ name: 'orphan' }), 400, 'hawkbit.server.error.distributionset.type.undefined', 'default.ds.type');
   });
 });
 
