@@ -26,3 +26,23 @@ export async function loadMap<T>(
   const distinct = [...new Set([...ids].filter((x): x is number => x !== null))];
   return new Map((await loadRecords<T>(store, tenant, kind, distinct)).map((r) => [r.id, r.value]));
 }
+
+/**
+ * How many records under one key of a multi index give each value of `valueOf`, reading them in
+ * batches without holding them (statistics). A kind nothing was ever written for counts nothing.
+ */
+export async function countValues<T>(
+  store: Pick<Store, 'members' | 'getMany'>, tenant: Tenant, kind: string, index: string, key: string, valueOf: (record: T) => string,
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (let offset = 0; offset < SCAN_LIMIT; offset += BATCH) {
+    const page = await store.members(tenant, kind, index, key, { offset, limit: BATCH });
+    for (const r of await store.getMany<T>(tenant, kind, page.ids)) {
+      if (r === undefined) continue;
+      const value = valueOf(r.value);
+      counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
+    if (page.ids.length < BATCH) break;
+  }
+  return counts;
+}

@@ -7,6 +7,7 @@ import type { AppModule } from '../../app/module.js';
 import { artifactUploadRoutes } from './artifact-upload.js';
 import { artifactRoutes } from './artifacts.js';
 import type { RepositoryDeps } from './deps.js';
+import { dsStatisticsRoutes } from './ds-statistics.js';
 import { distributionSetRoutes } from './distribution-sets.js';
 import { dsLifecycleRoutes } from './ds-lifecycle.js';
 import { dsModuleRoutes } from './ds-modules.js';
@@ -33,6 +34,7 @@ export function repositoryModule(deps: RepositoryDeps): AppModule {
       ...dsModuleRoutes(deps),
       ...distributionSetMetadataRoutes(deps),
       ...dsLifecycleRoutes(deps),
+      ...dsStatisticsRoutes(deps),
       ...dsTagRoutes(deps),
     ],
   };

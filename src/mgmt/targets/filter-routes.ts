@@ -19,6 +19,8 @@ import { auditJson, link } from '../kit/hal.js';
 import { evalContext } from '../kit/list.js';
 import { jsonOf, namedRoutes } from '../kit/named.js';
 import { callerOf, pathId } from '../kit/request.js';
+import { listPage } from '../kit/list.js';
+import { pageOf } from '../kit/hal.js';
 import { loadOr404, updateRecord } from '../kit/store.js';
 import { renderDistributionSets, type RepositoryViewDeps } from '../repository/views.js';
 
@@ -106,13 +108,7 @@ export function filterRoutes(deps: TargetFilterDeps): Route[] {
       list: {
         fields,
         representation: true,
-        views: {
-          join: async (tenant, filters, joins) => {
-            const sets = joins.has('ds') ? await loadMap<DistributionSetRecord>(deps.store, tenant, DS, filters.map((f) => f.autoAssignDs)) : undefined;
-            return filters.map((f) => ({ f, ds: f.autoAssignDs === null ? undefined : sets?.get(f.autoAssignDs) }));
-          },
-          record: (v) => v.f,
-        },
+        views: { join: (tenant, filters, joins) => joinFilterViews(deps, tenant)(filters, joins), record: (v) => v.f },
       },
       create: {
         item: createBody,
@@ -162,6 +158,18 @@ export function filterRoutes(deps: TargetFilterDeps): Route[] {
       },
     },
     {
+      // the filters auto-assigning a set, as a paged list of target filters (reference §3.9; deprecated since 1.1.1)
+      method: 'GET', path: '/rest/v1/distributionsets/:distributionSetId/autoAssignTargetFilters', auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
+      handler: async (req) => {
+        const { tenant } = callerOf(req);
+        const ds = await loadOr404(deps.store, tenant, DS, pathId(req, 'distributionSetId', 'DistributionSet'));
+        const page = await listPage(deps, tenant, req, {
+          kind: TARGET_FILTER, fields, within: { index: 'autoAssignDs', key: String(ds.id) }, join: joinFilterViews(deps, tenant),
+        });
+        return { status: 200, json: pageOf(page.content.map((v) => filterJson(req, v.f, false)), page.total) };
+      },
+    },
+    {
       method: 'DELETE', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(ACCESS.target.update),
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
@@ -171,6 +179,14 @@ export function filterRoutes(deps: TargetFilterDeps): Route[] {
       },
     },
   ];
+}
+
+/** Filters with the sets they auto-assign, loaded only when the query names `autoassigndistributionset.*`. */
+function joinFilterViews(deps: Pick<KitDeps, 'store'>, tenant: Tenant) {
+  return async (filters: readonly TargetFilterRecord[], joins: ReadonlySet<string>): Promise<FilterView[]> => {
+    const sets = joins.has('ds') ? await loadMap<DistributionSetRecord>(deps.store, tenant, DS, filters.map((f) => f.autoAssignDs)) : undefined;
+    return filters.map((f) => ({ f, ds: f.autoAssignDs === null ? undefined : sets?.get(f.autoAssignDs) }));
+  };
 }
 
 /** forced (default), soft or downloadonly; timeforced has its own hawkBit error. */

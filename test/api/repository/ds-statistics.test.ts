@@ -1,0 +1,126 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AppModule } from '../../../src/app/module.js';
+import { buildModules } from '../../../src/modules.js';
+import { STORES, storeOptions, tenantFor, type App } from '../../helpers/app.js';
+import { seedDistributionSet, seedTarget } from '../../helpers/seed.js';
+import { ADMIN, ADMIN_HASH, http, startTestServer } from '../../helpers/server.js';
+import { ERR, expectError } from '../targets/fixtures.js';
+
+/**
+ * A distribution set's statistics and the target filters that auto-assign it (issue 7 item 12),
+ * in hawkBit's JSON (MgmtDistributionSetStatistics, reference §3.9). Rollout records come from the
+ * rollouts work; here a module declares the kind as it does (`rollout`, multi index `ds`,
+ * lower-case `status`) and writes two, so the counts are checked against real records.
+ */
+const ROLLOUT = 'rollout';
+const rolloutKind: AppModule = {
+  name: 'rollout-records',
+  schema: { [ROLLOUT]: { indexes: (r: { ds: number; status: string }) => ({ multi: [['ds', String(r.ds)], ['status', r.status]] }) } },
+  routes: [],
+};
+
+describe.each(STORES)('distribution set statistics, %s store', (kind) => {
+  let app: App;
+  let other: App;
+  beforeAll(async () => {
+    const start = async (withRollouts: boolean, prefix: string): Promise<App> => {
+      const tenant = tenantFor(kind, prefix);
+      const server = await startTestServer(
+        { tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }] },
+        { ...storeOptions(kind), modules: (ctx) => [...buildModules(ctx), ...(withRollouts ? [rolloutKind] : [])] },
+      );
+      const client = http(server.url);
+      const mgmt = {
+        request: (m: string, p: string, o = {}) => client.request(m, p, { auth: ADMIN, ...o }),
+        get: (p: string, o = {}) => client.get(p, { auth: ADMIN, ...o }),
+        head: (p: string, o = {}) => client.head(p, { auth: ADMIN, ...o }),
+        delete: (p: string, o = {}) => client.delete(p, { auth: ADMIN, ...o }),
+        post: (p: string, o = {}) => client.post(p, { auth: ADMIN, ...o }),
+        put: (p: string, o = {}) => client.put(p, { auth: ADMIN, ...o }),
+        patch: (p: string, o = {}) => client.patch(p, { auth: ADMIN, ...o }),
+      };
+      return { url: server.url, tenant, server, store: server.server.store, mgmt, anon: client, ddi: `/${tenant}/controller/v1` };
+    };
+    app = await start(true, 'S');
+    // memory: a second server is a second store; on Redis a second tenant. Neither knows the rollout kind.
+    other = await start(false, 'N');
+  });
+
+  it('counts actions by status, rollouts by status and auto-assignments, with totals', async () => {
+    const { ds } = await seedDistributionSet(app);
+    const { ds: elsewhere } = await seedDistributionSet(app);
+    const ids: number[] = [];
+    for (const n of [1, 2, 3]) {
+      const t = await seedTarget(app, `stat-${n}`);
+      const res = await app.mgmt.post(`/rest/v1/targets/${t.controllerId}/assignedDS`, { json: { id: ds.id } });
+      expect(res.status, res.text).toBe(200);
+      ids.push(res.json().assignedActions[0].id);
+    }
+    await app.mgmt.post('/rest/v1/targets/stat-1/assignedDS', { json: { id: elsewhere.id } }); // another set's action; cancels stat-1's
+    expect((await app.mgmt.get(`/rest/v1/actions/${ids[0]}`)).json().detailStatus).toBe('canceling');
+    for (const [name, set] of [['f1', ds.id], ['f2', ds.id], ['f3', elsewhere.id]] as const) {
+      const f = (await app.mgmt.post('/rest/v1/targetfilters', { json: { name, query: 'name==stat-*' } })).json();
+      expect((await app.mgmt.post(`/rest/v1/targetfilters/${f.id}/autoAssignDS`, { json: { id: set } })).status).toBe(200);
+    }
+    const first = await app.store.nextIds(app.tenant, ROLLOUT, 3);
+    const rollouts = [['running', ds.id], ['finished', ds.id], ['running', elsewhere.id]] as const;
+    const written = await app.store.commit(app.tenant, {
+      writes: rollouts.map(([status, set], i) => ({ kind: ROLLOUT, id: first + i, expect: 0, after: { id: first + i, ds: set, status } })),
+    });
+    expect(written.ok).toBe(true);
+
+    const base = `/rest/v1/distributionsets/${ds.id}/statistics`;
+    const full = await app.mgmt.get(base);
+    expect(full.status, full.text).toBe(200);
+    expect(full.json()).toEqual({
+      actions: { RUNNING: 2, CANCELING: 1, total: 3 },
+      rollouts: { RUNNING: 1, FINISHED: 1, total: 2 },
+      totalAutoAssignments: 2,
+    });
+    expect((await app.mgmt.get(`${base}/actions`)).json()).toEqual({ actions: { RUNNING: 2, CANCELING: 1, total: 3 } });
+    expect((await app.mgmt.get(`${base}/rollouts`)).json()).toEqual({ rollouts: { RUNNING: 1, FINISHED: 1, total: 2 } });
+    expect((await app.mgmt.get(`${base}/autoassignments`)).json()).toEqual({ totalAutoAssignments: 2 });
+  });
+
+  it('answers a set with nothing as hawkBit does: full with zero totals, parts empty', async () => {
+    const { ds } = await seedDistributionSet(app);
+    const base = `/rest/v1/distributionsets/${ds.id}/statistics`;
+    expect((await app.mgmt.get(base)).json()).toEqual({ actions: { total: 0 }, rollouts: { total: 0 }, totalAutoAssignments: 0 });
+    for (const part of ['actions', 'rollouts', 'autoassignments']) expect((await app.mgmt.get(`${base}/${part}`)).json()).toEqual({});
+  });
+
+  it('reports no rollouts where the store has no rollout kind', async () => {
+    const { ds } = await seedDistributionSet(other);
+    expect((await other.mgmt.get(`/rest/v1/distributionsets/${ds.id}/statistics`)).json().rollouts).toEqual({ total: 0 });
+    expect((await other.mgmt.get(`/rest/v1/distributionsets/${ds.id}/statistics/rollouts`)).json()).toEqual({});
+  });
+
+  it.each(['statistics', 'statistics/actions', 'statistics/rollouts', 'statistics/autoassignments', 'autoAssignTargetFilters'])(
+    'answers 404 for an unknown set on %s', async (part) => {
+      expectError(await app.mgmt.get(`/rest/v1/distributionsets/999999/${part}`), 404, ERR.notFound, '999999');
+    },
+  );
+
+  it('lists the target filters auto-assigning a set, paged and filtered', async () => {
+    const { ds } = await seedDistributionSet(app);
+    const { ds: elsewhere } = await seedDistributionSet(app);
+    const made: number[] = [];
+    for (const [name, set] of [['aa-1', ds.id], ['aa-2', ds.id], ['aa-3', elsewhere.id], ['aa-4', null]] as const) {
+      const f = (await app.mgmt.post('/rest/v1/targetfilters', { json: { name, query: 'name==x' } })).json();
+      made.push(f.id);
+      if (set !== null) await app.mgmt.post(`/rest/v1/targetfilters/${f.id}/autoAssignDS`, { json: { id: set, type: 'soft', weight: 5 } });
+    }
+    const path = `/rest/v1/distributionsets/${ds.id}/autoAssignTargetFilters`;
+    const res = await app.mgmt.get(path);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toMatchObject({ total: 2, size: 2 });
+    expect(res.json().content[0]).toEqual({
+      id: made[0], name: 'aa-1', query: 'name==x', autoAssignDistributionSet: ds.id, autoAssignActionType: 'soft', autoAssignWeight: 5,
+      confirmationRequired: false, createdBy: 'admin', createdAt: expect.any(Number), lastModifiedBy: 'admin', lastModifiedAt: expect.any(Number),
+      _links: { self: { href: `${app.url}/rest/v1/targetfilters/${made[0]}` } },
+    });
+    expect((await app.mgmt.get(`${path}?q=name==aa-2`)).json().content.map((f: { id: number }) => f.id)).toEqual([made[1]]);
+    expect((await app.mgmt.get(`${path}?limit=1&offset=1&sort=name:DESC`)).json()).toMatchObject({ total: 2, size: 1, content: [{ id: made[0] }] });
+    expectError(await app.mgmt.get(`${path}?q=bogus==1`), 400, ERR.rsqlField);
+  });
+});
