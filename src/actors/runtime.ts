@@ -114,18 +114,39 @@ export class ActorRuntime {
   }
 
   /** The same for several records of one kind in one atomic commit (all or none). */
-  async updateMany<K extends ActorKind>(
+  updateMany<K extends ActorKind>(
     tenant: Tenant, kind: K, ids: readonly number[], change: (current: RecordOf<K>) => RecordOf<K> | Promise<RecordOf<K>>,
+  ): Promise<EditResult<RecordOf<K>>> {
+    return this.updateAll(tenant, kind, ids, async (current) => {
+      const next: RecordOf<K>[] = [];
+      for (const r of current) next.push(await change(r));
+      return next;
+    });
+  }
+
+  /**
+   * The same, with `change` seeing all the records at once (in the order of `ids`) and answering
+   * each one's next value, for a decision over the whole set such as a tag toggle: it runs again on
+   * every retry, on the records as that attempt read them, so the decision and the writes commit
+   * together. Records returned as they were are not written.
+   */
+  async updateAll<K extends ActorKind>(
+    tenant: Tenant, kind: K, ids: readonly number[],
+    change: (current: readonly RecordOf<K>[]) => readonly RecordOf<K>[] | Promise<readonly RecordOf<K>[]>,
   ): Promise<EditResult<RecordOf<K>>> {
     const def = this.definition(kind);
     const outcome = await retryCommit<EditResult<RecordOf<K>>>(this.#store, tenant, async () => {
       const found = await this.#store.getMany<Json>(tenant, kind, ids);
+      const missing = found.findIndex((f) => f === undefined);
+      if (missing >= 0) return { done: { kind: 'missing', id: ids[missing] ?? 0 } };
+      const current = found as Stored<Json>[];
+      for (const stored of current) this.#checkVersion(def, stored);
+      const changed = await change(current.map((s) => s.value as unknown as RecordOf<K>));
+      if (changed.length !== current.length) throw new Error(`${kind}: updateAll's change answered ${changed.length} records for ${current.length}`);
       const writes: Write[] = [];
       const records: RecordOf<K>[] = [];
-      for (const [i, stored] of found.entries()) {
-        if (stored === undefined) return { done: { kind: 'missing', id: ids[i] ?? 0 } };
-        this.#checkVersion(def, stored);
-        const next = (await change(stored.value as unknown as RecordOf<K>)) as unknown as Json;
+      for (const [i, stored] of current.entries()) {
+        const next = changed[i] as unknown as Json;
         if (next === stored.value) {
           records.push(next as unknown as RecordOf<K>);
           continue;

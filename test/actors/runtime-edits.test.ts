@@ -46,6 +46,21 @@ describe('actor runtime: field edits and removals', () => {
     expect((await store.getMany<TargetRecord>(tenant, TARGET, [1, 2])).map((t) => t?.value.tags)).toEqual([[7], [7]]);
   });
 
+  it('decides over all records at once, on each retry as the records are then, and writes only what changed', async () => {
+    const seen: string[][] = [];
+    const raced = runtime.updateAll(tenant, TARGET, [1, 2], async (current) => {
+      seen.push(current.map((t) => t.name));
+      if (seen.length === 1) await runtime.update(tenant, TARGET, 1, (t) => ({ ...t, name: 'meanwhile' })); // loses this attempt
+      const tagAll = !current.every((t) => t.tags.includes(7));
+      return current.map((t) => (t.id === 1 && tagAll ? { ...t, tags: [7] } : t));
+    });
+    expect((await raced).kind).toBe('updated');
+    expect(seen).toEqual([['dev-1', 'dev-1'], ['meanwhile', 'dev-1']]);
+    expect((await store.get<TargetRecord>(tenant, TARGET, 1))?.value).toMatchObject({ name: 'meanwhile', tags: [7] });
+    expect((await store.get(tenant, TARGET, 2))?.version).toBe(1); // read for the decision, not written
+    await expect(runtime.updateAll(tenant, TARGET, [1, 2], (current) => current.slice(1))).rejects.toThrow(/answered 1 records for 2/);
+  });
+
   it('removes a record with what goes with it, or keeps it when the condition no longer holds', async () => {
     await runtime.create(tenant, ACTION, anAction({ id: 10, targetId: 1 }));
     await runtime.send(tenant, ACTION, 10, { type: 'device.retrieved', at: 2 });

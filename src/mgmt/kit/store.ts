@@ -75,17 +75,20 @@ export async function updateRecord<K extends PlainKind>(
   });
 }
 
-/** Changes several records of one kind in one atomic commit (all or none); 404 names the first missing one. */
-export async function updateRecords<K extends PlainKind>(
-  store: Store, tenant: Tenant, kind: K, ids: readonly number[], change: (current: R<K>) => R<K>,
+/**
+ * Changes several records of one kind in one atomic commit (all or none); 404 names the first
+ * missing one. `change` sees all the records at once (in the order of `ids`) and answers each one's
+ * next value, so it can decide over the whole set (a tag toggle); it runs again on every retry, on
+ * the records as that attempt read them. Records returned as they were are not written.
+ */
+export async function updateAllRecords<K extends PlainKind>(
+  store: Store, tenant: Tenant, kind: K, ids: readonly number[], change: (current: readonly R<K>[]) => readonly R<K>[],
 ): Promise<R<K>[]> {
   return commitOrThrow<R<K>[]>(store, tenant, ENTITY[kind], async () => {
-    const writes: Write[] = [];
-    const out = (await loadAllOr404(store, tenant, kind, ids)).map((f) => {
-      const next = change(f.value);
-      if (next !== f.value) writes.push({ kind, id: f.id, expect: f.version, before: f.value, after: next });
-      return next;
-    });
+    const found = await loadAllOr404(store, tenant, kind, ids);
+    const out = [...change(found.map((f) => f.value))];
+    if (out.length !== found.length) throw new Error(`${kind}: updateAllRecords' change answered ${out.length} records for ${found.length}`);
+    const writes: Write[] = found.flatMap((f, i) => (out[i] === f.value ? [] : [{ kind, id: f.id, expect: f.version, before: f.value, after: out[i] }]));
     return writes.length === 0 ? { done: out } : { commit: { writes }, result: () => out };
   });
 }

@@ -41,11 +41,23 @@ export interface TaggedMembers<M, Key extends string | number> {
   /** Honours `onNotFoundPolicy` (target tags); without it any unknown member fails the request first. */
   readonly policy: boolean;
   tags(member: M): readonly number[];
-  /** Puts the tag on (`on`) or takes it off these members in one atomic commit; returns them afterwards. */
-  setTag(tenant: Tenant, members: readonly M[], tag: number, on: boolean, by: string): Promise<M[]>;
+  /**
+   * Puts the tag on (`on` true) or takes it off these members in one atomic commit; returns them
+   * afterwards, in the order given. `on` may instead decide from the members as the commit reads
+   * them (the toggle); it is asked again on every retry.
+   */
+  setTag(tenant: Tenant, members: readonly M[], tag: number, on: TagDecision<M>, by: string): Promise<readonly M[]>;
   render(req: Request, tenant: Tenant, members: readonly M[]): Promise<object[]>;
   /** The fields of the toggle's answer: members tagged, members untagged. */
   readonly toggleFields: readonly [assigned: string, unassigned: string];
+}
+
+/** Tag on (true), off (false), or decided from the members as one commit attempt reads them. */
+export type TagDecision<M> = boolean | ((current: readonly M[]) => boolean);
+
+/** Whether the tag goes on these members, as `decision` says. */
+export function tagDecided<M>(decision: TagDecision<M>, current: readonly M[]): boolean {
+  return typeof decision === 'boolean' ? decision : decision(current);
 }
 
 export const NOT_FOUND_POLICIES = ['FAIL', 'ON_WHAT_FOUND_AND_FAIL', 'ON_WHAT_FOUND_AND_SUCCESS'] as const;
@@ -103,17 +115,24 @@ export function taggingRoutes<M, Key extends string | number>(deps: KitDeps, spe
     { method: 'POST', path: `${assigned}/:${spec.memberParam}`, auth: update, body: 'none', handler: single(true) },
     { method: 'DELETE', path: `${assigned}/:${spec.memberParam}`, auth: update, handler: single(false) },
     {
-      // hawkBit: when every listed member has the tag it is removed from all, otherwise added to those without
+      // hawkBit: when every listed member has the tag it is removed from all, otherwise added to those
+      // without. Decided on the members as the one commit reads them, so concurrent toggles (from any
+      // server instance) take effect in some serial order: the one that commits second sees the first.
       method: 'POST', path: `${assigned}/toggleTagAssignment`, auth: update,
       handler: async (req) => {
         const { tenant, by, tag } = await tagOf(req);
         const { found, missing } = await spec.find(tenant, readKeys(req));
         if (missing.length > 0) throw spec.notFound(missing);
-        const allTagged = found.every((m) => spec.tags(m).includes(tag));
-        const subject = allTagged ? found : found.filter((m) => !spec.tags(m).includes(tag));
-        const changed = await spec.render(req, tenant, await spec.setTag(tenant, subject, tag, !allTagged, by));
+        const tagged = (m: M): boolean => spec.tags(m).includes(tag);
+        let before: readonly M[] = found; // the members as the committed attempt read them
+        const after = await spec.setTag(tenant, found, tag, (current) => {
+          before = current;
+          return !current.every(tagged);
+        }, by);
+        const changed = await spec.render(req, tenant, after.filter((m, i) => tagged(m) !== tagged(before[i] as M)));
+        const put = !before.every(tagged);
         const [on, off] = spec.toggleFields;
-        return { status: 200, json: { [on]: allTagged ? [] : changed, [off]: allTagged ? changed : [] } };
+        return { status: 200, json: { [on]: put ? changed : [], [off]: put ? [] : changed } };
       },
     },
   ];

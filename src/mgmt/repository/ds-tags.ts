@@ -18,7 +18,8 @@ import { pageOf } from '../kit/hal.js';
 import { listPage } from '../kit/list.js';
 import { softDeletedFilter } from '../kit/named.js';
 import { pathId } from '../kit/request.js';
-import { updateRecords } from '../kit/store.js';
+import { updateAllRecords } from '../kit/store.js';
+import { tagDecided } from '../kit/tagging.js';
 import { tagFields, tagRoutes } from '../kit/tags.js';
 import { distributionSetFields, joinSetsForQuery } from './fields.js';
 import { renderDistributionSets } from './views.js';
@@ -87,9 +88,12 @@ export function dsTagRoutes(deps: KitDeps): Route[] {
       tags: (d) => d.tags,
       setTag: (tenant, sets, tag, on, by) => {
         const now = deps.now();
-        return updateRecords(deps.store, tenant, DS, sets.map((d) => d.id), (d) => (d.tags.includes(tag) === on ? d : touched({
-          ...d, tags: on ? [...d.tags, tag] : d.tags.filter((t) => t !== tag),
-        }, by, now)));
+        return updateAllRecords(deps.store, tenant, DS, sets.map((d) => d.id), (current) => {
+          const put = tagDecided(on, current);
+          return current.map((d) => (d.tags.includes(tag) === put ? d : touched({
+            ...d, tags: put ? [...d.tags, tag] : d.tags.filter((t) => t !== tag),
+          }, by, now)));
+        });
       },
       render: (req, tenant, sets) => renderDistributionSets(deps, tenant, req, sets),
       toggleFields: ['assignedDistributionSets', 'unassignedDistributionSets'],

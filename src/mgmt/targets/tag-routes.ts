@@ -9,12 +9,13 @@ import { ACCESS } from '../kit/access.js';
 import type { KitDeps } from '../kit/deps.js';
 import { str } from '../kit/body.js';
 import { pathText } from '../kit/request.js';
+import { tagDecided } from '../kit/tagging.js';
 import { tagFields, tagJson, tagRoutes } from '../kit/tags.js';
 import { listTargets, renderTargets } from './target-json.js';
 import { findTargets, targetsNotFound } from './target-store.js';
 
 export interface TargetTagDeps extends KitDeps {
-  readonly runtime: Pick<ActorRuntime, 'updateMany'>;
+  readonly runtime: Pick<ActorRuntime, 'updateAll'>;
 }
 
 const PATH = '/rest/v1/targettags';
@@ -52,14 +53,14 @@ export function targetTagRoutes(deps: TargetTagDeps): Route[] {
       policy: true,
       tags: (t) => t.tags,
       setTag: async (tenant, targets, tag, on, by) => {
+        if (targets.length === 0) return [];
         const now = deps.now();
-        const ids = targets.filter((t) => t.tags.includes(tag) !== on).map((t) => t.id);
-        if (ids.length === 0) return [...targets];
-        const changed = edited(await deps.runtime.updateMany(tenant, TARGET, ids, (t) => (t.tags.includes(tag) === on ? t : {
-          ...t, tags: on ? [...t.tags, tag] : t.tags.filter((x) => x !== tag), lastModifiedBy: by, lastModifiedAt: now,
-        })), 'Target');
-        const byId = new Map(changed.map((t) => [t.id, t]));
-        return targets.map((t) => byId.get(t.id) ?? t);
+        return edited(await deps.runtime.updateAll(tenant, TARGET, targets.map((t) => t.id), (current) => {
+          const put = tagDecided(on, current);
+          return current.map((t) => (t.tags.includes(tag) === put ? t : {
+            ...t, tags: put ? [...t.tags, tag] : t.tags.filter((x) => x !== tag), lastModifiedBy: by, lastModifiedAt: now,
+          }));
+        }), 'Target');
       },
       render: (req, tenant, targets) => renderTargets(deps, tenant, req, targets),
       toggleFields: ['assignedTargets', 'unassignedTargets'],
