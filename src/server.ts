@@ -13,6 +13,7 @@ import { createLogger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { platformRoutes } from './observability/platform-routes.js';
 import { openStore } from './store/index.js';
+import { observeCommits, type CommitObserver } from './store/observed.js';
 import type { Schema, Store } from './store/port.js';
 
 export interface ServerOverrides {
@@ -53,7 +54,8 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     },
   };
   const modules = (overrides.modules ?? buildModules)(ctx);
-  store = await openStore({ kind: config.store.kind, redisUrl: config.store.redisUrl, schema: mergeSchemas(modules) });
+  const observers = modules.flatMap((m): CommitObserver[] => (m.observeCommits ? [m.observeCommits] : []));
+  store = observeCommits(await openStore({ kind: config.store.kind, redisUrl: config.store.redisUrl, schema: mergeSchemas(modules) }), observers);
   const opened = store;
 
   const started: AppModule[] = [];

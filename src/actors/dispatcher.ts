@@ -5,10 +5,25 @@ import { StoreUnavailableError } from '../store/port.js';
 /** Handles one effect; must be idempotent for `dedupe` (pass it on to the commit it makes). */
 export type EffectHandler = (tenant: Tenant, effect: Effect, dedupe: string) => Promise<void>;
 
+/**
+ * Handles several effects at once (e.g. publishing them to a broker with one round of confirms);
+ * resolves with one flag per effect: true when it was handled (and may be acked).
+ */
+export type BatchEffectHandler = (effects: readonly BatchedEffect[]) => Promise<readonly boolean[]>;
+
+export interface BatchedEffect {
+  readonly tenant: Tenant;
+  readonly effect: Effect;
+  /** Stable across redeliveries (see effectId). */
+  readonly id: string;
+}
+
 export interface DispatcherOptions {
   readonly consumer: string;
   readonly tenants: () => readonly Tenant[];
   readonly handlers: Readonly<Record<string, EffectHandler>>;
+  /** Effect types handled in groups: all of a read batch's effects of these types go to one call, after the others. */
+  readonly batchHandlers?: Readonly<Record<string, BatchEffectHandler>>;
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Effects left unacked this long by a consumer (e.g. a crashed process) are handed out again. */
   readonly reclaimIdleMs?: number;
@@ -102,9 +117,16 @@ export class EffectDispatcher {
       reclaimIdleMs: this.#opts.reclaimIdleMs ?? 15_000,
     });
     const acked: QueuedEffect[] = [];
+    const grouped = new Map<BatchEffectHandler, QueuedEffect[]>();
     for (const queued of batch) {
-      if (await this.#handle(queued)) acked.push(queued);
+      const batchHandler = this.#opts.batchHandlers?.[queued.effect.type];
+      if (batchHandler !== undefined) {
+        let group = grouped.get(batchHandler);
+        if (group === undefined) grouped.set(batchHandler, (group = []));
+        group.push(queued);
+      } else if (await this.#handle(queued)) acked.push(queued);
     }
+    for (const [handler, group] of grouped) acked.push(...(await this.#handleBatch(handler, group)));
     if (acked.length > 0) {
       await this.#store.ackEffects(acked);
       for (const q of acked) this.#done.emit('handled', effectId(q));
@@ -126,6 +148,18 @@ export class EffectDispatcher {
         this.#opts.log.warn({ err, effect: queued.effect, deliveries: queued.deliveries }, 'effect handler failed; it will be retried');
       }
       return false;
+    }
+  }
+
+  async #handleBatch(handler: BatchEffectHandler, group: QueuedEffect[]): Promise<QueuedEffect[]> {
+    try {
+      const handled = await handler(group.map((q) => ({ tenant: q.tenant, effect: q.effect, id: effectId(q) })));
+      const failed = group.filter((_, i) => handled[i] !== true);
+      if (failed.length > 0) this.#opts.log.warn({ failed: failed.length, of: group.length, type: failed[0]?.effect.type }, 'effects not handled; they will be retried');
+      return group.filter((_, i) => handled[i] === true);
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) this.#opts.log.warn({ err, effects: group.length }, 'batch effect handler failed; the effects will be retried');
+      return [];
     }
   }
 }

@@ -11,8 +11,9 @@ import { targetsModule } from '../mgmt/targets/index.js';
 import { ddiModule } from '../ddi/index.js';
 import { deploymentsModule } from '../mgmt/deployments/index.js';
 import { schedulerModule } from '../scheduler/index.js';
+import { dmfModule } from '../dmf/index.js';
 
 export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppModule[] => {
   const services = createServices(ctx);
-  return [coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services), schedulerModule(services)];
+  return [coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services), schedulerModule(services), dmfModule(services)];
 };

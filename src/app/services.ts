@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ActorRuntime } from '../actors/runtime.js';
 import { ACTORS } from '../actors/kinds.js';
-import { EffectDispatcher } from '../actors/dispatcher.js';
+import { EffectDispatcher, type BatchEffectHandler, type EffectHandler } from '../actors/dispatcher.js';
 import { effectHandlers } from '../actors/effects.js';
 import { ArtifactStorage } from '../artifacts/index.js';
 import { createHashPool } from '../artifacts/hash-pool.js';
@@ -28,6 +28,11 @@ export interface Services {
   readonly dispatcher: EffectDispatcher;
   readonly tenantConfig: TenantConfigService;
   readonly artifacts: ArtifactStorage;
+  /**
+   * Adds handlers for effect types a feature module emits (the DMF connector's). Call it while the
+   * module is built: the dispatcher takes the handlers when it is created, before it reads any effect.
+   */
+  addEffectHandlers(handlers: Readonly<Record<string, EffectHandler>>, batchHandlers?: Readonly<Record<string, BatchEffectHandler>>): void;
   /** Basic authentication for Management routes, requiring the given permission(s). */
   mgmtAuth(permission?: PermissionRequirement): Authenticator;
   /** Milliseconds since the epoch; one place to read the clock. */
@@ -46,6 +51,8 @@ export function createServices(ctx: ModuleContext): Services {
   let artifacts: ArtifactStorage | undefined;
   let hashPool: ReturnType<typeof createHashPool> | undefined;
   const auths = new Map<string, Authenticator>();
+  const extraHandlers: Record<string, EffectHandler> = {};
+  const batchHandlers: Record<string, BatchEffectHandler> = {};
 
   const services: Services = {
     ctx,
@@ -58,7 +65,8 @@ export function createServices(ctx: ModuleContext): Services {
       return (dispatcher ??= new EffectDispatcher(ctx.store, {
         consumer: `${hostname()}-${process.pid}`,
         tenants: () => tenants,
-        handlers: effectHandlers(ctx.store, services.runtime),
+        handlers: { ...effectHandlers(ctx.store, services.runtime), ...extraHandlers },
+        batchHandlers,
         log: ctx.logger,
       }));
     },
@@ -74,6 +82,11 @@ export function createServices(ctx: ModuleContext): Services {
     get artifacts() {
       hashPool ??= createHashPool();
       return (artifacts ??= new ArtifactStorage({ dataDir: join(config.dataDir), hashPool }));
+    },
+    addEffectHandlers(handlers, batch = {}) {
+      if (dispatcher !== undefined) throw new Error('effect handlers must be added before the dispatcher is created');
+      Object.assign(extraHandlers, handlers);
+      Object.assign(batchHandlers, batch);
     },
     mgmtAuth(permission) {
       const key = JSON.stringify(permission ?? null);

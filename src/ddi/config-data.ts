@@ -20,7 +20,8 @@ const MAX_ATTEMPTS = 8;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-type Mode = 'merge' | 'replace' | 'remove';
+export type AttributeMode = 'merge' | 'replace' | 'remove';
+type Mode = AttributeMode;
 
 function invalid(message: string): AppError {
   return new AppError('INVALID_TARGET_ATTRIBUTES', message);
@@ -51,28 +52,34 @@ export function configDataHandler(services: Services): Handler {
     const entries = Object.entries(body.data);
     if (entries.length === 0) throw new AppError('BODY_NOT_READABLE', 'body.data: must not be empty');
     const data: Record<string, string | null> = Object.create(null) as Record<string, string | null>;
-    for (const [key, raw] of entries) {
-      const value = raw === null ? null : String(raw);
-      checkEntry(key, value);
-      data[key] = value;
-    }
-    const mode: Mode = body.mode ?? 'merge';
-    const max = services.quotas.maxAttributeEntriesPerTarget;
-    const store = services.ctx.store;
-    const targetId = (d.target as TargetRecord).id;
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const current = await store.get<TargetRecord>(d.tenant, TARGET, targetId);
-      if (current === undefined) throw notFound('Target', d.controllerId);
-      const attributes = applyAttributes(current.value.attributes, mode, data);
-      const size = Object.keys(attributes).length;
-      // only growth is refused: a device may still shrink a map that is over a lowered quota
-      if (size > max && size > Object.keys(current.value.attributes).length) {
-        throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target '${d.controllerId}' would have ${size} attributes; at most ${max} are allowed.`);
-      }
-      const after: TargetRecord = { ...current.value, attributes, requestAttributes: false };
-      const result = await store.commit(d.tenant, { writes: [{ kind: TARGET, id: targetId, expect: current.version, before: current.value, after }] });
-      if (result.ok) return { status: 200 };
-    }
-    throw new AppError('CONCURRENT_MODIFICATION', `target '${d.controllerId}' is being modified concurrently; retry`);
+    for (const [key, raw] of entries) data[key] = raw === null ? null : String(raw);
+    await updateAttributes(services, d.tenant, (d.target as TargetRecord).id, d.controllerId, body.mode ?? 'merge', data);
+    return { status: 200 };
   };
+}
+
+/**
+ * Applies a device's attribute report (DDI configData, DMF UPDATE_ATTRIBUTES) and clears the target's
+ * "request attributes" flag: checks every entry, refuses growth beyond the quota, compare-and-set.
+ */
+export async function updateAttributes(
+  services: Services, tenant: string, targetId: number, controllerId: string, mode: Mode, data: Readonly<Record<string, string | null>>,
+): Promise<void> {
+  for (const [key, value] of Object.entries(data)) checkEntry(key, value);
+  const max = services.quotas.maxAttributeEntriesPerTarget;
+  const store = services.ctx.store;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await store.get<TargetRecord>(tenant, TARGET, targetId);
+    if (current === undefined) throw notFound('Target', controllerId);
+    const attributes = applyAttributes(current.value.attributes, mode, data);
+    const size = Object.keys(attributes).length;
+    // only growth is refused: a device may still shrink a map that is over a lowered quota
+    if (size > max && size > Object.keys(current.value.attributes).length) {
+      throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target '${controllerId}' would have ${size} attributes; at most ${max} are allowed.`);
+    }
+    const after: TargetRecord = { ...current.value, attributes, requestAttributes: false };
+    const result = await store.commit(tenant, { writes: [{ kind: TARGET, id: targetId, expect: current.version, before: current.value, after }] });
+    if (result.ok) return;
+  }
+  throw new AppError('CONCURRENT_MODIFICATION', `target '${controllerId}' is being modified concurrently; retry`);
 }

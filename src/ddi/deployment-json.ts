@@ -64,25 +64,42 @@ export function partOf(typeKey: string): string {
   return typeKey === 'application' ? 'bApp' : typeKey === 'runtime' ? 'jvm' : typeKey;
 }
 
-async function chunks(services: Services, req: Request, d: Device, dsId: number): Promise<object[]> {
+/** One module of a set as devices see it (DDI chunks, DMF softwareModules). */
+export interface DeviceModule {
+  readonly module: SoftwareModuleRecord;
+  /** The module type's key ('' when the type is gone). */
+  readonly typeKey: string;
+  readonly artifacts: readonly ArtifactRecord[];
+  /** Only the entries marked targetVisible. */
+  readonly metadata: readonly { readonly key: string; readonly value: string }[];
+}
+
+/** The modules of a distribution set with their types, artifacts and target-visible metadata; [] when the set is gone. */
+export async function deviceModules(services: Services, tenant: string, dsId: number): Promise<DeviceModule[]> {
   const store = services.ctx.store;
-  const ds = (await store.get<DistributionSetRecord>(d.tenant, DS, dsId))?.value;
+  const ds = (await store.get<DistributionSetRecord>(tenant, DS, dsId))?.value;
   if (ds === undefined) return [];
-  const modules = (await store.getMany<SoftwareModuleRecord>(d.tenant, SM, ds.modules)).filter((m): m is Stored<SoftwareModuleRecord> => m !== undefined).map((m) => m.value);
+  const modules = (await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules)).filter((m): m is Stored<SoftwareModuleRecord> => m !== undefined).map((m) => m.value);
   const typeIds = [...new Set(modules.map((m) => m.type))];
-  const types = new Map((await store.getMany<SoftwareModuleTypeRecord>(d.tenant, SM_TYPE, typeIds)).filter((t) => t !== undefined).map((t) => [t.id, t.value]));
-  const artifacts = await moduleArtifacts(services, d.tenant, modules.map((m) => m.id));
-  return modules.map((m) => {
-    const metadata = Object.entries(m.metadata).filter(([, v]) => v.targetVisible).map(([key, v]) => ({ key, value: v.value }));
-    return {
-      part: partOf(types.get(m.type)?.key ?? ''),
-      version: m.version,
-      name: m.name,
-      ...(m.encrypted ? { encrypted: true } : {}),
-      artifacts: (artifacts.get(m.id) ?? []).map((a) => artifactJson(req, d, a)),
-      ...(metadata.length > 0 ? { metadata } : {}),
-    };
-  });
+  const types = new Map((await store.getMany<SoftwareModuleTypeRecord>(tenant, SM_TYPE, typeIds)).filter((t) => t !== undefined).map((t) => [t.id, t.value]));
+  const artifacts = await moduleArtifacts(services, tenant, modules.map((m) => m.id));
+  return modules.map((m) => ({
+    module: m,
+    typeKey: types.get(m.type)?.key ?? '',
+    artifacts: artifacts.get(m.id) ?? [],
+    metadata: Object.entries(m.metadata).filter(([, v]) => v.targetVisible).map(([key, v]) => ({ key, value: v.value })),
+  }));
+}
+
+async function chunks(services: Services, req: Request, d: Device, dsId: number): Promise<object[]> {
+  return (await deviceModules(services, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
+    part: partOf(typeKey),
+    version: m.version,
+    name: m.name,
+    ...(m.encrypted ? { encrypted: true } : {}),
+    artifacts: artifacts.map((a) => artifactJson(req, d, a)),
+    ...(metadata.length > 0 ? { metadata } : {}),
+  }));
 }
 
 /**
