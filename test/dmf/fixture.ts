@@ -21,6 +21,8 @@ export interface DmfAppOptions {
   readonly tenantConfig?: Readonly<Record<string, unknown>>;
   readonly quotas?: Readonly<Record<string, number>>;
   readonly dmf?: Readonly<Record<string, unknown>>;
+  /** The gateway's queue survives broker restarts. */
+  readonly durableGateway?: boolean;
 }
 
 export async function startDmfApp(kind: StoreKind, node: RabbitNode, vhost: string, opts: DmfAppOptions = {}): Promise<DmfApp> {
@@ -33,7 +35,7 @@ export async function startDmfApp(kind: StoreKind, node: RabbitNode, vhost: stri
     dmf: { enabled: true, url: node.url, vhost, ...opts.dmf },
     quotas: opts.quotas ?? {},
   } as never, kind === 'redis' ? { redisUrl: inject('redisUrl') } : {});
-  const gateway = await Gateway.open(node, vhost);
+  const gateway = await Gateway.open(node, vhost, { durable: opts.durableGateway === true });
   // the connector declares exchange, queue and binding once it is connected: a PING answered proves the path
   await vi.waitFor(async () => {
     const correlationId = `ready-${Date.now()}`;

@@ -70,14 +70,16 @@ export class Gateway {
     this.exchange = exchange;
   }
 
-  static async open(node: Pick<RabbitNode, 'port'>, vhost: string, exchange = `gw.${randomBytes(4).toString('hex')}`): Promise<Gateway> {
+  /** `durable`: the gateway's queue survives a broker restart (with the persistent messages in it). */
+  static async open(node: Pick<RabbitNode, 'port'>, vhost: string, opts: { exchange?: string; durable?: boolean } = {}): Promise<Gateway> {
+    const exchange = opts.exchange ?? `gw.${randomBytes(4).toString('hex')}`;
     const connection = new Connection({ hostname: '127.0.0.1', port: node.port, vhost, username: 'guest', password: 'guest', retryLow: 200, retryHigh: 1000 });
     connection.on('error', () => {});
     let gateway: Gateway | undefined;
     const ready = new Promise<void>((resolve) => {
       const consumer = connection.createConsumer({
         queue: `${exchange}.q`,
-        queueOptions: { durable: false, autoDelete: false },
+        queueOptions: { durable: opts.durable === true, autoDelete: false },
         exchanges: [{ exchange, type: 'fanout', durable: true }],
         queueBindings: [{ queue: `${exchange}.q`, exchange, routingKey: '' }],
       }, (msg) => gateway?.push(msg));
