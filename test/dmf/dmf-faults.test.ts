@@ -4,23 +4,14 @@
  * broker restarted while actions are being assigned (the connector reconnects, nothing assigned is
  * lost, nothing published before the restart makes a second action).
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION, type ActionRecord } from '../../src/domain/action.js';
-import { startTestRabbit, type RabbitNode, type SendOptions } from '../helpers/rabbitmq.js';
+import type { SendOptions } from '../helpers/rabbitmq.js';
 import { seedDistributionSet } from '../helpers/seed.js';
-import { startDmfApp, type DmfApp } from './fixture.js';
+import { newThingId, startDmfApp, useRabbit, type DmfApp } from './fixture.js';
 
-let node: RabbitNode;
-beforeAll(async () => {
-  node = await startTestRabbit(2);
-});
-afterAll(async () => {
-  await node?.destroy();
-});
-
-let n = 0;
-const thing = (): string => `fault-${randomBytes(3).toString('hex')}-${++n}`;
+const rabbit = useRabbit(2);
+const thing = (): string => newThingId('fault');
 const DLQ = 'dmf_connector_deadletter_ttl';
 
 async function register(app: DmfApp, id: string, replyTo?: string): Promise<void> {
@@ -40,7 +31,7 @@ describe('bad messages and a missing reply-to exchange', () => {
   let running: number;
   let sent = 0;
   beforeAll(async () => {
-    app = await startDmfApp('memory', node, 'v1', { quotas: { maxAttributeEntriesPerTarget: 3, maxMessagesPerActionStatus: 5 } });
+    app = await startDmfApp('memory', rabbit(), 'v1', { quotas: { maxAttributeEntriesPerTarget: 3, maxMessagesPerActionStatus: 5 } });
     known = thing();
     await register(app, known);
     running = await assign(app, known, (await seedDistributionSet(app)).ds.id);
@@ -112,7 +103,7 @@ describe('bad messages and a missing reply-to exchange', () => {
 
 describe('a broker restart while actions are being assigned', () => {
   it('reconnects, delivers every assignment, and makes no second action', { timeout: 90_000 }, async () => {
-    const app = await startDmfApp('memory', node, 'v2', { durableGateway: true });
+    const app = await startDmfApp('memory', rabbit(), 'v2', { durableGateway: true });
     try {
       const { ds } = await seedDistributionSet(app);
       const things = Array.from({ length: 8 }, () => thing());
@@ -122,10 +113,10 @@ describe('a broker restart while actions are being assigned', () => {
       for (const id of things.slice(0, 4)) expect((await app.gateway.next(id, 'DOWNLOAD_AND_INSTALL')).body.actionId).toBe(actions.get(id));
       // reports published just before the restart: persistent, in the durable receiver queue
       for (const id of things.slice(0, 4)) await app.gateway.status(app.tenant, id, actions.get(id) as number, 'RUNNING');
-      await node.stop();
+      await rabbit().stop();
       // assignments while the broker is away: committed, their messages wait in the effects queue
       for (const id of things.slice(4)) actions.set(id, await assign(app, id, ds.id));
-      await node.start();
+      await rabbit().start();
       for (const id of things.slice(4)) {
         expect((await app.gateway.next(id, 'DOWNLOAD_AND_INSTALL', 60_000)).body.actionId).toBe(actions.get(id));
       }

@@ -3,31 +3,21 @@
  * attributes, assignments with success and failure, a rollout group start, cancellation, the
  * confirmation flow and auto-confirmation, batch assignments, removal and deletion, PING.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTORS } from '../../src/actors/kinds.js';
 import { ActorRuntime } from '../../src/actors/runtime.js';
 import { ACTION, type ActionRecord } from '../../src/domain/action.js';
 import { STORES } from '../helpers/app.js';
-import { startTestRabbit, type RabbitNode } from '../helpers/rabbitmq.js';
 import { seedDistributionSet } from '../helpers/seed.js';
-import { startDmfApp, type DmfApp } from './fixture.js';
+import { newThingId, startDmfApp, useRabbit, type DmfApp } from './fixture.js';
 
-let node: RabbitNode;
-beforeAll(async () => {
-  node = await startTestRabbit(2);
-});
-afterAll(async () => {
-  await node?.destroy();
-});
-
-let n = 0;
-const thing = (): string => `thing-${randomBytes(3).toString('hex')}-${++n}`;
+const rabbit = useRabbit(2);
+const thing = (): string => newThingId('thing');
 
 describe.each(STORES)('DMF on the %s store', (kind) => {
   let app: DmfApp;
   beforeAll(async () => {
-    app = await startDmfApp(kind, node, kind === 'memory' ? 'v1' : 'v2');
+    app = await startDmfApp(kind, rabbit(), kind === 'memory' ? 'v1' : 'v2');
   });
   afterAll(async () => {
     await app?.gateway.close();

@@ -3,10 +3,11 @@
  * (one virtual host per server), a Management client, and a gateway (test/helpers/rabbitmq.ts) on
  * the same virtual host. Memory store, or the shared test Redis with a tenant of its own.
  */
-import { inject, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { TARGET, type TargetRecord } from '../../src/domain/target.js';
 import { withAuth, type App, type StoreKind } from '../helpers/app.js';
-import { Gateway, type RabbitNode } from '../helpers/rabbitmq.js';
+import { Gateway, startTestRabbit, type RabbitNode } from '../helpers/rabbitmq.js';
 import { freePort, uniqueTenant } from '../helpers/redis.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer } from '../helpers/server.js';
 
@@ -60,3 +61,22 @@ export async function startDmfApp(kind: StoreKind, node: RabbitNode, vhost: stri
     },
   };
 }
+
+/** A private broker for the calling test file (started in beforeAll, removed in afterAll); read it inside tests. */
+export function useRabbit(vhosts = 2): () => RabbitNode {
+  let node: RabbitNode | undefined;
+  beforeAll(async () => {
+    node = await startTestRabbit(vhosts);
+  });
+  afterAll(async () => {
+    await node?.destroy();
+  });
+  return () => {
+    if (node === undefined) throw new Error('the broker is not started yet');
+    return node;
+  };
+}
+
+let things = 0;
+/** A thing id no other test uses. */
+export const newThingId = (prefix = 'thing'): string => `${prefix}-${randomBytes(3).toString('hex')}-${++things}`;
