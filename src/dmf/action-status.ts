@@ -9,7 +9,7 @@
  * | RUNNING         | feedback proceeding                    | idem                                  |
  * | WARNING         | feedback rejected (status WARNING)     | idem                                  |
  * | DOWNLOADED      | feedback downloaded                    | idem                                  |
- * | FINISHED, ERROR | feedback closed success / failure      | idem                                  |
+ * | FINISHED, ERROR | feedback closed success / failure      | idem; or a download-only action DOWNLOADED |
  * | CANCELED        | cancel feedback closed success         | canceling                             |
  * | CANCEL_REJECTED | cancel feedback rejected               | canceling                             |
  * | CONFIRMED       | confirmed                              | waiting for confirmation              |
@@ -28,7 +28,12 @@ const refuse = (reason: string): StatusDecision => ({ ok: false, reason });
 
 export function statusEvent(status: DmfActionStatus, a: ActionRecord, report: Report, confirmationFlow: boolean): StatusDecision {
   const id = `Action ${a.id}`;
-  if (!a.active) return refuse(`${id} is closed (${a.status}); it takes no more status reports`);
+  if (!a.active) {
+    // a download-only action takes one final report after DOWNLOADED (reference §4.2)
+    const late = a.status === 'downloaded' && a.actionType === 'downloadonly' && (status === 'FINISHED' || status === 'ERROR');
+    if (!late) return refuse(`${id} is closed (${a.status}); it takes no more status reports`);
+    return { ok: true, event: { type: 'device.feedback', execution: 'closed', finished: status === 'FINISHED' ? 'success' : 'failure', ...report }, final: true };
+  }
   const waiting = a.status === 'wait_for_confirmation';
   const canceling = a.status === 'canceling';
   const feedback = (execution: 'download' | 'proceeding' | 'rejected' | 'downloaded' | 'closed', finished: 'success' | 'failure' | 'none' = 'none'): StatusDecision =>

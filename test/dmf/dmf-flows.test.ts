@@ -125,6 +125,20 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     await vi.waitFor(async () => expect(await app.target(bad)).toMatchObject({ updateStatus: 'error', assignedDs: null }));
   });
 
+  it('sends a download-only action as DOWNLOAD; DOWNLOADED closes it, a later FINISHED installs it (the DMF-only path)', async () => {
+    const { ds } = await seedDistributionSet(app);
+    const id = thing();
+    await registered(id);
+    const a = await assign(id, ds.id, { type: 'downloadonly' });
+    expect((await app.gateway.next(id, 'DOWNLOAD')).body.actionId).toBe(a);
+    await app.gateway.status(app.tenant, id, a, 'DOWNLOADED');
+    await actionStatus(a, 'downloaded');
+    await vi.waitFor(async () => expect(await app.target(id)).toMatchObject({ updateStatus: 'in_sync', installedDs: null }));
+    await app.gateway.status(app.tenant, id, a, 'FINISHED');
+    await actionStatus(a, 'finished');
+    await vi.waitFor(async () => expect(await app.target(id)).toMatchObject({ updateStatus: 'in_sync', installedDs: ds.id, assignedDs: ds.id }));
+  });
+
   it('starts the actions of a rollout group: the devices get them, one succeeds, one fails', async () => {
     const { ds } = await seedDistributionSet(app);
     const things = [thing(), thing()];

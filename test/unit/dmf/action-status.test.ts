@@ -26,6 +26,13 @@ describe('UPDATE_ACTION_STATUS to action machine events', () => {
     expect(decide('DOWNLOADED', 'running', false, 'downloadonly')).toMatchObject({ ok: true, final: true });
   });
 
+  it('a downloaded download-only action takes FINISHED or ERROR, nothing else', () => {
+    expect(decide('FINISHED', 'downloaded', false, 'downloadonly')).toMatchObject({ ok: true, event: { execution: 'closed', finished: 'success' }, final: true });
+    expect(decide('ERROR', 'downloaded', false, 'downloadonly')).toMatchObject({ ok: true, event: { execution: 'closed', finished: 'failure' } });
+    expect(decide('RUNNING', 'downloaded', false, 'downloadonly')).toMatchObject({ ok: false });
+    expect(decide('FINISHED', 'downloaded')).toMatchObject({ ok: false });
+  });
+
   it('CANCELED and CANCEL_REJECTED need a canceling action', () => {
     expect(decide('CANCELED', 'canceling')).toMatchObject({ ok: true, event: { type: 'device.cancelFeedback', execution: 'closed', finished: 'success' }, final: true });
     expect(decide('CANCEL_REJECTED', 'canceling')).toMatchObject({ ok: true, event: { type: 'device.cancelFeedback', execution: 'rejected' } });
