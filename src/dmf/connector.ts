@@ -16,6 +16,7 @@
  */
 import { Connection, ConsumerStatus, type AsyncMessage, type Consumer, type Publisher } from 'rabbitmq-client';
 import type { Config } from '../config/index.js';
+import type { DmfMetrics } from './metrics.js';
 import { DMF_EXCHANGE } from './protocol.js';
 
 export type DmfConfig = Config['dmf'];
@@ -46,7 +47,7 @@ export class DmfConnector {
   readonly #publisher: Publisher;
   #closed = false;
 
-  constructor(config: DmfConfig, log: Log, onMessage: InboundHandler) {
+  constructor(config: DmfConfig, log: Log, metrics: DmfMetrics, onMessage: InboundHandler) {
     this.#config = config;
     this.#log = log;
     const url = new URL(config.url);
@@ -67,10 +68,12 @@ export class DmfConnector {
     this.#connection.on('error', (err: unknown) => {
       if (!down) log.warn({ err: errorText(err), url: config.url, vhost: config.vhost }, 'DMF: broker connection failed; reconnecting');
       down = true;
+      metrics.connected(false);
     });
     this.#connection.on('connection', () => {
       log.info({ url: config.url, vhost: config.vhost }, 'DMF: connected to the broker');
       down = false;
+      metrics.connected(true);
       void this.#declareDeadLetterQueue();
     });
     this.#consumer = this.#connection.createConsumer({

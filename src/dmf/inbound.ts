@@ -16,6 +16,7 @@ import { StoreUnavailableError } from '../store/port.js';
 import { formatAmqpAddress } from './address.js';
 import { ConsumerStatus, errorText, type Log, type OutboundMessage } from './connector.js';
 import { DmfRejection, type DeviceOps } from './device-ops.js';
+import type { DmfMetrics } from './metrics.js';
 import { DMF_EFFECT } from './observer.js';
 import { actionUpdateStatusBody, attributeUpdateBody, autoConfirmBody, createThingBody, HEADER } from './protocol.js';
 import type { DmfOutbound, Publish } from './outbound.js';
@@ -27,6 +28,7 @@ export interface InboundOptions {
   readonly tenants: ReadonlySet<string>;
   readonly vhost: string;
   readonly log: Log;
+  readonly metrics: DmfMetrics;
   readonly now: () => number;
   /** Pause before a message that could not be handled now goes back to the queue (ms). */
   readonly retryPauseMs?: number;
@@ -56,9 +58,12 @@ export class DmfInbound {
       const work = this.#route(msg, type, topic, tenant, thingId);
       const key = thingId ?? (topic === 'UPDATE_ACTION_STATUS' ? `action:${String(bodyField(msg, 'actionId'))}` : '');
       await this.#order.run(`${tenant}\u0000${key}`, work);
+      this.#o.metrics.received('handled');
       return ConsumerStatus.ACK;
     } catch (err) {
-      return this.#failed(err, context);
+      const status = await this.#failed(err, context);
+      this.#o.metrics.received(status === ConsumerStatus.DROP ? 'rejected' : 'requeued');
+      return status;
     }
   };
 

@@ -12,6 +12,7 @@ import { formatAmqpAddress } from './address.js';
 import { DmfConnector } from './connector.js';
 import { DeviceOps } from './device-ops.js';
 import { DmfInbound } from './inbound.js';
+import { dmfMetrics } from './metrics.js';
 import { DMF_EFFECT_TYPES, dmfCommitObserver } from './observer.js';
 import { DmfOutbound, type Publish } from './outbound.js';
 
@@ -22,6 +23,7 @@ export function dmfModule(services: Services): AppModule {
   const dmf = config.dmf;
   if (!dmf.enabled) return { name: 'dmf', schema: {}, routes: [] };
   const log = logger.child({ module: 'dmf' });
+  const metrics = dmfMetrics(services.ctx.metrics.registry);
   let connector: DmfConnector | undefined;
   const channel: Publish = {
     get ready() {
@@ -29,7 +31,7 @@ export function dmfModule(services: Services): AppModule {
     },
     publish: (m) => (connector === undefined ? Promise.reject(new Error('the DMF connector is not started')) : connector.publish(m)),
   };
-  const outbound = new DmfOutbound({ services, channel, vhost: dmf.vhost, downloadBaseUrl: downloadBaseUrl(config), log });
+  const outbound = new DmfOutbound({ services, channel, vhost: dmf.vhost, downloadBaseUrl: downloadBaseUrl(config), log, metrics });
   services.addEffectHandlers({}, Object.fromEntries(DMF_EFFECT_TYPES.map((type) => [type, outbound.handle])));
   return {
     name: 'dmf',
@@ -38,9 +40,9 @@ export function dmfModule(services: Services): AppModule {
     observeCommits: dmfCommitObserver,
     async start() {
       const inbound = new DmfInbound({
-        ops: new DeviceOps(services), outbound, channel, tenants: new Set(services.tenants), vhost: dmf.vhost, log, now: services.now,
+        ops: new DeviceOps(services), outbound, channel, tenants: new Set(services.tenants), vhost: dmf.vhost, log, metrics, now: services.now,
       });
-      connector = new DmfConnector(dmf, log, inbound.handle);
+      connector = new DmfConnector(dmf, log, metrics, inbound.handle);
       log.info({ url: dmf.url, vhost: dmf.vhost, queue: dmf.receiverQueue, example: formatAmqpAddress({ vhost: dmf.vhost, exchange: '<reply_to>' }) }, 'DMF connector started');
     },
     async stop() {

@@ -19,6 +19,7 @@ import { artifactLinks } from '../ddi/links.js';
 import { StoreUnavailableError } from '../store/port.js';
 import { parseAmqpAddress } from './address.js';
 import { amqpCode, errorText, type Log, type OutboundMessage } from './connector.js';
+import type { DmfMetrics } from './metrics.js';
 import { DMF_EFFECT } from './observer.js';
 import type { EventTopic } from './protocol.js';
 
@@ -35,6 +36,7 @@ export interface OutboundOptions {
   /** Base of the DDI download URLs put in artifact entries, e.g. http://peregrine:8080 */
   readonly downloadBaseUrl: string;
   readonly log: Log;
+  readonly metrics: DmfMetrics;
 }
 
 type UpdateTopic = Extract<EventTopic, 'DOWNLOAD_AND_INSTALL' | 'DOWNLOAD' | 'CONFIRM'>;
@@ -234,13 +236,17 @@ export class DmfOutbound {
   async #publishAll(pending: readonly Pending[]): Promise<number[]> {
     const done: number[] = [];
     const missing = new Set<string>();
+    let confirmed = 0;
     let round = pending;
     for (let attempt = 1; attempt <= 2 && round.length > 0; attempt++) {
       const results = await Promise.allSettled(round.map((p) => this.#o.channel.publish(p.message)));
       const failed: Pending[] = [];
       results.forEach((r, i) => {
         const p = round[i] as Pending;
-        if (r.status === 'fulfilled') done.push(...p.items);
+        if (r.status === 'fulfilled') {
+          done.push(...p.items);
+          confirmed++;
+        }
         else if (amqpCode(r.reason) === 'NOT_FOUND') missing.add(p.message.exchange);
         else failed.push(p);
       });
@@ -252,6 +258,10 @@ export class DmfOutbound {
       round = missing.size > 0 ? failed.filter((p) => !missing.has(p.message.exchange)) : [];
     }
     for (const exchange of missing) this.#o.log.warn({ exchange }, 'DMF: the reply-to exchange does not exist; messages to it are dropped');
+    const dropped = pending.filter((p) => missing.has(p.message.exchange)).length;
+    this.#o.metrics.published('confirmed', confirmed);
+    this.#o.metrics.published('dropped', dropped);
+    this.#o.metrics.published('failed', pending.length - confirmed - dropped);
     return [...new Set(done)];
   }
 }

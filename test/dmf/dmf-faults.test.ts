@@ -83,6 +83,9 @@ describe('bad messages and a missing reply-to exchange', () => {
     const stored = (await app.store.get<ActionRecord>(app.tenant, ACTION, running))?.value;
     expect(stored?.entries).toBe(2);
     expect(await app.gateway.queueDepth(DLQ)).toBe(0);
+    const metrics = (await app.anon.get('/metrics')).text;
+    expect(metrics).toContain(`dmf_messages_received_total{outcome="rejected"} ${cases.length}`);
+    expect(metrics).toContain('dmf_connected 1');
   });
 
   it('drops messages to a reply-to exchange that does not exist, and keeps serving the others', async () => {
@@ -98,6 +101,7 @@ describe('bad messages and a missing reply-to exchange', () => {
     await register(app, fine);
     const action = await assign(app, fine, ds.id);
     expect((await app.gateway.next(fine, 'DOWNLOAD_AND_INSTALL')).body.actionId).toBe(action);
+    expect((await app.anon.get('/metrics')).text).toContain('dmf_messages_published_total{outcome="dropped"} 1');
   });
 });
 
