@@ -71,10 +71,9 @@ export class DmfOutbound {
   /** The batch effect handler: one flag per effect, true when it was delivered or needs no message. */
   handle = async (effects: readonly BatchedEffect[]): Promise<readonly boolean[]> => {
     const done = effects.map(() => false);
-    if (!this.#o.channel.ready) return done; // fail fast: the dispatcher retries after its reclaim interval
     const pending: Pending[] = [];
     const updates: Update[] = [];
-    for (const [index, item] of effects.entries()) {
+    await Promise.all(effects.map(async (item, index) => {
       try {
         const resolved = await this.#resolve(item, index);
         if (resolved === undefined) done[index] = true;
@@ -83,12 +82,20 @@ export class DmfOutbound {
       } catch (err) {
         if (!(err instanceof StoreUnavailableError)) this.#o.log.warn({ err, effect: item.effect }, 'DMF: preparing a message failed; it will be retried');
       }
-    }
+    }));
     try {
       pending.push(...(await this.#updateMessages(updates)));
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) this.#o.log.warn({ err }, 'DMF: building update messages failed; they will be retried');
     }
+    // fail fast while the broker is away (effects that need no message are done all the same):
+    // the dispatcher hands the others out again after its reclaim interval
+    if (pending.length > 0 && !this.#o.channel.ready) {
+      this.#o.metrics.published('failed', pending.length);
+      return done;
+    }
+    // published in queue order (one channel keeps it): a device hears about its actions in the order they changed
+    pending.sort((a, b) => Math.min(...a.items) - Math.min(...b.items));
     for (const index of await this.#publishAll(pending)) done[index] = true;
     return done;
   };
@@ -165,7 +172,9 @@ export class DmfOutbound {
     for (const u of updates) {
       if (u.batchable && u.topic !== 'CONFIRM' && batching.get(u.tenant) === true) {
         const key = `${u.tenant}\u0000${u.exchange}\u0000${u.action.ds}\u0000${u.topic}`;
-        batches.set(key, [...(batches.get(key) ?? []), u]);
+        let batch = batches.get(key);
+        if (batch === undefined) batches.set(key, (batch = []));
+        batch.push(u);
         continue;
       }
       const headers = { type: 'EVENT', topic: u.topic, thingId: u.target.controllerId, tenant: u.tenant };
