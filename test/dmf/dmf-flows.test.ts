@@ -17,7 +17,7 @@ const thing = (): string => newThingId('thing');
 describe.each(STORES)('DMF on the %s store', (kind) => {
   let app: DmfApp;
   beforeAll(async () => {
-    app = await startDmfApp(kind, rabbit(), kind === 'memory' ? 'v1' : 'v2');
+    app = await startDmfApp(kind, rabbit(), kind === 'memory' ? 'v1' : 'v2', { scheduler: { autoAssignMs: 200 } });
   });
   afterAll(async () => {
     await app?.gateway.close();
@@ -137,6 +137,18 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     await app.gateway.status(app.tenant, id, a, 'FINISHED');
     await actionStatus(a, 'finished');
     await vi.waitFor(async () => expect(await app.target(id)).toMatchObject({ updateStatus: 'in_sync', installedDs: ds.id, assignedDs: ds.id }));
+  });
+
+  it('delivers auto-assignments of a target filter', async () => {
+    const { ds } = await seedDistributionSet(app);
+    const id = thing();
+    await registered(id);
+    const filter = await app.mgmt.post('/rest/v1/targetfilters', { json: { name: `auto-${id}`, query: `controllerid==${id}` } });
+    expect(filter.status, filter.text).toBe(201);
+    const auto = await app.mgmt.post(`/rest/v1/targetfilters/${filter.json().id}/autoAssignDS`, { json: { id: ds.id, type: 'forced' } });
+    expect(auto.status, auto.text).toBe(200);
+    const msg = await app.gateway.next(id, 'DOWNLOAD_AND_INSTALL');
+    expect((await action(msg.body.actionId)).ds).toBe(ds.id);
   });
 
   it('starts the actions of a rollout group: the devices get them, one succeeds, one fails', async () => {

@@ -24,6 +24,8 @@ export interface DmfAppOptions {
   readonly dmf?: Readonly<Record<string, unknown>>;
   /** The gateway's queue survives broker restarts. */
   readonly durableGateway?: boolean;
+  /** Background work intervals (config `scheduler`). */
+  readonly scheduler?: Readonly<Record<string, unknown>>;
 }
 
 export async function startDmfApp(kind: StoreKind, node: RabbitNode, vhost: string, opts: DmfAppOptions = {}): Promise<DmfApp> {
@@ -35,6 +37,7 @@ export async function startDmfApp(kind: StoreKind, node: RabbitNode, vhost: stri
     tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }], config: { 'authentication.targettoken.enabled': true, ...opts.tenantConfig } }],
     dmf: { enabled: true, url: node.url, vhost, ...opts.dmf },
     quotas: opts.quotas ?? {},
+    ...(opts.scheduler === undefined ? {} : { scheduler: opts.scheduler }),
   } as never, kind === 'redis' ? { redisUrl: inject('redisUrl') } : {});
   const gateway = await Gateway.open(node, vhost, { durable: opts.durableGateway === true });
   // the connector declares exchange, queue and binding once it is connected: a PING answered proves the path
