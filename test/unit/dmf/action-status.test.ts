@@ -3,6 +3,7 @@ import type { ActionStatus } from '../../../src/domain/action.js';
 import { statusEvent } from '../../../src/dmf/action-status.js';
 import { DMF_ACTION_STATUSES, type DmfActionStatus } from '../../../src/dmf/protocol.js';
 import { formatAmqpAddress, parseAmqpAddress } from '../../../src/dmf/address.js';
+import { updateTopic } from '../../../src/dmf/outbound.js';
 import { anAction } from '../../fixtures/records.js';
 
 const report = { at: 5, timestamp: 4, code: null, details: ['d'] };
@@ -63,5 +64,17 @@ describe('DMF addresses', () => {
     for (const other of [null, undefined, '', 'http://1.2.3.4', 'amqp://vhost', 'amqp://vhost/', 'amqp:///x', 'amqp://%E0%A4%A/x']) {
       expect(parseAmqpAddress(other)).toBeUndefined();
     }
+  });
+});
+
+describe('the topic of an update message', () => {
+  const at = Date.UTC(2026, 0, 10, 12, 30, 0); // 12:30 UTC: inside a 12:00-13:00 window
+  const window = (hour: number) => ({ schedule: `0 0 ${hour} * * ?`, duration: '01:00:00', timezone: '+00:00' });
+  it('CONFIRM while waiting, DOWNLOAD for download-only and before the maintenance window, else DOWNLOAD_AND_INSTALL', () => {
+    expect(updateTopic(anAction({ status: 'wait_for_confirmation' }), at)).toBe('CONFIRM');
+    expect(updateTopic(anAction({ actionType: 'downloadonly' }), at)).toBe('DOWNLOAD');
+    expect(updateTopic(anAction({ maintenanceWindow: window(3) }), at)).toBe('DOWNLOAD');
+    expect(updateTopic(anAction({ maintenanceWindow: window(12) }), at)).toBe('DOWNLOAD_AND_INSTALL');
+    expect(updateTopic(anAction(), at)).toBe('DOWNLOAD_AND_INSTALL');
   });
 });
