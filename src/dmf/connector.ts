@@ -89,7 +89,8 @@ export class DmfConnector {
       queueBindings: [{ queue: config.receiverQueue, exchange: DMF_EXCHANGE, routingKey: '' }],
     }, onMessage);
     this.#consumer.on('error', (err: unknown) => {
-      if (!this.#closed) log.warn({ err: errorText(err) }, 'DMF: consumer error');
+      // while the broker is away the connection's warning says it all; the consumer retries by itself
+      if (!this.#closed && this.#connection.ready) log.warn({ err: errorText(err) }, 'DMF: consumer error');
     });
     this.#publisher = this.#connection.createPublisher({ confirm: true, maxAttempts: 1 });
   }

@@ -8,7 +8,6 @@
  */
 import type { AppModule } from '../app/module.js';
 import type { Services } from '../app/services.js';
-import { formatAmqpAddress } from './address.js';
 import { DmfConnector } from './connector.js';
 import { DeviceOps } from './device-ops.js';
 import { DmfInbound } from './inbound.js';
@@ -43,7 +42,7 @@ export function dmfModule(services: Services): AppModule {
         ops: new DeviceOps(services), outbound, channel, tenants: new Set(services.tenants), vhost: dmf.vhost, log, metrics, now: services.now,
       });
       connector = new DmfConnector(dmf, log, metrics, inbound.handle);
-      log.info({ url: dmf.url, vhost: dmf.vhost, queue: dmf.receiverQueue, example: formatAmqpAddress({ vhost: dmf.vhost, exchange: '<reply_to>' }) }, 'DMF connector started');
+      log.info({ url: dmf.url, vhost: dmf.vhost, queue: dmf.receiverQueue }, 'DMF connector started');
     },
     async stop() {
       await connector?.stop();
