@@ -64,9 +64,16 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     const request = await app.gateway.next(id, 'REQUEST_ATTRIBUTES_UPDATE');
     expect(request).toMatchObject({ type: 'EVENT', tenant: app.tenant });
 
-    // a second THING_CREATED updates the name and keeps the target
-    await app.gateway.thingCreated(app.tenant, id, { name: 'Renamed' });
-    await vi.waitFor(async () => expect((await app.target(id))?.name).toBe('Renamed'));
+    // a second THING_CREATED updates the name and keeps the target; a target type is set by name, '' removes it
+    const type = await app.mgmt.post('/rest/v1/targettypes', { json: [{ name: `gw-type-${id}` }] });
+    expect(type.status, type.text).toBe(201);
+    await app.gateway.thingCreated(app.tenant, id, { name: 'Renamed', type: `GW-TYPE-${id}` });
+    await vi.waitFor(async () => expect(await app.target(id)).toMatchObject({ name: 'Renamed', targetType: type.json()[0].id }));
+    await app.gateway.thingCreated(app.tenant, id, { type: 'no such type' });
+    await app.gateway.thingCreated(app.tenant, id, { name: 'Again' });
+    await vi.waitFor(async () => expect(await app.target(id)).toMatchObject({ name: 'Again', targetType: type.json()[0].id }));
+    await app.gateway.thingCreated(app.tenant, id, { type: '' });
+    await vi.waitFor(async () => expect((await app.target(id))?.targetType).toBeNull());
   });
 
   it('answers PING with PING_RESPONSE carrying the correlation id', async () => {
