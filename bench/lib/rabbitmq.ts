@@ -31,7 +31,7 @@ export interface RabbitNode {
   destroy(): Promise<void>;
 }
 
-export interface RabbitOptions {
+interface RabbitOptions {
   readonly vhosts?: readonly string[];
   /** Parent of the node's directory (default the OS temp dir). */
   readonly parentDir?: string;
@@ -40,7 +40,7 @@ export interface RabbitOptions {
 }
 
 /** The rabbitmq-server start script that runs as the calling user (Debian's /usr/sbin one switches to user rabbitmq). */
-export function findRabbitServer(): string {
+function findRabbitServer(): string {
   const candidates = ['/usr/lib/rabbitmq/bin/rabbitmq-server', ...(process.env['PATH'] ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, 'rabbitmq-server'))];
   for (const c of candidates) {
     try {
@@ -151,7 +151,7 @@ export async function startRabbit(options: RabbitOptions = {}): Promise<RabbitNo
 }
 
 /** Whether an AMQP 0-9-1 server on `port` answers the protocol header with Connection.Start. */
-export function answersAmqp(port: number, timeoutMs = 1000): Promise<boolean> {
+function answersAmqp(port: number, timeoutMs = 1000): Promise<boolean> {
   // a method frame (type 1) on channel 0: the server speaks AMQP and accepts connections
   return answersTcp(port, Buffer.from('AMQP\x00\x00\x09\x01', 'latin1'), (data) => data[0] === 1, timeoutMs);
 }

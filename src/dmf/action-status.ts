@@ -20,7 +20,7 @@ import type { ActionRecord } from '../domain/action.js';
 import type { ActionEvent, Report } from '../domain/action.machine.js';
 import type { DmfActionStatus } from './protocol.js';
 
-export type StatusDecision =
+type StatusDecision =
   | { readonly ok: true; readonly event: ActionEvent; /** A final report: the status-entry quota does not apply. */ readonly final: boolean }
   | { readonly ok: false; readonly reason: string };
 

@@ -6,7 +6,7 @@
  * @see reference/hawkbit-api.md §9 (reply_to); spec 2.3 (address)
  */
 
-export interface AmqpAddress {
+interface AmqpAddress {
   readonly vhost: string;
   readonly exchange: string;
 }

@@ -19,7 +19,7 @@ import type { Config } from '../config/index.js';
 import type { DmfMetrics } from './metrics.js';
 import { DMF_EXCHANGE } from './protocol.js';
 
-export type DmfConfig = Config['dmf'];
+type DmfConfig = Config['dmf'];
 
 export interface Log {
   info(obj: object, msg: string): void;
@@ -37,7 +37,7 @@ export interface OutboundMessage {
 }
 
 export { ConsumerStatus };
-export type InboundHandler = (msg: AsyncMessage) => Promise<ConsumerStatus>;
+type InboundHandler = (msg: AsyncMessage) => Promise<ConsumerStatus>;
 
 export class DmfConnector {
   readonly #config: DmfConfig;

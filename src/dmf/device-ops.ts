@@ -33,7 +33,7 @@ export class DmfRejection extends Error {
 
 const NAME_MAX = 128; // the target name column (Management API limit)
 
-export interface ThingRegistration {
+interface ThingRegistration {
   readonly address: string;
   readonly name: string | null;
   /** Target type name; '' removes the type of an existing target. */

@@ -15,7 +15,6 @@ import { dmfMetrics } from './metrics.js';
 import { DMF_EFFECT_TYPES, dmfCommitObserver } from './observer.js';
 import { DmfOutbound, type Publish } from './outbound.js';
 
-export { formatAmqpAddress, parseAmqpAddress } from './address.js';
 
 export function dmfModule(services: Services): AppModule {
   const { config, logger } = services.ctx;

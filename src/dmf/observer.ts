@@ -29,7 +29,7 @@ export const DMF_EFFECT = {
   /** Send THING_DELETED. `{controllerId, address}` (the target is gone, so the effect carries them) */
   deleted: 'dmf.deleted',
 } as const;
-export type DmfEffectType = (typeof DMF_EFFECT)[keyof typeof DMF_EFFECT];
+type DmfEffectType = (typeof DMF_EFFECT)[keyof typeof DMF_EFFECT];
 export const DMF_EFFECT_TYPES: readonly DmfEffectType[] = Object.values(DMF_EFFECT);
 
 const OPEN_ON_START: ReadonlySet<ActionStatus> = new Set(['running', 'wait_for_confirmation']);

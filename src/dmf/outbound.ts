@@ -28,7 +28,7 @@ export interface Publish {
   publish(m: OutboundMessage): Promise<void>;
 }
 
-export interface OutboundOptions {
+interface OutboundOptions {
   readonly services: Services;
   readonly channel: Publish;
   /** The connector's virtual host: addresses of other virtual hosts cannot be reached. */

@@ -17,10 +17,7 @@ export const HEADER = {
   contentType: 'content-type',
 } as const;
 
-export const MESSAGE_TYPES = ['EVENT', 'THING_CREATED', 'THING_DELETED', 'THING_REMOVED', 'PING', 'PING_RESPONSE'] as const;
-export type MessageType = (typeof MESSAGE_TYPES)[number];
-
-export const EVENT_TOPICS = [
+const EVENT_TOPICS = [
   'UPDATE_ACTION_STATUS', 'DOWNLOAD_AND_INSTALL', 'CANCEL_DOWNLOAD', 'UPDATE_ATTRIBUTES', 'UPDATE_AUTO_CONFIRM', 'DOWNLOAD',
   'REQUEST_ATTRIBUTES_UPDATE', 'MULTI_ACTION', 'BATCH_DOWNLOAD', 'BATCH_DOWNLOAD_AND_INSTALL', 'CONFIRM',
 ] as const;
