@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
-import { buildModules } from './app/modules.js';
+import { buildModules } from './modules.js';
 import { verifyPasswordAsync, type Config } from './config/index.js';
 import { startHttpServer } from './http/server.js';
 import type { Route } from './http/types.js';
@@ -13,7 +13,6 @@ import { createLogger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { platformRoutes } from './observability/platform-routes.js';
 import { openStore } from './store/index.js';
-import { observeCommits, type CommitObserver } from './store/observed.js';
 import type { Schema, Store } from './store/port.js';
 
 export interface ServerOverrides {
@@ -54,8 +53,13 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     },
   };
   const modules = (overrides.modules ?? buildModules)(ctx);
-  const observers = modules.flatMap((m): CommitObserver[] => (m.observeCommits ? [m.observeCommits] : []));
-  store = observeCommits(await openStore({ kind: config.store.kind, redisUrl: config.store.redisUrl, schema: mergeSchemas(modules) }), observers);
+  store = await openStore({
+    kind: config.store.kind,
+    redisUrl: config.store.redisUrl,
+    redisCluster: config.store.redisCluster,
+    redis: { waitReplicas: config.store.redisWaitReplicas, cacheEntries: config.store.redisCacheEntries },
+    schema: mergeSchemas(modules),
+  });
   const opened = store;
 
   const started: AppModule[] = [];

@@ -30,7 +30,7 @@ export function api(baseUrl: string): Api {
       const res = await request(baseUrl + path, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(json) });
       const text = await res.body.text();
       if (res.statusCode >= 300) throw new Error(`POST ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
-      return text ? JSON.parse(text) : undefined;
+      return text ? (JSON.parse(text) as unknown) : undefined;
     },
   };
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from 'redis';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -21,15 +22,21 @@ export interface BenchRedis {
   stop(): Promise<void>;
 }
 
-/** A private redis-server (no persistence) on a free port, for one benchmark run. */
-export async function startRedis(): Promise<BenchRedis> {
+/**
+ * A private redis-server (no persistence) on a free port, for one benchmark run. With `cluster`, it
+ * is a Redis Cluster of this one master serving every slot: the layout (and per-key overhead) of a
+ * cluster node, without the noise of several processes.
+ */
+export async function startRedis(options: { readonly cluster?: boolean } = {}): Promise<BenchRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'peregrine-bench-redis-'));
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const clusterArgs = options.cluster === true ? ['--cluster-enabled', 'yes', '--cluster-port', String(await freePort()), '--cluster-config-file', join(dir, 'nodes.conf')] : [];
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...clusterArgs], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     if (await answers(port)) break;
     await new Promise((r) => setTimeout(r, 50));
   }
+  if (options.cluster === true) await serveAllSlots(`redis://127.0.0.1:${port}`);
   return {
     url: `redis://127.0.0.1:${port}`,
     stop: async () => {
@@ -38,6 +45,17 @@ export async function startRedis(): Promise<BenchRedis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function serveAllSlots(url: string): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    await client.sendCommand(['CLUSTER', 'ADDSLOTSRANGE', '0', '16383']);
+    for (let i = 0; i < 100 && !/cluster_state:ok/.test(await client.clusterInfo()); i++) await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    await client.close();
+  }
 }
 
 function answers(port: number): Promise<boolean> {

@@ -1,10 +1,11 @@
 import { ACTION, ACTION_STATUS, SERVER_MESSAGE_PREFIX, type ActionRecord, type ActionStatusRecord, type ActionType, type MaintenanceWindow } from '../domain/action.js';
 import { AppError, notFound } from '../domain/errors.js';
+import { DS, type DistributionSetRecord } from '../domain/repository.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
-import type { Effect, Store, Stored, Tenant, Write } from '../store/port.js';
-import { actionActor } from './kinds.js';
-import { MACHINE_VERSION_FIELD } from './definition.js';
+import type { Effect } from '../domain/effects.js';
+import type { Store, Tenant, Write } from '../store/port.js';
+import { loadMap, loadRecords } from '../store/reads.js';
 import type { ActorRuntime } from './runtime.js';
 
 /** One distribution set for one target, as the Management API, auto-assignment or a rollout asks. */
@@ -29,8 +30,8 @@ export type AssignmentOutcome =
   | { readonly kind: 'alreadyAssigned' };
 
 export interface AssignDeps {
-  readonly store: Store;
-  readonly runtime: ActorRuntime;
+  readonly store: Pick<Store, 'count' | 'members' | 'getMany' | 'nextIds'>;
+  readonly runtime: Pick<ActorRuntime, 'send' | 'creation'>;
   readonly maxActionsPerTarget: number;
 }
 
@@ -52,9 +53,9 @@ export async function assignOnline(deps: AssignDeps, tenant: Tenant, req: Assign
     // Everything is decided in `also`, against the target version the commit compares and sets:
     // every new action of a target commits on the target, so a concurrent one makes the runtime reload
     // and decide again. The runtime asks for `effects` after `also` has run.
-    const result = await deps.runtime.send<TargetRecord>(tenant, TARGET, req.targetId, { type: 'mgmt.assigned', ds: req.ds, at: now, by: req.by }, {
+    const result = await deps.runtime.send(tenant, TARGET, req.targetId, { type: 'mgmt.assigned', ds: req.ds, at: now, by: req.by }, {
       also: async (_next, current) => {
-        const target = (current as Stored<TargetRecord>).value;
+        const target = current.value;
         if (!multi && target.assignedDs === req.ds) throw new AlreadyAssigned();
         await checkActionQuota(deps, tenant, target.id);
         obsolete = multi ? [] : await obsoleteActions(deps.store, tenant, target.id);
@@ -67,7 +68,7 @@ export async function assignOnline(deps: AssignDeps, tenant: Tenant, req: Assign
           if (target.autoConfirm.remark) messages.push(target.autoConfirm.remark);
         }
         const status = waits ? 'wait_for_confirmation' as const : 'running' as const;
-        return newActionWrites(deps.store, tenant, newAction(actionId, target, req, status, now), status, messages, now);
+        return newActionWrites(deps, tenant, newAction(actionId, target, req, status, now), status, messages, now);
       },
       effects: () => obsolete.map((a): Effect => ({
         type: 'send',
@@ -91,13 +92,13 @@ export async function assignOnline(deps: AssignDeps, tenant: Tenant, req: Assign
 export async function assignOffline(deps: AssignDeps, tenant: Tenant, req: AssignmentRequest, now: number): Promise<AssignmentOutcome> {
   const actionId = await deps.store.nextIds(tenant, ACTION, 1);
   try {
-    const result = await deps.runtime.send<TargetRecord>(tenant, TARGET, req.targetId, { type: 'mgmt.assignedOffline', ds: req.ds, action: actionId, at: now, by: req.by }, {
+    const result = await deps.runtime.send(tenant, TARGET, req.targetId, { type: 'mgmt.assignedOffline', ds: req.ds, action: actionId, at: now, by: req.by }, {
       also: async (_next, current) => {
-        const target = (current as Stored<TargetRecord>).value;
+        const target = current.value;
         if (target.updateStatus === 'pending' || target.assignedDs === req.ds) throw new AlreadyAssigned();
         await checkActionQuota(deps, tenant, target.id);
         const message = req.message ?? `Offline assignment initiated by user '${req.by}'`;
-        return newActionWrites(deps.store, tenant, newAction(actionId, target, req, 'finished', now), 'finished', [SERVER_MESSAGE_PREFIX + message], now);
+        return newActionWrites(deps, tenant, newAction(actionId, target, req, 'finished', now), 'finished', [SERVER_MESSAGE_PREFIX + message], now);
       },
     });
     if (result.kind === 'missing') throw notFound('Target', req.targetId);
@@ -117,12 +118,11 @@ async function checkActionQuota(deps: AssignDeps, tenant: Tenant, targetId: numb
 }
 
 /** Active actions a new assignment replaces: all but those of a required migration step and those already canceling. */
-async function obsoleteActions(store: Store, tenant: Tenant, targetId: number): Promise<ActionRecord[]> {
+async function obsoleteActions(store: AssignDeps['store'], tenant: Tenant, targetId: number): Promise<ActionRecord[]> {
   const page = await store.members(tenant, ACTION, 'activeByTarget', String(targetId), { offset: 0, limit: 10_000 });
-  const actions = (await store.getMany<ActionRecord>(tenant, ACTION, page.ids)).filter((a): a is Stored<ActionRecord> => a !== undefined).map((a) => a.value);
-  const dsIds = [...new Set(actions.map((a) => a.ds))];
-  const sets = await store.getMany<{ requiredMigrationStep: boolean }>(tenant, 'ds', dsIds);
-  const migration = new Set(dsIds.filter((_, i) => sets[i]?.value.requiredMigrationStep === true));
+  const actions = (await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids)).map((a) => a.value);
+  const sets = await loadMap<DistributionSetRecord>(store, tenant, DS, actions.map((a) => a.ds));
+  const migration = new Set([...sets.values()].filter((d) => d.requiredMigrationStep).map((d) => d.id));
   return actions.filter((a) => a.active && a.status !== 'canceling' && !migration.has(a.ds));
 }
 
@@ -137,11 +137,13 @@ function newAction(id: number, target: TargetRecord, req: AssignmentRequest, sta
   };
 }
 
-async function newActionWrites(store: Store, tenant: Tenant, action: ActionRecord, type: ActionRecord['status'], messages: string[], now: number): Promise<Write[]> {
-  const entryId = await store.nextIds(tenant, ACTION_STATUS, 1);
+async function newActionWrites(
+  deps: AssignDeps, tenant: Tenant, action: ActionRecord, type: ActionRecord['status'], messages: string[], now: number,
+): Promise<Write[]> {
+  const entryId = await deps.store.nextIds(tenant, ACTION_STATUS, 1);
   const entry: ActionStatusRecord = { id: entryId, actionId: action.id, type, messages, reportedAt: now, timestamp: now, code: null };
   return [
-    { kind: ACTION, id: action.id, expect: 0, after: { ...action, [MACHINE_VERSION_FIELD]: actionActor.machineVersion } },
+    deps.runtime.creation(ACTION, action),
     { kind: ACTION_STATUS, id: entryId, expect: 0, after: entry },
   ];
 }

@@ -1,12 +1,14 @@
-import type { Services } from '../app/services.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
-import { AppError, notFound } from '../domain/errors.js';
-import { TARGET, type AutoConfirm, type TargetRecord } from '../domain/target.js';
-import type { Stored } from '../store/port.js';
+import { AppError } from '../domain/errors.js';
+import { TARGET, type AutoConfirm } from '../domain/target.js';
+import type { Store } from '../store/port.js';
+import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { edited } from './outcomes.js';
+import type { ActorRuntime } from './runtime.js';
 
 /**
  * Auto-confirmation of a target (reference §1.1 #15, §3.1 autoConfirm, §4.9; spec §3 rules 2-3).
- * `autoConfirm` is a plain field of the target record, changed with compare-and-set; the waiting
+ * `autoConfirm` is a plain field of the target record, edited through the actor runtime; the waiting
  * actions are then confirmed through their actors.
  */
 
@@ -23,56 +25,47 @@ export interface AutoConfirmOptions {
   readonly fallbackRemark?: string | null;
 }
 
-const MAX_ATTEMPTS = 8;
+/** What auto-confirmation reads and writes through. */
+export interface AutoConfirmDeps {
+  readonly store: Pick<Store, 'members' | 'getMany'>;
+  readonly runtime: Pick<ActorRuntime, 'update' | 'send'>;
+  now(): number;
+}
 
 /**
  * Activates auto-confirmation: 409 AUTO_CONFIRM_ALREADY_ACTIVE when it is active, 404 when the target
  * does not exist. Every action of the target waiting for confirmation is confirmed, naming the initiator.
  */
 export async function activateAutoConfirm(
-  services: Services, tenant: string, targetId: number, opts: AutoConfirmOptions, now: number,
+  deps: AutoConfirmDeps, tenant: string, targetId: number, opts: AutoConfirmOptions, now: number,
 ): Promise<void> {
   const remark = opts.remark ?? (opts.fallbackRemark === undefined ? DDI_FALLBACK_REMARK : opts.fallbackRemark);
   const state: AutoConfirm = { initiator: opts.initiator, remark, activatedAt: now };
-  await updateAutoConfirm(services, tenant, targetId, (target) => {
+  const result = await deps.runtime.update(tenant, TARGET, targetId, (target) => {
     if (target.autoConfirm !== null) {
       throw new AppError('AUTO_CONFIRM_ALREADY_ACTIVE', `Auto confirmation is already active for target '${target.controllerId}'.`);
     }
-    return state;
-  }, now);
+    return { ...target, autoConfirm: state, lastModifiedAt: now };
+  });
+  edited(result, 'Target', targetId);
   // after the commit: an assignment racing with us either saw autoConfirm (and started running) or
   // committed its waiting action first, which the lookup below then finds
-  for (const action of await waitingActions(services, tenant, targetId)) {
-    await services.runtime.send(tenant, ACTION, action.id, { type: 'autoconfirm.activated', at: now, initiator: state.initiator, remark: state.remark });
+  for (const action of await waitingActions(deps, tenant, targetId)) {
+    await deps.runtime.send(tenant, ACTION, action.id, { type: 'autoconfirm.activated', at: now, initiator: state.initiator, remark: state.remark });
   }
 }
 
 /** Deactivates auto-confirmation (no error when it is not active). Running actions stay as they are. */
-export async function deactivateAutoConfirm(services: Services, tenant: string, targetId: number): Promise<void> {
-  await updateAutoConfirm(services, tenant, targetId, () => null, services.now());
+export async function deactivateAutoConfirm(deps: AutoConfirmDeps, tenant: string, targetId: number): Promise<void> {
+  const now = deps.now();
+  const result = await deps.runtime.update(tenant, TARGET, targetId, (target) =>
+    (target.autoConfirm === null ? target : { ...target, autoConfirm: null, lastModifiedAt: now }));
+  edited(result, 'Target', targetId);
 }
 
-async function updateAutoConfirm(
-  services: Services, tenant: string, targetId: number, decide: (t: TargetRecord) => AutoConfirm | null, now: number,
-): Promise<void> {
-  const store = services.ctx.store;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await store.get<TargetRecord>(tenant, TARGET, targetId);
-    if (current === undefined) throw notFound('Target', targetId);
-    const autoConfirm = decide(current.value);
-    if (autoConfirm === null && current.value.autoConfirm === null) return;
-    const after: TargetRecord = { ...current.value, autoConfirm, lastModifiedAt: now };
-    const result = await store.commit(tenant, { writes: [{ kind: TARGET, id: targetId, expect: current.version, before: current.value, after }] });
-    if (result.ok) return;
-  }
-  throw new AppError('CONCURRENT_MODIFICATION', `target ${targetId} is being modified concurrently; retry`);
-}
-
-async function waitingActions(services: Services, tenant: string, targetId: number): Promise<ActionRecord[]> {
-  const store = services.ctx.store;
-  const page = await store.members(tenant, ACTION, 'activeByTarget', String(targetId), { offset: 0, limit: 10_000 });
-  const found = await store.getMany<ActionRecord>(tenant, ACTION, page.ids);
-  return found
-    .filter((a): a is Stored<ActionRecord> => a !== undefined && a.value.status === 'wait_for_confirmation')
-    .map((a) => a.value);
+async function waitingActions(deps: AutoConfirmDeps, tenant: string, targetId: number): Promise<ActionRecord[]> {
+  const page = await deps.store.members(tenant, ACTION, 'activeByTarget', String(targetId), SCAN_ALL);
+  return (await loadRecords<ActionRecord>(deps.store, tenant, ACTION, page.ids))
+    .map((a) => a.value)
+    .filter((a) => a.status === 'wait_for_confirmation');
 }

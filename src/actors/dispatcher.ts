@@ -1,33 +1,46 @@
 import { EventEmitter, once } from 'node:events';
-import type { Effect, QueuedEffect, Store, Tenant } from '../store/port.js';
+import type { Effect, EffectType } from '../domain/effects.js';
+import type { QueuedEffect, Store, Tenant } from '../store/port.js';
 import { StoreUnavailableError } from '../store/port.js';
 
 /** Handles one effect; must be idempotent for `dedupe` (pass it on to the commit it makes). */
-export type EffectHandler = (tenant: Tenant, effect: Effect, dedupe: string) => Promise<void>;
+type EffectHandler<T extends EffectType> = (tenant: Tenant, effect: EffectOf<T>, dedupe: string) => Promise<void>;
+type EffectOf<T extends EffectType> = Extract<Effect, { type: T }>;
 
-/**
- * Handles several effects at once (e.g. publishing them to a broker with one round of confirms);
- * resolves with one flag per effect: true when it was handled (and may be acked).
- */
-export type BatchEffectHandler = (effects: readonly BatchedEffect[]) => Promise<readonly boolean[]>;
-
-export interface BatchedEffect {
+/** One effect of a read batch, as a batch handler gets it. */
+export interface BatchedEffect<E extends Effect = Effect> {
   readonly tenant: Tenant;
-  readonly effect: Effect;
+  readonly effect: E;
   /** Stable across redeliveries (see effectId). */
   readonly id: string;
 }
 
+/**
+ * Handles all of a read batch's effects whose types share this object, in one call after the others,
+ * in queue order (e.g. publishing them to a broker with one round of confirms). Resolves with one
+ * flag per effect: true when it was handled (it is acked), false to have it handed out again.
+ */
+export interface BatchHandler<E extends Effect> {
+  readonly batch: (effects: readonly BatchedEffect<E>[]) => Promise<readonly boolean[]>;
+}
+
+/** One handler per effect type: a type added to domain/effects.ts without a handler does not compile. */
+export type EffectHandlers = { readonly [T in EffectType]: EffectHandler<T> | BatchHandler<EffectOf<T>> };
+
 export interface DispatcherOptions {
   readonly consumer: string;
   readonly tenants: () => readonly Tenant[];
-  readonly handlers: Readonly<Record<string, EffectHandler>>;
-  /** Effect types handled in groups: all of a read batch's effects of these types go to one call, after the others. */
-  readonly batchHandlers?: Readonly<Record<string, BatchEffectHandler>>;
+  readonly handlers: EffectHandlers;
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Effects left unacked this long by a consumer (e.g. a crashed process) are handed out again. */
   readonly reclaimIdleMs?: number;
   readonly batch?: number;
+  /**
+   * How long a read waits when the queue is empty (default 250 ms). The store ends the wait at once
+   * when this process commits an effect, so this bounds how late effects left behind by other
+   * (stopped) processes are seen, how long stop() may wait, and the idle cost: one read per tenant
+   * per wait.
+   */
   readonly blockMs?: number;
 }
 
@@ -117,14 +130,21 @@ export class EffectDispatcher {
       reclaimIdleMs: this.#opts.reclaimIdleMs ?? 15_000,
     });
     const acked: QueuedEffect[] = [];
-    const grouped = new Map<BatchEffectHandler, QueuedEffect[]>();
+    const grouped = new Map<BatchHandler<Effect>, QueuedEffect[]>();
     for (const queued of batch) {
-      const batchHandler = this.#opts.batchHandlers?.[queued.effect.type];
-      if (batchHandler !== undefined) {
-        let group = grouped.get(batchHandler);
-        if (group === undefined) grouped.set(batchHandler, (group = []));
+      // the queue holds what the runtime committed: domain Effects (or types a newer server added)
+      const type = (queued.effect as unknown as Effect).type;
+      const handler = Object.hasOwn(this.#opts.handlers, type) ? (this.#opts.handlers[type] as AnyHandler) : undefined;
+      if (handler === undefined) {
+        this.#opts.log.error({ effect: queued.effect }, 'no handler for effect type; dropping it');
+        acked.push(queued);
+      } else if (typeof handler === 'function') {
+        if (await this.#handle(handler, queued)) acked.push(queued);
+      } else {
+        let group = grouped.get(handler);
+        if (group === undefined) grouped.set(handler, (group = []));
         group.push(queued);
-      } else if (await this.#handle(queued)) acked.push(queued);
+      }
     }
     for (const [handler, group] of grouped) acked.push(...(await this.#handleBatch(handler, group)));
     if (acked.length > 0) {
@@ -134,14 +154,9 @@ export class EffectDispatcher {
     return batch.length;
   }
 
-  async #handle(queued: QueuedEffect): Promise<boolean> {
-    const handler = this.#opts.handlers[queued.effect.type];
-    if (!handler) {
-      this.#opts.log.error({ effect: queued.effect }, 'no handler for effect type; dropping it');
-      return true;
-    }
+  async #handle(handler: EffectHandler<EffectType>, queued: QueuedEffect): Promise<boolean> {
     try {
-      await handler(queued.tenant, queued.effect, effectId(queued));
+      await handler(queued.tenant, queued.effect as unknown as Effect, effectId(queued));
       return true;
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) {
@@ -151,18 +166,24 @@ export class EffectDispatcher {
     }
   }
 
-  async #handleBatch(handler: BatchEffectHandler, group: QueuedEffect[]): Promise<QueuedEffect[]> {
+  async #handleBatch(handler: BatchHandler<Effect>, group: QueuedEffect[]): Promise<QueuedEffect[]> {
     try {
-      const handled = await handler(group.map((q) => ({ tenant: q.tenant, effect: q.effect, id: effectId(q) })));
+      const handled = await handler.batch(group.map((q) => ({ tenant: q.tenant, effect: q.effect as unknown as Effect, id: effectId(q) })));
       const failed = group.filter((_, i) => handled[i] !== true);
-      if (failed.length > 0) this.#opts.log.warn({ failed: failed.length, of: group.length, type: failed[0]?.effect.type }, 'effects not handled; they will be retried');
+      if (failed.length > 0) {
+        this.#opts.log.warn({ failed: failed.length, of: group.length, type: failed[0]?.effect.type }, 'effects not handled; they will be retried');
+      }
       return group.filter((_, i) => handled[i] === true);
     } catch (err) {
-      if (!(err instanceof StoreUnavailableError)) this.#opts.log.warn({ err, effects: group.length }, 'batch effect handler failed; the effects will be retried');
+      if (!(err instanceof StoreUnavailableError)) {
+        this.#opts.log.warn({ err, effects: group.length }, 'batch effect handler failed; the effects will be retried');
+      }
       return [];
     }
   }
 }
+
+type AnyHandler = EffectHandler<EffectType> | BatchHandler<Effect>;
 
 /** The runtime stamps each effect with `eid`; older entries fall back to the queue's event id. */
 export function effectId(q: QueuedEffect): string {

@@ -5,6 +5,7 @@ import {
 import type { TargetRecord } from '../domain/target.js';
 import { TARGET_TYPE, type TargetTypeRecord } from '../domain/targeting.js';
 import type { Store, Tenant, Write } from '../store/port.js';
+import { retryCommit } from '../store/retry.js';
 
 /**
  * What a distribution set must be before it is assigned (reference §3.16): existing and not deleted
@@ -64,17 +65,17 @@ export function isCompatible(types: ReadonlyMap<number, TargetTypeRecord>, targe
 
 /** Implicit lock (`implicit.lock.enabled`): the set and its modules are locked when first assigned. */
 export async function lockImplicitly(store: Store, tenant: Tenant, ds: DistributionSetRecord, now: number): Promise<void> {
-  for (let attempt = 1; attempt <= 8; attempt++) {
+  const result = await retryCommit<void>(store, tenant, async () => {
     const writes: Write[] = [];
     const current = await store.get<DistributionSetRecord>(tenant, DS, ds.id);
-    if (current === undefined) return;
+    if (current === undefined) return { done: undefined };
     if (!current.value.locked) {
       writes.push({ kind: DS, id: ds.id, expect: current.version, before: current.value, after: { ...current.value, locked: true, lastModifiedAt: now } });
     }
     for (const m of await store.getMany<SoftwareModuleRecord>(tenant, SM, current.value.modules)) {
       if (m !== undefined && !m.value.locked) writes.push({ kind: SM, id: m.id, expect: m.version, before: m.value, after: { ...m.value, locked: true, lastModifiedAt: now } });
     }
-    if (writes.length === 0 || (await store.commit(tenant, { writes })).ok) return;
-  }
-  throw new AppError('CONCURRENT_MODIFICATION', `distribution set {${ds.id}} is being modified concurrently; retry`);
+    return writes.length === 0 ? { done: undefined } : { commit: { writes }, result: () => undefined };
+  });
+  if (!result.ok) throw new AppError('CONCURRENT_MODIFICATION', `distribution set {${ds.id}} is being modified concurrently; retry`);
 }

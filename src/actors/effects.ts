@@ -1,12 +1,13 @@
-import type { EventObject } from 'xstate';
-import type { Effect, Store } from '../store/port.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
+import type { DmfEffect } from '../domain/effects.js';
+import type { ActorKind, EventOf } from '../domain/kinds.js';
 import { TARGET } from '../domain/target.js';
-import type { EffectHandler } from './dispatcher.js';
-import type { ActorRuntime } from './runtime.js';
+import type { Store, Tenant } from '../store/port.js';
+import type { BatchedEffect, BatchHandler, EffectHandlers } from './dispatcher.js';
+import type { ActorObserver, ActorRuntime } from './runtime.js';
 
 /** The DS of the target's oldest still-active action, or null when none is left. */
-export async function oldestActiveDs(store: Store, tenant: string, targetId: number): Promise<number | null> {
+export async function oldestActiveDs(store: Pick<Store, 'members' | 'getMany'>, tenant: string, targetId: number): Promise<number | null> {
   const page = await store.members(tenant, ACTION, 'activeByTarget', String(targetId), { offset: 0, limit: 1000 });
   const actions = await store.getMany<ActionRecord>(tenant, ACTION, page.ids);
   let oldest: ActionRecord | undefined;
@@ -14,19 +15,60 @@ export async function oldestActiveDs(store: Store, tenant: string, targetId: num
   return oldest ? oldest.ds : null;
 }
 
-/** The handlers of every effect type the machines emit. */
-export function effectHandlers(store: Store, runtime: ActorRuntime): Record<string, EffectHandler> {
+/**
+ * The DMF connector's outbound side (src/dmf/outbound.ts): publishes the DMF messages of a read batch
+ * at once; one flag per effect, true when it was sent or needs no message any more.
+ */
+export interface DmfOutboundPort {
+  publish(effects: readonly BatchedEffect<DmfEffect>[]): Promise<readonly boolean[]>;
+}
+
+/** What the DMF connector plugs into the actors: the runtime's observer and the dispatcher's port. */
+export interface DmfHooks {
+  readonly observer: ActorObserver;
+  readonly outbound: DmfOutboundPort;
+}
+
+export interface EffectDeps {
+  readonly store: Pick<Store, 'members' | 'getMany'>;
+  readonly runtime: Pick<ActorRuntime, 'send'>;
+  /** Undefined while the DMF connector is off (`dmf.enabled: false`). */
+  readonly dmf: DmfOutboundPort | undefined;
+  readonly log: { error(obj: object, msg: string): void };
+}
+
+/** The handlers of every effect type (domain/effects.ts). */
+export function effectHandlers({ store, runtime, dmf, log }: EffectDeps): EffectHandlers {
+  // one object for every DMF type: a read batch's DMF effects are published together, in queue order
+  const toDmf: BatchHandler<DmfEffect> = {
+    batch: dmf !== undefined
+      ? (effects) => dmf.publish(effects)
+      : async (effects) => {
+        // queued while the connector was on (or by an instance that has it on): nobody can send them here
+        log.error({ effects: effects.map((e) => e.effect) }, 'DMF is off (dmf.enabled: false): dropping DMF messages');
+        return effects.map(() => true);
+      },
+  };
   return {
     /** Deliver an event to another actor, at most once. */
     send: async (tenant, effect, dedupe) => {
-      const to = effect['to'] as { kind: string; id: number };
-      await runtime.send(tenant, to.kind, to.id, effect['event'] as EventObject, { dedupe });
+      await deliver(runtime, tenant, effect.to, effect.event, dedupe);
     },
     /** An action ended by cancellation: the target falls back to its next active action, or in sync. */
-    'target.actionCanceled': async (tenant, effect: Effect, dedupe) => {
-      const targetId = effect['targetId'] as number;
-      const nextDs = await oldestActiveDs(store, tenant, targetId);
-      await runtime.send(tenant, TARGET, targetId, { type: 'action.canceled', nextDs, at: effect['at'] as number } as EventObject, { dedupe });
+    'target.actionCanceled': async (tenant, effect, dedupe) => {
+      const nextDs = await oldestActiveDs(store, tenant, effect.targetId);
+      await runtime.send(tenant, TARGET, effect.targetId, { type: 'action.canceled', nextDs, at: effect.at }, { dedupe });
     },
+    'dmf.action': toDmf,
+    'dmf.cancel': toDmf,
+    'dmf.next': toDmf,
+    'dmf.attributes': toDmf,
+    'dmf.deleted': toDmf,
   };
+}
+
+async function deliver<K extends ActorKind>(
+  runtime: Pick<ActorRuntime, 'send'>, tenant: Tenant, to: { readonly kind: K; readonly id: number }, event: EventOf<K>, dedupe: string,
+): Promise<void> {
+  await runtime.send(tenant, to.kind, to.id, event, { dedupe });
 }

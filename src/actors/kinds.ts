@@ -1,17 +1,17 @@
-import { ACTION, ACTION_STATUS, isActive, type ActionRecord, type ActionStatusRecord } from '../domain/action.js';
-import { ACTION_MACHINE_VERSION, actionMachine, type EntryParams } from '../domain/action.machine.js';
-import { TARGET, type TargetRecord } from '../domain/target.js';
+import { ACTION, ACTION_STATUS, isActive, type ActionStatusRecord } from '../domain/action.js';
+import { ACTION_MACHINE_VERSION, actionMachine } from '../domain/action.machine.js';
+import { TARGET } from '../domain/target.js';
 import { TARGET_MACHINE_VERSION, targetMachine } from '../domain/target.machine.js';
-import type { ActorDefinition } from './definition.js';
+import type { ActorDefinition, ActorDefinitions } from './definition.js';
 
-export const targetActor: ActorDefinition<TargetRecord> = {
+const targetActor: ActorDefinition<typeof TARGET> = {
   kind: TARGET,
   machine: targetMachine,
   stateField: 'updateStatus',
   machineVersion: TARGET_MACHINE_VERSION,
 };
 
-export const actionActor: ActorDefinition<ActionRecord> = {
+const actionActor: ActorDefinition<typeof ACTION> = {
   kind: ACTION,
   machine: actionMachine,
   stateField: 'status',
@@ -19,11 +19,11 @@ export const actionActor: ActorDefinition<ActionRecord> = {
   finalize: (a) => (a.active === isActive(a.status) ? a : { ...a, active: isActive(a.status) }),
   entries: {
     kind: ACTION_STATUS,
-    build: (a, params, id): ActionStatusRecord => {
-      const p = params as EntryParams;
-      return { id, actionId: a.id, type: p.type, messages: p.messages, reportedAt: a.lastModifiedAt, timestamp: p.timestamp, code: p.code };
-    },
+    build: (a, p, id): ActionStatusRecord => ({
+      id, actionId: a.id, type: p.type, messages: p.messages, reportedAt: a.lastModifiedAt, timestamp: p.timestamp, code: p.code,
+    }),
   },
 };
 
-export const ACTORS: readonly ActorDefinition[] = [targetActor as unknown as ActorDefinition, actionActor as unknown as ActorDefinition];
+/** Every actor kind's definition: what the runtime is built with. */
+export const ACTORS: ActorDefinitions = { [TARGET]: targetActor, [ACTION]: actionActor };

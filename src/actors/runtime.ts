@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { transition } from 'xstate';
-import type { AnyStateMachine, EventObject } from 'xstate';
-import type { Effect, Store, Stored, Tenant, Write } from '../store/port.js';
-import { MACHINE_VERSION_FIELD } from './definition.js';
+import type { Effect } from '../domain/effects.js';
+import type { ActorKind, EventOf, RecordOf } from '../domain/kinds.js';
+import type { Commit, Store, Stored, Tenant, Write } from '../store/port.js';
+import { retryCommit, type Attempt } from '../store/retry.js';
+import { MACHINE_VERSION_FIELD, type ActorDefinition, type ActorDefinitions } from './definition.js';
 import { KeyedLock } from './keyed-lock.js';
-import type { ActorDefinition } from './definition.js';
+import { step } from './step.js';
 
 export type SendResult<R> =
   | { readonly kind: 'committed'; readonly record: R; readonly version: number; readonly effectIds: readonly string[] }
@@ -16,129 +17,239 @@ export type SendResult<R> =
   /** Lost the compare-and-set more often than the retry budget allows. */
   | { readonly kind: 'contended' };
 
-export interface SendOptions {
+export interface SendOptions<K extends ActorKind> {
   /** Apply at most once for this key (the id of the effect being handled). */
   readonly dedupe?: string;
-  /** Extra writes committed atomically with the transition, computed from the next record. */
-  readonly also?: (next: unknown, current: Stored<unknown>) => Write[] | Promise<Write[]>;
-  /** Extra effects committed with the transition (e.g. "cancel these obsolete actions"). */
-  readonly effects?: (next: unknown, current: Stored<unknown>) => Effect[];
+  /**
+   * Extra writes committed atomically with the transition, computed from the next record (new
+   * actors in them come from `ActorRuntime.creation`). Runs again on every retry; may throw to refuse.
+   */
+  readonly also?: (next: RecordOf<K>, current: Stored<RecordOf<K>>) => Write[] | Promise<Write[]>;
+  /** Extra effects committed with the transition (e.g. "cancel these obsolete actions"); asked after `also`. */
+  readonly effects?: (next: RecordOf<K>, current: Stored<RecordOf<K>>) => readonly Effect[];
 }
 
-const MAX_ATTEMPTS = 40;
+export type CreateResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'exists' | 'unique-conflict'; readonly index?: string };
 
-/** Jittered wait before retrying a lost compare-and-set, growing with the attempt (ms). */
-export function retryDelay(attempt: number): number {
-  return attempt < 2 ? 0 : Math.random() * Math.min(50, 2 ** Math.min(attempt, 6));
+export type EditResult<R> =
+  | { readonly kind: 'updated'; readonly records: readonly R[] }
+  /** `change` returned every record as it was: nothing written. */
+  | { readonly kind: 'unchanged'; readonly records: readonly R[] }
+  | { readonly kind: 'missing'; readonly id: number }
+  | { readonly kind: 'unique-conflict'; readonly index: string; readonly key: string }
+  | { readonly kind: 'contended' };
+
+export type RemoveResult = { readonly kind: 'removed' | 'kept' | 'missing' | 'contended' };
+
+export interface RemoveOptions<K extends ActorKind> {
+  /** Checked against the record as it is at each attempt; false keeps it ('kept'). */
+  readonly when?: (current: RecordOf<K>) => boolean;
+  /** Writes committed with the removal (records that go with it, e.g. an action's status history). */
+  readonly also?: (current: Stored<RecordOf<K>>) => Promise<Write[]>;
 }
 
-/** Any machine event: a type and JSON fields. */
-export type ActorEvent = EventObject & { readonly [field: string]: unknown };
-
-interface Outputs {
-  readonly effects: Effect[];
-  readonly entries: unknown[];
-}
+/** A change of one actor record in a commit: `before` is undefined for a creation, `after` null for a removal. */
+export type ActorChange = { readonly [K in ActorKind]: {
+  readonly kind: K;
+  readonly id: number;
+  readonly before: RecordOf<K> | undefined;
+  readonly after: RecordOf<K> | null;
+} }[ActorKind];
 
 /**
- * The actor runtime: load the record (the snapshot), compute the next one with XState's pure
- * `transition`, commit it with compare-and-set together with the effects it emitted and the
- * records its `entry` outputs describe, all in one atomic store commit. A lost compare-and-set
- * reloads and retries. Effects are delivered by the EffectDispatcher through the durable queue.
+ * Derives effects from the actor changes of one commit; they are committed in it (e.g. the DMF
+ * connector's messages to devices, src/dmf/observer.ts). It sees every change of every actor, because
+ * the runtime is the only writer of actor records: transitions, creations, field edits, removals, and
+ * the actor records a commit's `also` adds. Runs on every such commit: keep it pure and quick.
+ */
+export type ActorObserver = (tenant: Tenant, changes: readonly ActorChange[]) => readonly Effect[];
+
+/** Attempts for events (devices and effects contend on busy actors) and for field edits. */
+const SEND_ATTEMPTS = 40;
+const EDIT_ATTEMPTS = 8;
+
+type Json = Record<string, unknown>;
+
+/**
+ * The actor runtime, the only writer of actor records (the kinds of domain/kinds.ts `ActorTypes`):
+ * - `send`: load the record (the snapshot), compute the next one with the pure `step`, commit it
+ *   with compare-and-set together with the effects it emitted and the records its `entry` outputs
+ *   describe, all in one atomic store commit; a lost compare-and-set reloads and retries. Effects are
+ *   delivered by the EffectDispatcher through the durable queue.
+ * - `create`, `update`, `remove`: new actors, plain field edits (name, tags, metadata, attributes, ...;
+ *   never the state field, which only events change) and deletions, with the same compare-and-set.
+ * Every record written is stamped with its machine version and passed through the kind's `finalize`.
  */
 export class ActorRuntime {
   readonly #store: Store;
-  readonly #defs: ReadonlyMap<string, ActorDefinition>;
+  readonly #defs: ActorDefinitions;
+  readonly #observers: readonly ActorObserver[];
   readonly #lock = new KeyedLock();
 
-  constructor(store: Store, definitions: readonly ActorDefinition[]) {
+  constructor(store: Store, definitions: ActorDefinitions, observers: readonly ActorObserver[] = []) {
     this.#store = store;
-    this.#defs = new Map(definitions.map((d) => [d.kind, d]));
+    this.#defs = definitions;
+    this.#observers = observers;
   }
 
-  definition(kind: string): ActorDefinition {
-    const def = this.#defs.get(kind);
-    if (!def) throw new Error(`no actor definition for kind '${kind}'`);
-    return def;
+  definition<K extends ActorKind>(kind: K): ActorDefinition<K> {
+    return this.#defs[kind];
   }
 
-  /** Persists a new actor in its given state (no transition runs). */
-  async create<R extends { readonly id: number }>(tenant: Tenant, kind: string, record: R, also: Write[] = []): Promise<
-    { ok: true } | { ok: false; reason: 'exists' | 'unique-conflict'; index?: string }
-  > {
-    const def = this.definition(kind);
-    const value = { ...(def.finalize ? def.finalize(record as never) : record), [MACHINE_VERSION_FIELD]: def.machineVersion };
-    const result = await this.#store.commit(tenant, { writes: [{ kind, id: record.id, expect: 0, after: value }, ...also] });
+  /** The write that creates an actor record, stamped and finalized (for the `also` of another commit). */
+  creation<K extends ActorKind>(kind: K, record: RecordOf<K>): Write {
+    return { kind, id: record.id, expect: 0, after: this.#persisted(this.definition(kind), record as unknown as Json) };
+  }
+
+  /** Persists new actors in their given state (no transition runs), all or none. */
+  async create<K extends ActorKind>(
+    tenant: Tenant, kind: K, records: RecordOf<K> | readonly RecordOf<K>[], also: readonly Write[] = [],
+  ): Promise<CreateResult> {
+    const list = Array.isArray(records) ? (records as readonly RecordOf<K>[]) : [records as RecordOf<K>];
+    const writes = [...list.map((r) => this.creation(kind, r)), ...also];
+    const result = await this.#store.commit(tenant, this.#observed(tenant, { writes }));
     if (result.ok) return { ok: true };
     if (result.reason === 'unique-conflict') return { ok: false, reason: 'unique-conflict', index: result.index };
     return { ok: false, reason: 'exists' };
   }
 
-  send<R extends { readonly id: number }>(
-    tenant: Tenant, kind: string, id: number, event: ActorEvent, options: SendOptions = {},
-  ): Promise<SendResult<R>> {
-    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => this.#send<R>(tenant, kind, id, event, options));
+  send<K extends ActorKind>(
+    tenant: Tenant, kind: K, id: number, event: EventOf<K>, options: SendOptions<K> = {},
+  ): Promise<SendResult<RecordOf<K>>> {
+    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => this.#send(tenant, kind, id, event, options));
   }
 
-  async #send<R extends { readonly id: number }>(
-    tenant: Tenant, kind: string, id: number, event: ActorEvent, options: SendOptions,
-  ): Promise<SendResult<R>> {
+  /**
+   * Edits fields of one actor record with compare-and-set, retrying when another writer got in
+   * between. `change` sees the current record each attempt; it may throw (an AppError) to refuse, and
+   * must not change the state field.
+   */
+  update<K extends ActorKind>(
+    tenant: Tenant, kind: K, id: number, change: (current: RecordOf<K>) => RecordOf<K> | Promise<RecordOf<K>>,
+  ): Promise<EditResult<RecordOf<K>>> {
+    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => this.updateMany(tenant, kind, [id], change));
+  }
+
+  /** The same for several records of one kind in one atomic commit (all or none). */
+  async updateMany<K extends ActorKind>(
+    tenant: Tenant, kind: K, ids: readonly number[], change: (current: RecordOf<K>) => RecordOf<K> | Promise<RecordOf<K>>,
+  ): Promise<EditResult<RecordOf<K>>> {
     const def = this.definition(kind);
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const stored = await this.#store.get<Record<string, unknown>>(tenant, kind, id);
-      if (stored === undefined) return { kind: 'missing' };
-      const stamped = stored.value[MACHINE_VERSION_FIELD];
-      if (typeof stamped === 'number' && stamped > def.machineVersion) {
-        throw new Error(`${kind} ${id} was written by machine version ${stamped}; this server knows ${def.machineVersion}`);
-      }
-      const step = this.#step(def, stored.value, event);
-      if (step === undefined) {
-        // remember that the effect was handled, so a redelivery after later changes cannot apply it
-        if (options.dedupe) {
-          const marked = await this.#store.commit(tenant, { writes: [], dedupe: options.dedupe });
-          if (!marked.ok && marked.reason === 'duplicate') return { kind: 'duplicate' };
+    const outcome = await retryCommit<EditResult<RecordOf<K>>>(this.#store, tenant, async () => {
+      const found = await this.#store.getMany<Json>(tenant, kind, ids);
+      const writes: Write[] = [];
+      const records: RecordOf<K>[] = [];
+      for (const [i, stored] of found.entries()) {
+        if (stored === undefined) return { done: { kind: 'missing', id: ids[i] ?? 0 } };
+        this.#checkVersion(def, stored);
+        const next = (await change(stored.value as unknown as RecordOf<K>)) as unknown as Json;
+        if (next === stored.value) {
+          records.push(next as unknown as RecordOf<K>);
+          continue;
         }
-        return { kind: 'ignored', record: stored.value as unknown as R };
+        if (next[def.stateField] !== stored.value[def.stateField]) {
+          throw new Error(`${kind} ${stored.id}: the state field ${def.stateField} changes only by an event`);
+        }
+        const after = this.#persisted(def, next);
+        writes.push({ kind, id: stored.id, expect: stored.version, before: stored.value, after });
+        records.push(after as unknown as RecordOf<K>);
       }
-      const writes: Write[] = [{ kind, id, expect: stored.version, before: stored.value, after: step.next }];
-      if (def.entries && step.outputs.entries.length > 0) {
-        const entries = def.entries;
-        const first = await this.#store.nextIds(tenant, entries.kind, step.outputs.entries.length);
-        step.outputs.entries.forEach((params, i) => {
-          writes.push({ kind: entries.kind, id: first + i, expect: 0, after: entries.build(step.next as never, params, first + i) });
-        });
-      }
-      if (options.also) writes.push(...(await options.also(step.next, stored)));
-      // after `also`: what it decided (e.g. which actions a new assignment replaces) may shape the effects
-      const extra = options.effects ? options.effects(step.next, stored) : [];
-      const effects = [...step.outputs.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
-      const result = await this.#store.commit(tenant, { writes, effects, ...(options.dedupe ? { dedupe: options.dedupe } : {}) });
-      if (result.ok) {
-        return { kind: 'committed', record: step.next as unknown as R, version: result.versions[0] ?? stored.version + 1, effectIds: effects.map((e) => e.eid) };
-      }
-      if (result.reason === 'duplicate') return { kind: 'duplicate' };
-      if (result.reason === 'unique-conflict') throw new Error(`unique conflict on ${result.kind}.${result.index} during a transition`);
-      // stale version: someone else committed first; reload and decide again
-      const wait = retryDelay(attempt);
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
+      if (writes.length === 0) return { done: { kind: 'unchanged', records } };
+      return { commit: this.#observed(tenant, { writes }), result: () => ({ kind: 'updated', records }) };
+    }, EDIT_ATTEMPTS);
+    if (outcome.ok) return outcome.value;
+    if (outcome.reason === 'unique-conflict') return { kind: 'unique-conflict', index: outcome.index, key: outcome.key };
     return { kind: 'contended' };
   }
 
-  /** The pure part: hydrate, transition, collect outputs. Undefined when nothing changed. */
-  #step(def: ActorDefinition, value: Record<string, unknown>, event: EventObject): { next: Record<string, unknown>; outputs: Outputs } | undefined {
-    const machine: AnyStateMachine = def.machine;
-    const current = machine.resolveState({ value: value[def.stateField] as string, context: value });
-    const [next, actions] = transition(machine, current, event);
-    if (next === current || actions.length === 0 && next.value === current.value && next.context === current.context) return undefined;
-    const outputs: Outputs = { effects: [], entries: [] };
-    for (const action of actions as readonly { type: string; params?: unknown }[]) {
-      if (action.params === undefined) continue;
-      if (action.type === 'effect') outputs.effects.push(action.params as Effect);
-      else if (action.type === 'entry') outputs.entries.push(action.params);
+  /** Deletes an actor record (with what `also` adds), retrying on concurrent writes. */
+  remove<K extends ActorKind>(tenant: Tenant, kind: K, id: number, options: RemoveOptions<K> = {}): Promise<RemoveResult> {
+    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, async () => {
+      const outcome = await retryCommit<RemoveResult>(this.#store, tenant, async () => {
+        const stored = await this.#store.get<RecordOf<K>>(tenant, kind, id);
+        if (stored === undefined) return { done: { kind: 'missing' } };
+        if (options.when !== undefined && !options.when(stored.value)) return { done: { kind: 'kept' } };
+        const also = options.also === undefined ? [] : await options.also(stored);
+        const writes: Write[] = [{ kind, id, expect: stored.version, before: stored.value, after: null }, ...also];
+        return { commit: this.#observed(tenant, { writes }), result: () => ({ kind: 'removed' }) };
+      }, EDIT_ATTEMPTS);
+      if (outcome.ok) return outcome.value;
+      if (outcome.reason === 'contended') return { kind: 'contended' };
+      throw new Error(`removing ${kind} ${id} failed: ${outcome.reason}`);
+    });
+  }
+
+  async #send<K extends ActorKind>(
+    tenant: Tenant, kind: K, id: number, event: EventOf<K>, options: SendOptions<K>,
+  ): Promise<SendResult<RecordOf<K>>> {
+    const def = this.definition(kind);
+    const dedupe = options.dedupe === undefined ? {} : { dedupe: options.dedupe };
+    const outcome = await retryCommit<SendResult<RecordOf<K>>>(this.#store, tenant, async (): Promise<Attempt<SendResult<RecordOf<K>>>> => {
+      const stored = await this.#store.get<Json>(tenant, kind, id);
+      if (stored === undefined) return { done: { kind: 'missing' } };
+      this.#checkVersion(def, stored);
+      const next = step<Json>(def.machine, def.stateField, stored.value, event);
+      if (!next.changed) {
+        // remember that the effect was handled, so a redelivery after later changes cannot apply it
+        if (options.dedupe !== undefined) {
+          const marked = await this.#store.commit(tenant, { writes: [], dedupe: options.dedupe });
+          if (!marked.ok && marked.reason === 'duplicate') return { done: { kind: 'duplicate' } };
+        }
+        return { done: { kind: 'ignored', record: stored.value as unknown as RecordOf<K> } };
+      }
+      const record = this.#persisted(def, next.record);
+      const writes: Write[] = [{ kind, id, expect: stored.version, before: stored.value, after: record }];
+      if (def.entries !== undefined && next.entries.length > 0) {
+        const entries = def.entries;
+        const first = await this.#store.nextIds(tenant, entries.kind, next.entries.length);
+        next.entries.forEach((params, i) => {
+          const entry = entries.build(record as unknown as RecordOf<K>, params, first + i);
+          writes.push({ kind: entries.kind, id: first + i, expect: 0, after: entry });
+        });
+      }
+      const typed = record as unknown as RecordOf<K>;
+      const current = stored as unknown as Stored<RecordOf<K>>;
+      if (options.also) writes.push(...(await options.also(typed, current)));
+      // after `also`: what it decided (e.g. which actions a new assignment replaces) may shape the effects
+      const extra = options.effects ? options.effects(typed, current) : [];
+      const effects = [...next.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
+      return {
+        commit: this.#observed(tenant, { writes, effects, ...dedupe }),
+        result: (versions) => ({
+          kind: 'committed', record: typed, version: versions[0] ?? stored.version + 1, effectIds: effects.map((e) => e.eid),
+        }),
+      };
+    }, SEND_ATTEMPTS);
+    if (outcome.ok) return outcome.value;
+    if (outcome.reason === 'duplicate') return { kind: 'duplicate' };
+    if (outcome.reason === 'contended') return { kind: 'contended' };
+    throw new Error(`unique conflict on ${outcome.kind}.${outcome.index} during a transition`);
+  }
+
+  /** The commit with the effects the observers derive from its actor changes (not among a send's `effectIds`). */
+  #observed(tenant: Tenant, commit: Commit): Commit {
+    if (this.#observers.length === 0) return commit;
+    const changes: ActorChange[] = [];
+    for (const w of commit.writes) {
+      if (Object.hasOwn(this.#defs, w.kind)) changes.push({ kind: w.kind, id: w.id, before: w.before, after: w.after } as ActorChange);
     }
-    let record = { ...(next.context as Record<string, unknown>), [def.stateField]: next.value, [MACHINE_VERSION_FIELD]: def.machineVersion };
-    if (def.finalize) record = def.finalize(record as never) as unknown as typeof record;
-    return { next: record, outputs };
+    if (changes.length === 0) return commit;
+    const derived = this.#observers.flatMap((observe) => observe(tenant, changes));
+    if (derived.length === 0) return commit;
+    return { ...commit, effects: [...(commit.effects ?? []), ...derived.map((e) => ({ ...e, eid: randomUUID() }))] };
+  }
+
+  #checkVersion(def: { readonly kind: string; readonly machineVersion: number }, stored: Stored<Json>): void {
+    const stamped = stored.value[MACHINE_VERSION_FIELD];
+    if (typeof stamped === 'number' && stamped > def.machineVersion) {
+      throw new Error(`${def.kind} ${stored.id} was written by machine version ${stamped}; this server knows ${def.machineVersion}`);
+    }
+  }
+
+  #persisted<K extends ActorKind>(def: ActorDefinition<K>, record: Json): Json {
+    const finalized = def.finalize ? (def.finalize(record as unknown as RecordOf<K>) as unknown as Json) : record;
+    return { ...finalized, [MACHINE_VERSION_FIELD]: def.machineVersion };
   }
 }

@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Route } from '../http/types.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { CommitObserver } from '../store/observed.js';
 import type { Schema, Store } from '../store/port.js';
 
 export interface ModuleContext {
@@ -24,8 +23,6 @@ export interface AppModule {
   /** The record kinds this module persists; kinds must be unique across modules. */
   readonly schema: Schema;
   readonly routes: readonly Route[];
-  /** Derives effects from every commit (src/store/observed.ts); the store is opened with them in place. */
-  readonly observeCommits?: CommitObserver;
   /** Runs after the store is open, before the server listens (warm caches, start loops). */
   start?(): Promise<void>;
   /** Runs on shutdown after in-flight requests finished, before the store closes (flush write-behind buffers). */

@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ActorRuntime } from '../actors/runtime.js';
 import { ACTORS } from '../actors/kinds.js';
-import { EffectDispatcher, type BatchEffectHandler, type EffectHandler } from '../actors/dispatcher.js';
-import { effectHandlers } from '../actors/effects.js';
+import { EffectDispatcher } from '../actors/dispatcher.js';
+import { effectHandlers, type DmfHooks } from '../actors/effects.js';
 import { ArtifactStorage } from '../artifacts/index.js';
 import { createHashPool } from '../artifacts/hash-pool.js';
 import { basicAuth, type PermissionRequirement } from '../http/auth-basic.js';
@@ -12,6 +12,8 @@ import { canonicalTenant } from '../domain/ids.js';
 import { resolveQuotas, type Quotas } from '../domain/quotas.js';
 import { builtInDefaults, isConfigKey, type ConfigKey, type ConfigValue } from '../domain/tenant-config.js';
 import { TenantConfigService } from '../tenancy/tenant-config-service.js';
+import type { Config } from '../config/index.js';
+import type { Store } from '../store/port.js';
 import type { ModuleContext } from './module.js';
 
 /**
@@ -21,6 +23,10 @@ import type { ModuleContext } from './module.js';
  */
 export interface Services {
   readonly ctx: ModuleContext;
+  /** The open store (`ctx.store`): read it in handlers and start(), never while modules are built. */
+  readonly store: Store;
+  /** Management list paging (config.yaml `limits`). */
+  readonly limits: Pick<Config['limits'], 'defaultPageSize' | 'maxPageSize'>;
   readonly quotas: Quotas;
   /** Canonical (upper-case) names of the configured tenants. */
   readonly tenants: readonly string[];
@@ -29,10 +35,11 @@ export interface Services {
   readonly tenantConfig: TenantConfigService;
   readonly artifacts: ArtifactStorage;
   /**
-   * Adds handlers for effect types a feature module emits (the DMF connector's). Call it while the
-   * module is built: the dispatcher takes the handlers when it is created, before it reads any effect.
+   * Plugs the DMF connector (src/dmf) into the actors: the runtime commits the effects its observer
+   * derives from actor changes, the dispatcher hands them to its outbound port. Call it while the
+   * modules are built: the runtime and the dispatcher take both when they are created.
    */
-  addEffectHandlers(handlers: Readonly<Record<string, EffectHandler>>, batchHandlers?: Readonly<Record<string, BatchEffectHandler>>): void;
+  connectDmf(dmf: DmfHooks): void;
   /** Basic authentication for Management routes, requiring the given permission(s). */
   mgmtAuth(permission?: PermissionRequirement): Authenticator;
   /** Milliseconds since the epoch; one place to read the clock. */
@@ -43,7 +50,7 @@ export interface Services {
 
 export function createServices(ctx: ModuleContext): Services {
   const { config } = ctx;
-  const quotas = resolveQuotas(config.quotas as Record<string, unknown>);
+  const quotas = resolveQuotas(config.quotas);
   const tenants = config.tenants.map((t) => canonicalTenant(t.name));
   let runtime: ActorRuntime | undefined;
   let dispatcher: EffectDispatcher | undefined;
@@ -51,22 +58,24 @@ export function createServices(ctx: ModuleContext): Services {
   let artifacts: ArtifactStorage | undefined;
   let hashPool: ReturnType<typeof createHashPool> | undefined;
   const auths = new Map<string, Authenticator>();
-  const extraHandlers: Record<string, EffectHandler> = {};
-  const batchHandlers: Record<string, BatchEffectHandler> = {};
+  let dmf: DmfHooks | undefined;
 
   const services: Services = {
     ctx,
+    get store() {
+      return ctx.store;
+    },
+    limits: config.limits,
     quotas,
     tenants,
     get runtime() {
-      return (runtime ??= new ActorRuntime(ctx.store, ACTORS));
+      return (runtime ??= new ActorRuntime(ctx.store, ACTORS, dmf === undefined ? [] : [dmf.observer]));
     },
     get dispatcher() {
       return (dispatcher ??= new EffectDispatcher(ctx.store, {
         consumer: `${hostname()}-${process.pid}`,
         tenants: () => tenants,
-        handlers: { ...effectHandlers(ctx.store, services.runtime), ...extraHandlers },
-        batchHandlers,
+        handlers: effectHandlers({ store: ctx.store, runtime: services.runtime, dmf: dmf?.outbound, log: ctx.logger }),
         log: ctx.logger,
       }));
     },
@@ -83,10 +92,11 @@ export function createServices(ctx: ModuleContext): Services {
       hashPool ??= createHashPool();
       return (artifacts ??= new ArtifactStorage({ dataDir: join(config.dataDir), hashPool }));
     },
-    addEffectHandlers(handlers, batch = {}) {
-      if (dispatcher !== undefined) throw new Error('effect handlers must be added before the dispatcher is created');
-      Object.assign(extraHandlers, handlers);
-      Object.assign(batchHandlers, batch);
+    connectDmf(hooks) {
+      if (runtime !== undefined || dispatcher !== undefined) {
+        throw new Error('connectDmf: call it before the runtime and the dispatcher are created');
+      }
+      dmf = hooks;
     },
     mgmtAuth(permission) {
       const key = JSON.stringify(permission ?? null);

@@ -6,6 +6,7 @@
  * @see reference/hawkbit-api.md section 1.1, rows 3-4, and section 3.12
  */
 import { AppError } from '../domain/errors.js';
+import { segment } from '../http/links.js';
 import type { Reply, Request } from '../http/types.js';
 import { evaluatePreconditions, httpDate } from './conditional.js';
 import { multipartBody, rangeBody } from './file-body.js';
@@ -112,5 +113,5 @@ function quoted(text: string): string {
 
 /** RFC 5987 attr-char: encodeURIComponent leaves ' ( ) * unescaped, which attr-char does not allow. */
 function encodeExtValue(text: string): string {
-  return encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return segment(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }

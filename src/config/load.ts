@@ -23,6 +23,7 @@ const ENV_OVERRIDES: readonly (readonly [string, readonly string[]])[] = [
   ['PEREGRINE_HOST', ['server', 'host']],
   ['PEREGRINE_STORE', ['store', 'kind']],
   ['PEREGRINE_REDIS_URL', ['store', 'redisUrl']],
+  ['PEREGRINE_REDIS_CLUSTER', ['store', 'redisCluster']],
   ['PEREGRINE_DATA_DIR', ['dataDir']],
   ['PEREGRINE_LOG_LEVEL', ['log', 'level']],
 ];
@@ -73,12 +74,14 @@ export function parseConfig(raw: unknown, options: { source?: string; env?: Env 
   if (!result.success) {
     const lines = result.error.issues.map((iss) => {
       const key = formatPath('', iss.path);
-      const from = overridden.get(iss.path.join('.'));
+      // an override may set a list: its items' issues are reported under the variable too
+      const path = iss.path.join('.');
+      const from = [...overridden].find(([key]) => path === key || path.startsWith(`${key}.`))?.[1];
       return from === undefined ? `${source}: ${key}: ${iss.message}` : `${from} (${key}): ${iss.message}`;
     });
     throw new ConfigError(lines.join('\n'));
   }
-  return deepFreeze(result.data) as Config;
+  return deepFreeze(result.data);
 }
 
 function setPath(doc: Record<string, unknown>, path: readonly string[], value: unknown): void {

@@ -23,9 +23,20 @@ const server = z.strictObject({
   trustedProxies: z.array(z.string().refine((ip) => /^[0-9a-fA-F.:]+$/.test(ip), { error: (iss) => `expected an IP address, got ${show(iss.input)}` })).default([]),
 });
 
+const redisUrl = z.string().regex(/^rediss?:\/\//, { error: (iss) => `expected a redis:// or rediss:// URL, got ${show(iss.input)}` });
+
 const store = z.strictObject({
   kind: z.enum(['memory', 'redis']).default('memory'),
-  redisUrl: z.string().regex(/^rediss?:\/\//, { error: (iss) => `expected a redis:// or rediss:// URL, got ${show(iss.input)}` }).default('redis://127.0.0.1:6379'),
+  redisUrl: redisUrl.default('redis://127.0.0.1:6379'),
+  /** Nodes of a Redis Cluster (some are enough); when set, the redis store runs on the cluster and redisUrl is unused. */
+  redisCluster: z
+    // PEREGRINE_REDIS_CLUSTER gives them as one comma-separated string
+    .preprocess((v) => (typeof v === 'string' ? v.split(',').map((u) => u.trim()).filter((u) => u !== '') : v), z.array(redisUrl))
+    .default([]),
+  /** Entries of the poll path's client-side cache per server process (0: none, every poll reads Redis). */
+  redisCacheEntries: z.number().int().min(0).default(100_000),
+  /** Replicas that must confirm each commit (Redis WAIT) before it is acknowledged; 0: the master's word is enough. */
+  redisWaitReplicas: z.number().int().min(0).default(0),
 });
 
 const limits = z.strictObject({
@@ -155,6 +166,5 @@ type DeepReadonly<T> = T extends (infer E)[]
 /** The validated, frozen configuration. */
 export type Config = DeepReadonly<z.output<typeof configSchema>>;
 export type TenantConfig = Config['tenants'][number];
-export type UserConfig = TenantConfig['users'][number];
 /** What config.yaml may contain (before defaults). */
 export type ConfigInput = z.input<typeof configSchema>;

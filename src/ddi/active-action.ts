@@ -74,7 +74,7 @@ export function lapsed(state: WindowState | undefined): boolean {
  * action as it is afterwards (canceling), or as it was when the cancel did not apply.
  */
 export async function cancelLapsed(services: Services, tenant: Tenant, action: Stored<ActionRecord>, now: number): Promise<Stored<ActionRecord>> {
-  const r = await services.runtime.send<ActionRecord>(tenant, ACTION, action.id, { type: 'mgmt.cancel', at: now, by: 'system', reason: 'maintenance' });
+  const r = await services.runtime.send(tenant, ACTION, action.id, { type: 'mgmt.cancel', at: now, by: 'system', reason: 'maintenance' });
   if (r.kind === 'committed') {
     await services.dispatcher.settle(r.effectIds);
     return { id: action.id, version: r.version, value: r.record };

@@ -36,7 +36,6 @@ export interface AuthInput {
 export type AuthOutcome = { readonly ok: true; readonly mode: DdiMode } | { readonly ok: false; readonly reason: string };
 
 const SCHEME = /^(TargetToken|GatewayToken)[ \t]+(\S+)[ \t]*$/i;
-const ISSUER_HASH = /^x-ssl-issuer-hash-[0-9]+$/;
 
 export function authenticateDevice(input: AuthInput): AuthOutcome {
   const { headers, config, system } = input;
@@ -89,15 +88,26 @@ function authorities(list: string): Set<string> {
   return new Set(list.split(/[;,]/).map((s) => s.trim().toLowerCase()).filter((s) => s !== ''));
 }
 
-/** Values of X-Ssl-Issuer-Hash-1..N (any N); a repeated header arrives joined with ', '. */
+/**
+ * The issuer hashes the proxy forwarded, read as hawkBit's SecurityHeaderAuthenticator reads them:
+ * `X-Ssl-Issuer-Hash` (a comma-separated list) when present, else `X-Ssl-Issuer-Hash-0` (optional),
+ * `-1`, `-2`... up to the first one missing. A proxy that sets `-1` and clears `-2` (and the bare
+ * and `-0` names) therefore decides alone what counts, whatever else a client sends
+ * (deploy/nginx.conf). A repeated header arrives joined with ', ', so values are split at commas.
+ */
 function issuerHashes(headers: Readonly<Record<string, string>>): string[] {
-  const out: string[] = [];
-  for (const name in headers) {
-    if (!ISSUER_HASH.test(name)) continue;
-    for (const part of (headers[name] as string).split(',')) {
-      const h = part.trim().toLowerCase();
-      if (h !== '') out.push(h);
+  const values: string[] = [];
+  const bare = headers['x-ssl-issuer-hash'];
+  if (bare !== undefined) values.push(bare);
+  else {
+    for (let i = 0; ; i++) {
+      const value = headers[`x-ssl-issuer-hash-${i}`];
+      if (value === undefined) {
+        if (i === 0) continue;
+        break;
+      }
+      values.push(value);
     }
   }
-  return out;
+  return values.flatMap((v) => v.split(',')).map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
 }

@@ -15,8 +15,15 @@ import { EXECUTIONS, FINISHED_RESULTS } from '../domain/action.machine.js';
 const lenientInt = (min: number, max: number) =>
   z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), z.number().min(min).max(max).transform(Math.trunc));
 const int32 = lenientInt(-2_147_483_648, 2_147_483_647);
-const count = lenientInt(0, 2_147_483_647);
-const messages = z.union([z.string().transform((s) => [s]), z.array(z.string())]);
+/**
+ * Messages: Jackson reads numbers and booleans into a `List<String>` as their text, and one value
+ * as a one-element list; null items carry nothing and are dropped. Objects and arrays stay errors.
+ */
+const text = z.union([z.string(), z.number().transform(String), z.boolean().transform(String)]);
+const messages = z.union([
+  text.transform((s) => [s]),
+  z.array(z.union([text, z.null()])).transform((items) => items.filter((m): m is string => m !== null)),
+]);
 
 /** `DdiActionFeedback`: deployment and cancel feedback. */
 export const feedbackBody = z
@@ -26,17 +33,12 @@ export const feedbackBody = z
       execution: z.enum(EXECUTIONS),
       result: z.object({
         finished: z.enum(FINISHED_RESULTS),
-        progress: z.object({ cnt: count.nullish(), of: count.nullish() }).nullish(),
+        // DdiProgress: any integers; clients send {"cnt":1,"of":0} while installing, so no relation is checked
+        progress: z.object({ cnt: int32.nullish(), of: int32.nullish() }).nullish(),
       }),
       code: int32.nullish(),
       details: messages.nullish(),
     }),
-  })
-  .superRefine((body, ctx) => {
-    const p = body.status.result.progress;
-    if (p?.cnt != null && p.of != null && p.cnt > p.of) {
-      ctx.addIssue({ code: 'custom', path: ['status', 'result', 'progress', 'cnt'], message: `must not exceed progress.of (${p.of}), got ${p.cnt}` });
-    }
   });
 export type FeedbackBody = z.output<typeof feedbackBody>;
 

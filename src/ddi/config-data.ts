@@ -1,14 +1,17 @@
 /**
  * `PUT .../configData`: the device reports its attributes (merge, replace or remove), which also
  * clears the target's "request attributes" flag (the root poll's configData link). Attributes are a
- * plain field of the target record, written with compare-and-set.
+ * plain field of the target record, edited through the actor runtime.
  * Decisions: keys and values are 1-128 / 0-128 characters without control characters (hawkBit's
  * column sizes; its character whitelist is not in the reference); a change that would leave more
  * than `maxAttributeEntriesPerTarget` attributes is refused whole with 403 (spec 7).
  * @see reference/hawkbit-api.md §1.1 row 7, §2 (DdiConfigData)
  */
 import type { Services } from '../app/services.js';
-import { AppError, notFound } from '../domain/errors.js';
+import { edited } from '../actors/outcomes.js';
+import type { ActorRuntime } from '../actors/runtime.js';
+import { AppError } from '../domain/errors.js';
+import type { Quotas } from '../domain/quotas.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
@@ -16,12 +19,10 @@ import { configDataBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
 
 const MAX_LENGTH = 128;
-const MAX_ATTEMPTS = 8;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export type AttributeMode = 'merge' | 'replace' | 'remove';
-type Mode = AttributeMode;
 
 function invalid(message: string): AppError {
   return new AppError('INVALID_TARGET_ATTRIBUTES', message);
@@ -35,7 +36,7 @@ function checkEntry(key: string, value: string | null): void {
   if (CONTROL.test(value)) throw invalid(`body.data.${key.slice(0, 40)}: attribute value contains a control character`);
 }
 
-export function applyAttributes(current: Readonly<Record<string, string>>, mode: Mode, data: Readonly<Record<string, string | null>>): Record<string, string> {
+export function applyAttributes(current: Readonly<Record<string, string>>, mode: AttributeMode, data: Readonly<Record<string, string | null>>): Record<string, string> {
   const next: Record<string, string> = mode === 'replace' ? {} : { ...current };
   for (const [key, value] of Object.entries(data)) {
     if (mode === 'remove' || value === null) delete next[key];
@@ -58,28 +59,29 @@ export function configDataHandler(services: Services): Handler {
   };
 }
 
+/** What a device's attribute report reads and writes through. */
+export interface AttributeDeps {
+  readonly runtime: Pick<ActorRuntime, 'update'>;
+  readonly quotas: Pick<Quotas, 'maxAttributeEntriesPerTarget'>;
+}
+
 /**
- * Applies a device's attribute report (DDI configData, DMF UPDATE_ATTRIBUTES) and clears the target's
- * "request attributes" flag: checks every entry, refuses growth beyond the quota, compare-and-set.
+ * Applies a device's attribute report (DDI configData, DMF UPDATE_ATTRIBUTES) through the target's
+ * actor and clears its "request attributes" flag: checks every entry, refuses growth beyond the quota.
  */
 export async function updateAttributes(
-  services: Services, tenant: string, targetId: number, controllerId: string, mode: Mode, data: Readonly<Record<string, string | null>>,
+  deps: AttributeDeps, tenant: string, targetId: number, controllerId: string, mode: AttributeMode, data: Readonly<Record<string, string | null>>,
 ): Promise<void> {
   for (const [key, value] of Object.entries(data)) checkEntry(key, value);
-  const max = services.quotas.maxAttributeEntriesPerTarget;
-  const store = services.ctx.store;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await store.get<TargetRecord>(tenant, TARGET, targetId);
-    if (current === undefined) throw notFound('Target', controllerId);
-    const attributes = applyAttributes(current.value.attributes, mode, data);
+  const max = deps.quotas.maxAttributeEntriesPerTarget;
+  const result = await deps.runtime.update(tenant, TARGET, targetId, (current) => {
+    const attributes = applyAttributes(current.attributes, mode, data);
     const size = Object.keys(attributes).length;
     // only growth is refused: a device may still shrink a map that is over a lowered quota
-    if (size > max && size > Object.keys(current.value.attributes).length) {
+    if (size > max && size > Object.keys(current.attributes).length) {
       throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target '${controllerId}' would have ${size} attributes; at most ${max} are allowed.`);
     }
-    const after: TargetRecord = { ...current.value, attributes, requestAttributes: false };
-    const result = await store.commit(tenant, { writes: [{ kind: TARGET, id: targetId, expect: current.version, before: current.value, after }] });
-    if (result.ok) return;
-  }
-  throw new AppError('CONCURRENT_MODIFICATION', `target '${controllerId}' is being modified concurrently; retry`);
+    return { ...current, attributes, requestAttributes: false };
+  });
+  edited(result, 'Target', controllerId);
 }

@@ -9,12 +9,11 @@ import { activateAutoConfirm, deactivateAutoConfirm } from '../actors/auto-confi
 import { AppError, notFound } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { Handler } from '../http/types.js';
-import { readJson, validate, parseJsonBody } from '../http/json.js';
+import { parseBody, readJson, validate } from '../http/json.js';
 import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState } from './active-action.js';
 import { activateAutoConfirmBody, confirmationBody, messageCount } from './bodies.js';
 import { addressOf, device, registerTarget, requireTarget } from './device.js';
 import { deploymentJson } from './deployment-json.js';
-import { jsonEtagReply } from './etag.js';
 import { deviceUrl } from './links.js';
 import { actionOfTarget, idParam, intQuery } from './params.js';
 import type { PollRecorder } from './poll-recorder.js';
@@ -50,7 +49,7 @@ export function confirmationBaseHandler(services: Services, recorder: PollRecord
     if (top !== undefined && top.value.status === 'wait_for_confirmation') {
       links['confirmationBase'] = { href: `${base}/${top.value.id}?c=${linkHash(top, state, now)}` };
     }
-    return jsonEtagReply(req, { autoConfirm: autoConfirmJson(target), _links: links });
+    return { status: 200, json: { autoConfirm: autoConfirmJson(target), _links: links } };
   };
 }
 
@@ -69,7 +68,7 @@ export function confirmationActionHandler(services: Services): Handler {
       await cancelLapsed(services, d.tenant, action, now);
       throw notFound('Action', actionId);
     }
-    return jsonEtagReply(req, await deploymentJson(services, req, d, action.value, { key: 'confirmation', history, state, now }));
+    return { status: 200, json: await deploymentJson(services, req, d, action.value, { key: 'confirmation', history, state, now }) };
   };
 }
 
@@ -102,7 +101,7 @@ export function activateAutoConfirmHandler(services: Services): Handler {
     const d = device(req);
     const target = requireTarget(d);
     // the body is optional: none, or an empty one, activates without initiator and remark
-    const body = req.body === undefined || req.body.length === 0 ? {} : validate(parseJsonBody(req.body), activateAutoConfirmBody);
+    const body = req.body === undefined || req.body.length === 0 ? {} : validate(parseBody(req), activateAutoConfirmBody);
     await activateAutoConfirm(services, d.tenant, target.id, { initiator: body.initiator ?? null, remark: body.remark ?? null }, services.now());
     return { status: 200 };
   };

@@ -14,7 +14,6 @@ import { cancelLapsed, lapsed, maintenanceState } from './active-action.js';
 import { assignedVersionBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
 import { deploymentJson } from './deployment-json.js';
-import { jsonEtagReply } from './etag.js';
 import { actionOfTarget, idParam, intQuery } from './params.js';
 import { sendToAction } from './report.js';
 
@@ -38,7 +37,7 @@ export function deploymentBaseHandler(services: Services): Handler {
     }
     // hawkBit serves closed actions here too; only an active one records the retrieval
     const record = action.value.active ? ((await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: now })) ?? action.value) : action.value;
-    return jsonEtagReply(req, await deploymentJson(services, req, d, record, { key: 'deployment', history, state, now }));
+    return { status: 200, json: await deploymentJson(services, req, d, record, { key: 'deployment', history, state, now }) };
   };
 }
 
@@ -55,7 +54,7 @@ export function installedBaseHandler(services: Services): Handler {
     const action = await actionOfTarget(services, d.tenant, target, actionId);
     if (!INSTALLED.has(action.value.status)) throw notFound('Action', actionId);
     const state = maintenanceState(action.value, now);
-    return jsonEtagReply(req, await deploymentJson(services, req, d, action.value, { key: 'deployment', history, state, now }));
+    return { status: 200, json: await deploymentJson(services, req, d, action.value, { key: 'deployment', history, state, now }) };
   };
 }
 

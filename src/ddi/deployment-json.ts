@@ -12,7 +12,7 @@ import {
   type ArtifactRecord, type DistributionSetRecord, type SoftwareModuleRecord, type SoftwareModuleTypeRecord,
 } from '../domain/repository.js';
 import type { Request } from '../http/types.js';
-import type { Stored } from '../store/port.js';
+import type { Store, Stored } from '../store/port.js';
 import type { Device } from './device.js';
 import { artifactLinks, type Href } from './links.js';
 
@@ -47,9 +47,11 @@ export function updateHandling(a: ActionRecord, state: WindowState | undefined, 
   return downloadHandling(a, now);
 }
 
+/** The reads that give a set's modules and artifacts. */
+type ModuleReads = Pick<Store, 'get' | 'getMany' | 'members'>;
+
 /** The artifacts of modules, each module's list in id order. */
-export async function moduleArtifacts(services: Services, tenant: string, moduleIds: readonly number[]): Promise<Map<number, ArtifactRecord[]>> {
-  const store = services.ctx.store;
+export async function moduleArtifacts(store: ModuleReads, tenant: string, moduleIds: readonly number[]): Promise<Map<number, ArtifactRecord[]>> {
   const pages = await Promise.all(moduleIds.map((m) => store.members(tenant, ARTIFACT, 'module', String(m), { offset: 0, limit: MAX_ARTIFACTS })));
   const out = new Map<number, ArtifactRecord[]>();
   await Promise.all(moduleIds.map(async (m, i) => {
@@ -75,14 +77,13 @@ export interface DeviceModule {
 }
 
 /** The modules of a distribution set with their types, artifacts and target-visible metadata; [] when the set is gone. */
-export async function deviceModules(services: Services, tenant: string, dsId: number): Promise<DeviceModule[]> {
-  const store = services.ctx.store;
+export async function deviceModules(store: ModuleReads, tenant: string, dsId: number): Promise<DeviceModule[]> {
   const ds = (await store.get<DistributionSetRecord>(tenant, DS, dsId))?.value;
   if (ds === undefined) return [];
   const modules = (await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules)).filter((m): m is Stored<SoftwareModuleRecord> => m !== undefined).map((m) => m.value);
   const typeIds = [...new Set(modules.map((m) => m.type))];
   const types = new Map((await store.getMany<SoftwareModuleTypeRecord>(tenant, SM_TYPE, typeIds)).filter((t) => t !== undefined).map((t) => [t.id, t.value]));
-  const artifacts = await moduleArtifacts(services, tenant, modules.map((m) => m.id));
+  const artifacts = await moduleArtifacts(store, tenant, modules.map((m) => m.id));
   return modules.map((m) => ({
     module: m,
     typeKey: types.get(m.type)?.key ?? '',
@@ -92,7 +93,7 @@ export async function deviceModules(services: Services, tenant: string, dsId: nu
 }
 
 async function chunks(services: Services, req: Request, d: Device, dsId: number): Promise<object[]> {
-  return (await deviceModules(services, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
+  return (await deviceModules(services.store, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
     part: partOf(typeKey),
     version: m.version,
     name: m.name,

@@ -6,12 +6,12 @@
  * @see reference/hawkbit-api.md §1.1 rows 6, 8, 9
  */
 import type { Services } from '../app/services.js';
+import { feedbackEntryType } from '../domain/action.machine.js';
 import { AppError, notFound } from '../domain/errors.js';
 import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
 import { feedbackBody, messageCount, type FeedbackBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
-import { jsonEtagReply } from './etag.js';
 import { actionOfTarget, idParam } from './params.js';
 import { checkEntryQuota, checkMessageQuota, sendToAction } from './report.js';
 
@@ -33,8 +33,13 @@ export function deploymentFeedbackHandler(services: Services): Handler {
     const action = await actionOfTarget(services, d.tenant, target, actionId);
     const a = action.value;
     if (a.status === 'wait_for_confirmation') throw notFound('Action', actionId);
-    if (!a.active) throw new AppError('ACTION_CLOSED', `Action ${actionId} is closed; it takes no more feedback.`);
     const final = body.status.execution === 'closed' || (body.status.execution === 'downloaded' && a.actionType === 'downloadonly');
+    if (!a.active) {
+      // a device repeating its final report (the answer got lost) is told it was taken: a 410 would
+      // read as "cancelled"; nothing new is recorded
+      if (final && feedbackEntryType(body.status.execution, body.status.result.finished) === a.status) return { status: 200 };
+      throw new AppError('ACTION_CLOSED', `Action ${actionId} is closed; it takes no more feedback.`);
+    }
     if (!final) checkEntryQuota(services, a);
     await sendToAction(services, d.tenant, action, { type: 'device.feedback', ...report(body, services.now()) });
     return { status: 200 };
@@ -51,7 +56,7 @@ export function cancelActionHandler(services: Services): Handler {
     if (status !== 'canceling' && status !== 'canceled') throw notFound('Action', actionId);
     // a status entry only; the action stays canceling (the machine records one retrieval)
     if (status === 'canceling') await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: services.now() });
-    return jsonEtagReply(req, { id: String(actionId), cancelAction: { stopId: String(actionId) } });
+    return { status: 200, json: { id: String(actionId), cancelAction: { stopId: String(actionId) } } };
   };
 }
 

@@ -19,8 +19,7 @@ import { PollLimiter } from './poll-limiter.js';
 import { PollRecorder } from './poll-recorder.js';
 
 export { PollRecorder } from './poll-recorder.js';
-export { PollLimiter, BURST } from './poll-limiter.js';
-export type { Device } from './device.js';
+export { BURST } from './poll-limiter.js';
 
 const BASE = '/:tenant/controller/v1/:controllerId';
 
@@ -30,7 +29,7 @@ export function ddiModule(services: Services): AppModule {
   const limiter = new PollLimiter();
   const auth = deviceAuthenticators(services);
   const route = (method: Route['method'], path: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({
-    method, path: `${BASE}${path}`, handler, auth: auth.fresh, name: `ddi ${method} ${path === '' ? '/' : path}`, ...extra,
+    method, path: `${BASE}${path}`, handler, auth: auth.fresh, name: `ddi ${method} ${path === '' ? '/' : path}`, cbor: true, ...extra,
   });
   const json = { produces: 'json' } as const;
   // replies without a body: hawkBit does not negotiate them, so no Accept header can make them fail
@@ -49,7 +48,7 @@ export function ddiModule(services: Services): AppModule {
     route('POST', '/confirmationBase/:actionId/feedback', confirmationFeedbackHandler(services), empty),
     route('POST', '/confirmationBase/activateAutoConfirm', activateAutoConfirmHandler(services), empty),
     route('POST', '/confirmationBase/deactivateAutoConfirm', deactivateAutoConfirmHandler(services), { body: 'none', ...empty }),
-    route('GET', '/softwaremodules/:softwareModuleId/artifacts', artifactListHandler(services), json),
+    route('GET', '/softwaremodules/:softwareModuleId/artifacts', artifactListHandler(services), { ...json, etag: false }),
     route('GET', '/softwaremodules/:softwareModuleId/artifacts/:fileName', artifactDownloadHandler(services), { produces: 'other' }),
   ];
   return {

@@ -24,7 +24,7 @@ export class PollRecorder {
 
   record(tenant: Tenant, targetId: number, at: number, address: string | null): void {
     let polls = this.#pending.get(tenant);
-    if (polls === undefined) this.#pending.set(tenant, (polls = new Map()));
+    if (polls === undefined) this.#pending.set(tenant, (polls = new Map<number, PollRecord>()));
     const prev = polls.get(targetId);
     if (prev === undefined || prev.at <= at) polls.set(targetId, { at, address });
   }

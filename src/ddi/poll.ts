@@ -17,7 +17,6 @@ import type { Handler, Reply, Request } from '../http/types.js';
 import { MISS, type Stored } from '../store/port.js';
 import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState, peekActiveActions, pollSleep } from './active-action.js';
 import { addressOf, device, registerTarget, type Device } from './device.js';
-import { etagReply } from './etag.js';
 import { deviceUrl } from './links.js';
 import type { PollLimiter } from './poll-limiter.js';
 import type { PollRecorder } from './poll-recorder.js';
@@ -45,7 +44,7 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
     let top = highestPriority(await activeActions(cached(), d.tenant, target.id));
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
     if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
-    return etagReply(req, pollBody(req, d, target, top, state, now));
+    return { status: 200, jsonText: pollBody(req, d, target, top, state, now) };
   };
   // The common case answers synchronously: a known target whose actions are all in the cache.
   return (req) => {
@@ -66,7 +65,7 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
     if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') return slow(req, d, target, address, now);
     recorder.record(d.tenant, target.id, now, address);
-    return etagReply(req, pollBody(req, d, target, top, state, now));
+    return { status: 200, jsonText: pollBody(req, d, target, top, state, now) };
   };
 }
 

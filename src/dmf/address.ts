@@ -28,6 +28,6 @@ export function parseAmqpAddress(address: string | null | undefined): AmqpAddres
   }
 }
 
-export function isAmqpAddress(address: string | null | undefined): boolean {
+export function isAmqpAddress(address: string | null | undefined): address is string {
   return parseAmqpAddress(address) !== undefined;
 }

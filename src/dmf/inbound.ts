@@ -10,6 +10,7 @@
 import type { AsyncMessage } from 'rabbitmq-client';
 import type { ZodType } from 'zod';
 import { KeyedLock } from '../actors/keyed-lock.js';
+import type { DmfEffect } from '../domain/effects.js';
 import { AppError } from '../domain/errors.js';
 import { canonicalTenant } from '../domain/ids.js';
 import { StoreUnavailableError } from '../store/port.js';
@@ -17,7 +18,6 @@ import { formatAmqpAddress } from './address.js';
 import { ConsumerStatus, errorText, type Log, type OutboundMessage } from './connector.js';
 import { DmfRejection, type DeviceOps } from './device-ops.js';
 import type { DmfMetrics } from './metrics.js';
-import { DMF_EFFECT } from './observer.js';
 import { actionUpdateStatusBody, attributeUpdateBody, autoConfirmBody, createThingBody, HEADER } from './protocol.js';
 import type { DmfOutbound, Publish } from './outbound.js';
 
@@ -81,7 +81,7 @@ export class DmfInbound {
             address, name: body?.name ?? null, typeName: body?.type ?? null, attributes: body?.attributeUpdate ?? null,
           }, now);
           // as hawkBit: a device that (re)connects is told at once what it should work on
-          await this.#sendNow(tenant, { type: DMF_EFFECT.next, targetId: target.id });
+          await this.#sendNow(tenant, { type: 'dmf.next', targetId: target.id });
         };
       }
       case 'THING_REMOVED': {
@@ -137,8 +137,8 @@ export class DmfInbound {
   }
 
   /** Publishes an outbound effect's message right away (THING_CREATED); requeues the message when that fails. */
-  async #sendNow(tenant: string, effect: { type: string; targetId: number }): Promise<void> {
-    const [ok] = await this.#o.outbound.handle([{ tenant, effect, id: `${effect.type}-${tenant}-${effect.targetId}-${this.#o.now()}` }]);
+  async #sendNow(tenant: string, effect: Extract<DmfEffect, { type: 'dmf.next' }>): Promise<void> {
+    const [ok] = await this.#o.outbound.publish([{ tenant, effect, id: `${effect.type}-${tenant}-${effect.targetId}-${this.#o.now()}` }]);
     if (ok !== true) throw new Transient('the device could not be sent its current action');
   }
 
@@ -162,8 +162,10 @@ export class DmfInbound {
 /** A header as text; undefined when absent or empty (AMQP may carry text as bytes). */
 function header(msg: AsyncMessage, key: string): string | undefined {
   const raw: unknown = msg.headers?.[key];
-  if (raw === undefined || raw === null) return undefined;
-  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw);
+  let text: string;
+  if (Buffer.isBuffer(raw)) text = raw.toString('utf8');
+  else if (typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean') text = String(raw);
+  else return undefined; // absent, or a table/array where text belongs
   return text === '' ? undefined : text;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Outbound DMF messages, built from the effects the commit observer queued (observer.ts) when the
+ * Outbound DMF messages, built from the effects the actor observer queued (observer.ts) when the
  * effects dispatcher hands them over, a read batch at a time: each effect is checked against the
  * current state (the target still has an `amqp://` address, the action is still open or canceling),
  * turned into its message, and all are published with broker confirms before any effect is acked.
@@ -9,18 +9,19 @@
  * cannot help, and hawkBit loses it the same way.
  * @see reference/hawkbit-api.md §9 (outbound messages, topic choice)
  */
-import type { Services } from '../app/services.js';
 import type { BatchedEffect } from '../actors/dispatcher.js';
+import type { DmfOutboundPort } from '../actors/effects.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
+import type { DmfEffect } from '../domain/effects.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import { activeActions, highestPriority, maintenanceState } from '../ddi/active-action.js';
 import { deviceModules, type DeviceModule } from '../ddi/deployment-json.js';
 import { artifactLinks } from '../ddi/links.js';
-import { StoreUnavailableError } from '../store/port.js';
+import { StoreUnavailableError, type Reads } from '../store/port.js';
+import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import { parseAmqpAddress } from './address.js';
 import { amqpCode, errorText, type Log, type OutboundMessage } from './connector.js';
 import type { DmfMetrics } from './metrics.js';
-import { DMF_EFFECT } from './observer.js';
 import type { EventTopic } from './protocol.js';
 
 export interface Publish {
@@ -28,8 +29,14 @@ export interface Publish {
   publish(m: OutboundMessage): Promise<void>;
 }
 
+/** What the outbound side reads (the shared services provide it). */
+export interface OutboundDeps {
+  readonly store: Reads;
+  readonly tenantConfig: Pick<TenantConfigService, 'view'>;
+}
+
 interface OutboundOptions {
-  readonly services: Services;
+  readonly deps: OutboundDeps;
   readonly channel: Publish;
   /** The connector's virtual host: addresses of other virtual hosts cannot be reached. */
   readonly vhost: string;
@@ -61,15 +68,15 @@ interface Update {
 
 const JSON_TYPE = 'application/json';
 
-export class DmfOutbound {
+export class DmfOutbound implements DmfOutboundPort {
   readonly #o: OutboundOptions;
 
   constructor(options: OutboundOptions) {
     this.#o = options;
   }
 
-  /** The batch effect handler: one flag per effect, true when it was delivered or needs no message. */
-  handle = async (effects: readonly BatchedEffect[]): Promise<readonly boolean[]> => {
+  /** One flag per effect, true when it was delivered or needs no message (any more). */
+  publish = async (effects: readonly BatchedEffect<DmfEffect>[]): Promise<readonly boolean[]> => {
     const done = effects.map(() => false);
     const pending: Pending[] = [];
     const updates: Update[] = [];
@@ -101,42 +108,39 @@ export class DmfOutbound {
   };
 
   /** The message of one effect, an update to build, or undefined when none is due (any more). */
-  async #resolve(item: BatchedEffect, index: number): Promise<Pending | Update | undefined> {
+  async #resolve(item: BatchedEffect<DmfEffect>, index: number): Promise<Pending | Update | undefined> {
     const { tenant, effect, id } = item;
-    const store = this.#o.services.ctx.store;
-    if (effect.type === DMF_EFFECT.deleted) {
-      const exchange = this.#exchange(effect['address'] as string);
+    const store = this.#o.deps.store;
+    if (effect.type === 'dmf.deleted') {
+      const exchange = this.#exchange(effect.address);
       if (exchange === undefined) return undefined;
-      return { message: this.#message(exchange, id, { type: 'THING_DELETED', thingId: effect['controllerId'] as string, tenant }), items: [index] };
+      return { message: this.#message(exchange, id, { type: 'THING_DELETED', thingId: effect.controllerId, tenant }), items: [index] };
     }
-    const target = (await store.get<TargetRecord>(tenant, TARGET, effect['targetId'] as number))?.value;
+    const target = (await store.get<TargetRecord>(tenant, TARGET, effect.targetId))?.value;
     const exchange = target === undefined ? undefined : this.#exchange(target.address);
     if (target === undefined || exchange === undefined) return undefined;
     const event = (topic: EventTopic): Record<string, string> => ({ type: 'EVENT', topic, thingId: target.controllerId, tenant });
     switch (effect.type) {
-      case DMF_EFFECT.attributes:
+      case 'dmf.attributes':
         return { message: this.#message(exchange, id, event('REQUEST_ATTRIBUTES_UPDATE')), items: [index] };
-      case DMF_EFFECT.cancel: {
-        const action = (await store.get<ActionRecord>(tenant, ACTION, effect['actionId'] as number))?.value;
+      case 'dmf.cancel': {
+        const action = (await store.get<ActionRecord>(tenant, ACTION, effect.actionId))?.value;
         return action?.status === 'canceling' ? this.#cancel(exchange, id, target, tenant, action, index) : undefined;
       }
-      case DMF_EFFECT.action: {
-        const action = (await store.get<ActionRecord>(tenant, ACTION, effect['actionId'] as number))?.value;
+      case 'dmf.action': {
+        const action = (await store.get<ActionRecord>(tenant, ACTION, effect.actionId))?.value;
         if (action === undefined || !action.active || action.status === 'canceling') return undefined;
         // as hawkBit: a target with a cancellation pending hears about the new action once the cancel is answered
         const open = await activeActions(store, tenant, target.id);
         if (open.some((a) => a.value.status === 'canceling')) return undefined;
         return this.#update(tenant, index, id, target, exchange, action, true);
       }
-      case DMF_EFFECT.next: {
+      case 'dmf.next': {
         const top = highestPriority(await activeActions(store, tenant, target.id))?.value;
         if (top === undefined) return undefined;
         if (top.status === 'canceling') return this.#cancel(exchange, id, target, tenant, top, index);
         return this.#update(tenant, index, id, target, exchange, top, false);
       }
-      default:
-        this.#o.log.error({ effect }, 'DMF: unknown effect type; dropping it');
-        return undefined;
     }
   }
 
@@ -160,12 +164,12 @@ export class DmfOutbound {
     const modulesOf = (tenant: string, ds: number): Promise<DeviceModule[]> => {
       const key = `${tenant}\u0000${ds}`;
       let found = sets.get(key);
-      if (found === undefined) sets.set(key, (found = deviceModules(this.#o.services, tenant, ds)));
+      if (found === undefined) sets.set(key, (found = deviceModules(this.#o.deps.store, tenant, ds)));
       return found;
     };
     const batching = new Map<string, boolean>();
     for (const tenant of new Set(updates.map((u) => u.tenant))) {
-      batching.set(tenant, (await this.#o.services.tenantConfig.view(tenant)).bool('batch.assignments.enabled'));
+      batching.set(tenant, (await this.#o.deps.tenantConfig.view(tenant)).bool('batch.assignments.enabled'));
     }
     const out: Pending[] = [];
     const batches = new Map<string, Update[]>();
@@ -261,7 +265,7 @@ export class DmfOutbound {
       });
       for (const p of round) if (missing.has(p.message.exchange)) done.push(...p.items);
       if (failed.length > 0 && (missing.size === 0 || attempt === 2)) {
-        const reason = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+        const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
         this.#o.log.warn({ failed: failed.length, err: errorText(reason?.reason) }, 'DMF: publishing failed; the messages will be sent again later');
       }
       round = missing.size > 0 ? failed.filter((p) => !missing.has(p.message.exchange)) : [];

@@ -1,7 +1,9 @@
 import { assign, setup } from 'xstate';
 import type { ActionRecord, ActionStatus } from './action.js';
 import { SERVER_MESSAGE_PREFIX } from './action.js';
-import type { Effect } from '../store/port.js';
+import type { Effect } from './effects.js';
+import { TARGET } from './target.js';
+import type { TargetEvent } from './target.machine.js';
 
 /**
  * The lifecycle of one action (reference §1.5-1.7, §4.2). Context is the persisted ActionRecord; the
@@ -123,7 +125,7 @@ function entryFor(event: Ev): EntryParams | undefined {
 
 const finalEffect = (state: ActionStatus, context: Ctx, event: Ev): Effect | undefined => {
   const at = event.at;
-  const send = (e: Record<string, unknown>): Effect => ({ type: 'send', to: { kind: 'target', id: context.targetId }, event: e });
+  const send = (e: TargetEvent): Effect => ({ type: 'send', to: { kind: TARGET, id: context.targetId }, event: e });
   switch (state) {
     case 'finished':
       return send({ type: 'action.finished', ds: context.ds, action: context.id, at, reportedAt: 'timestamp' in event ? event.timestamp : at, downloadOnly: context.actionType === 'downloadonly' });

@@ -1,5 +1,5 @@
 import type { Audit } from './audit.js';
-import type { IndexEntries, KindSchema } from '../store/port.js';
+import type { IndexEntries, KindSchema } from './record-schema.js';
 
 /** Action.Status of the reference (§4.1), lower case as the Management API shows it. */
 export const ACTION_STATUSES = [
@@ -80,3 +80,8 @@ export const actionSchema: KindSchema<ActionRecord> = {
 export const actionStatusSchema: KindSchema<ActionStatusRecord> = {
   indexes: (s): IndexEntries => ({ multi: [['action', String(s.actionId)]] }),
 };
+
+/** `action.delete.allowed.statuses` / `action.cleanup.actionStatus`: a comma-separated list, any case. */
+export function statusSet(csv: string): ReadonlySet<string> {
+  return new Set(csv.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0));
+}

@@ -59,14 +59,12 @@ export const ERRORS = {
   ARTIFACT_BINARY_DELETED: { status: 410, errorCode: 'hawkbit.server.error.artifact.binaryDeleted', exceptionClass: REPO + 'ArtifactBinaryGoneException' },
 
   // --- distribution sets and types ----------------------------------------------------------
-  DS_MISSING_MODULE: { status: 400, errorCode: 'hawkbit.server.error.distributionset.creationFailed.missingModule', exceptionClass: REPO + 'DistributionSetCreationFailedMissingMandatoryModuleException' },
   DS_INCOMPLETE: { status: 400, errorCode: 'hawkbit.server.error.distributionset.incomplete', exceptionClass: REPO + 'IncompleteDistributionSetException' },
   DS_INVALID: { status: 400, errorCode: 'hawkbit.server.error.distributionset.invalid', exceptionClass: REPO + 'InvalidDistributionSetException' },
   DS_TYPE_UNDEFINED: { status: 400, errorCode: 'hawkbit.server.error.distributionset.type.undefined', exceptionClass: REPO + 'DistributionSetTypeUndefinedException' },
   DS_MODULE_UNSUPPORTED: { status: 400, errorCode: 'hawkbit.server.error.distributionset.modules.unsupported', exceptionClass: REPO + 'UnsupportedSoftwareModuleForThisDistributionSetException' },
   TARGET_TYPE_IN_USE: { status: 409, errorCode: 'hawkbit.server.error.target.type.used', exceptionClass: REPO + 'TargetTypeInUseException' },
   TARGET_TYPE_INCOMPATIBLE: { status: 400, errorCode: 'hawkbit.server.error.target.type.incompatible', exceptionClass: REPO + 'IncompatibleTargetTypeException' },
-  TARGET_TYPE_KEY_OR_NAME_REQUIRED: { status: 400, errorCode: 'hawkbit.server.error.target.type.keyOrNameRequired', exceptionClass: REPO + 'TargetTypeKeyOrNameRequiredException' },
 
   // --- actions, assignments, rollouts -------------------------------------------------------
   ACTION_NOT_CANCELABLE: { status: 405, errorCode: 'hawkbit.server.error.action.notCancelable', exceptionClass: REPO + 'CancelActionNotAllowedException' },
@@ -77,15 +75,11 @@ export const ERRORS = {
   NO_WEIGHT_IN_MULTIASSIGNMENT: { status: 400, errorCode: 'hawkbit.server.error.noWeightProvidedInMultiAssignmentMode', exceptionClass: REPO + 'NoWeightProvidedInMultiAssignmentModeException' },
   MAINTENANCE_SCHEDULE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.maintenanceScheduleInvalid', exceptionClass: REPO + 'InvalidMaintenanceScheduleException' },
   AUTO_ASSIGN_ACTION_TYPE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.repo.invalidAutoAssignActionType', exceptionClass: REPO + 'InvalidAutoAssignActionTypeException' },
-  AUTO_ASSIGNMENT_ILLEGAL_STATE: { status: 409, errorCode: 'hawkbit.server.error.auto.assignment.illegalState', exceptionClass: REPO + 'AutoAssignmentIllegalStateException' },
-  ROLLOUT_ILLEGAL_STATE: { status: 400, errorCode: 'hawkbit.server.error.rollout.illegalState', exceptionClass: REPO + 'RolloutIllegalStateException' },
-  STOP_ROLLOUT_FAILED: { status: 423, errorCode: 'hawkbit.server.error.stopRolloutFailed', exceptionClass: REPO + 'StopRolloutException' },
 
   // --- tenant configuration -----------------------------------------------------------------
   CONFIG_KEY_INVALID: { status: 400, errorCode: 'hawkbit.server.error.configKeyInvalid', exceptionClass: 'org.eclipse.hawkbit.tenancy.configuration.TenantConfigurationKeyNotFoundException' },
   CONFIG_VALUE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.configValueInvalid', exceptionClass: 'org.eclipse.hawkbit.tenancy.configuration.validator.TenantConfigurationValidatorException' },
   CONFIG_CHANGE_NOT_ALLOWED: { status: 403, errorCode: 'hawkbit.server.error.repo.tenantConfigurationValueChangeNotAllowed', exceptionClass: REPO + 'TenantConfigurationValueChangeNotAllowedException' },
-  TENANT_NOT_EXISTS: { status: 400, errorCode: 'hawkbit.server.error.repo.tenantNotExists', exceptionClass: REPO + 'TenantNotExistException' },
 
   // --- peregrine's own (no hawkBit counterpart) ---------------------------------------------
   STORE_UNAVAILABLE: { status: 503, errorCode: 'peregrine.server.error.storeUnavailable', exceptionClass: 'io.peregrine.StoreUnavailableException' },

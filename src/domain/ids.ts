@@ -1,6 +1,4 @@
-/** Brands for ids: the one way to get one is to parse it where it enters (path, body, store). */
-declare const brand: unique symbol;
-export type Brand<T, Name extends string> = T & { readonly [brand]: Name };
+/** Ids and names from outside: the one way to get one is to parse it where it enters (path, body, store). */
 
 const POSITIVE_INT = /^[1-9][0-9]{0,15}$/;
 
@@ -12,10 +10,10 @@ export function parsePositiveInt(raw: string): number | undefined {
 /**
  * hawkBit's controller id (JpaTarget: `@Size(min = 1, max = 256) @Pattern("[\\S]*")`): 1..256
  * characters without whitespace; anything else a device may call itself (`sensor(1)`, `gerät-1`).
- * Control characters are refused too, and `/`, which no path could carry. Path parameters are percent-decoded by the router, which
+ * Control characters are refused too, lone UTF-16 surrogates, and `/`, which no path could carry. Path parameters are percent-decoded by the router, which
  * already refuses `/`, `..` and NUL.
  */
-const CONTROLLER_ID = /^[^\s\p{Cc}/]{1,256}$/u;
+const CONTROLLER_ID = /^[^\s\p{Cc}\p{Cs}/]{1,256}$/u; // \p{Cs}: a lone surrogate, which no URL can carry
 export function isValidControllerId(raw: string): boolean {
   return CONTROLLER_ID.test(raw);
 }

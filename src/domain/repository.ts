@@ -1,5 +1,5 @@
 import type { Audit } from './audit.js';
-import type { IndexEntries, KindSchema } from '../store/port.js';
+import type { IndexEntries, KindSchema } from './record-schema.js';
 
 /**
  * Repository entities: software module types, software modules, artifacts, distribution set types,

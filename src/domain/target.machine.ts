@@ -15,7 +15,13 @@ export type TargetEvent =
   | { readonly type: 'action.downloaded'; readonly ds: number; readonly at: number }
   | { readonly type: 'action.failed'; readonly ds: number; readonly at: number }
   /** All of the target's active actions ended by cancellation; `nextDs` is the DS of the oldest one still active. */
-  | { readonly type: 'action.canceled'; readonly nextDs: number | null; readonly at: number };
+  | { readonly type: 'action.canceled'; readonly nextDs: number | null; readonly at: number }
+  /**
+   * An action of the target is deleted (Management or cleanup); when it is the installed one, the
+   * installed action becomes `replacement`: the newest remaining finished action of the installed
+   * DS (hawkBit's findInstalledActionByTarget), or none. The installed DS stays.
+   */
+  | { readonly type: 'mgmt.actionDeleted'; readonly action: number; readonly replacement: number | null; readonly at: number };
 
 /** Bump when states or context change shape; stored with each snapshot. */
 export const TARGET_MACHINE_VERSION = 1;
@@ -46,6 +52,7 @@ export const targetMachine = setup({
     }),
     downloaded: assign(({ event }) => ({ requestAttributes: true, lastModifiedAt: event.at })),
     failed: assign(({ event }) => ({ assignedDs: null, lastModifiedAt: event.at })),
+    installedDeleted: assign(({ event }) => (event.type === 'mgmt.actionDeleted' ? { installedAction: event.replacement } : {})),
     canceled: assign(({ context, event }) =>
       event.type === 'action.canceled'
         ? { assignedDs: event.nextDs ?? context.installedDs, lastModifiedAt: event.at }
@@ -62,6 +69,7 @@ export const targetMachine = setup({
     /** The same action reported again: nothing to do. */
     alreadyInstalled: ({ context, event }) => event.type === 'action.finished' && context.installedAction === event.action,
     nothingLeft: ({ event }) => event.type === 'action.canceled' && event.nextDs === null,
+    installedDeleted: ({ context, event }) => event.type === 'mgmt.actionDeleted' && context.installedAction === event.action,
   },
 }).createMachine({
   id: 'target',
@@ -78,6 +86,7 @@ export const targetMachine = setup({
     'action.downloaded': { target: '.in_sync', actions: 'downloaded' },
     'action.failed': { target: '.error', actions: 'failed' },
     'action.canceled': [{ guard: 'nothingLeft', target: '.in_sync', actions: 'canceled' }, { actions: 'canceled' }],
+    'mgmt.actionDeleted': { guard: 'installedDeleted', actions: 'installedDeleted' },
   },
   states: {
     unknown: { on: { 'device.polled': 'registered' } },

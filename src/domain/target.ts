@@ -1,5 +1,5 @@
 import type { Audit } from './audit.js';
-import type { IndexEntries, KindSchema } from '../store/port.js';
+import type { IndexEntries, KindSchema } from './record-schema.js';
 
 /** @see reference/hawkbit-api.md §4.1 TargetUpdateStatus (Mgmt shows lower case) */
 export const UPDATE_STATUSES = ['unknown', 'registered', 'pending', 'in_sync', 'error'] as const;

@@ -1,6 +1,6 @@
 import type { Audit } from './audit.js';
 import type { ActionType } from './action.js';
-import type { IndexEntries, KindSchema } from '../store/port.js';
+import type { IndexEntries, KindSchema } from './record-schema.js';
 
 /** @see reference §3.3 */
 export interface TargetTypeRecord extends Audit {

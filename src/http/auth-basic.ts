@@ -78,7 +78,7 @@ export function missingPermission(permissions: ReadonlySet<string>, required: Pe
   if (required === undefined || permissions.has('ALL')) return undefined;
   if (typeof required === 'string') return permissions.has(required) ? undefined : required;
   if ('anyOf' in required) return required.anyOf.some((p) => permissions.has(p)) ? undefined : required.anyOf.join(' or ');
-  return (required as readonly string[]).find((p) => !permissions.has(p));
+  return required.find((p) => !permissions.has(p));
 }
 
 /**

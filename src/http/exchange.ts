@@ -11,7 +11,8 @@ import { METHODS } from '../observability/metrics.js';
 import { StoreUnavailableError } from '../store/port.js';
 import { AbortedError, BufferBody, UploadStream, type Throttle } from './body.js';
 import { errorReply, FALLBACK_ERROR_JSON, toErrorReply } from './errors.js';
-import { contentTypeOf, isJsonContentType, negotiateJson, type JsonFlavour } from './negotiate.js';
+import { withEtag } from './etag.js';
+import { isCborContentType, isJsonContentType, negotiate, type Flavour } from './negotiate.js';
 import { HttpRequest, ipText } from './request.js';
 import { prepare, writeSimple, writeStream, type Prepared, type StreamState } from './respond.js';
 import type { Router, RouteEntry } from './router.js';
@@ -61,7 +62,9 @@ export class Exchange implements Throttle {
   status = 0;
   methodIndex = OTHER_METHOD;
   head = false;
-  flavour: JsonFlavour = 'json';
+  /** GET or HEAD: a 200 with a reply value gets an ETag (and may become a 304). */
+  conditional = false;
+  flavour: Flavour = 'hal';
   entry: RouteEntry | undefined;
   request: HttpRequest | undefined;
   body: BufferBody | UploadStream | undefined;
@@ -82,12 +85,13 @@ export class Exchange implements Throttle {
     const method = METHOD_OF[lower] ?? lower.toUpperCase();
     this.methodIndex = METHOD_INDEX.get(method) ?? OTHER_METHOD;
     this.head = method === 'HEAD';
+    this.conditional = this.head || method === 'GET';
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const remote = new Uint8Array(this.res.getRemoteAddress().slice(0));
     const trusted = s.trusted !== undefined && s.trusted.has(ipText(remote));
     const headers = copyHeaders(req, trusted);
-    this.flavour = negotiateJson(headers['accept']);
+    this.flavour = negotiate(headers['accept']);
 
     const match = s.router.match(method, path);
     if (match.kind === 'not-found') return void this.finish(errorReply('ROUTE_NOT_FOUND', `No route matches ${method} ${path}`));
@@ -99,6 +103,7 @@ export class Exchange implements Throttle {
     const entry = match.entry;
     const route = entry.route;
     this.entry = entry;
+    if (route.cbor === true) this.flavour = negotiate(headers['accept'], true);
     const unsafe = method !== 'GET' && method !== 'HEAD';
     if (this.flavour === 'unacceptable' && (route.produces === 'json' || (route.produces === undefined && unsafe))) {
       return void this.finish(notAcceptable(headers['accept']));
@@ -113,8 +118,11 @@ export class Exchange implements Throttle {
       const length = declared === undefined ? 0 : Number(declared);
       const hasBody = length > 0 || headers['transfer-encoding'] !== undefined;
       const contentType = headers['content-type'];
-      if (bodyKind === 'json' && hasBody && (contentType === undefined || !isJsonContentType(contentType))) {
-        return void this.finish(errorReply('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType ?? '(none)'} is not supported; send application/json`), true);
+      if (bodyKind === 'json' && hasBody && route.cbor === true && contentType !== undefined && isCborContentType(contentType)) {
+        request.bodyFormat = 'cbor';
+      } else if (bodyKind === 'json' && hasBody && (contentType === undefined || !isJsonContentType(contentType))) {
+        const wanted = route.cbor === true ? 'application/json or application/cbor' : 'application/json';
+        return void this.finish(errorReply('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType ?? '(none)'} is not supported; send ${wanted}`), true);
       }
       const limit = bodyKind === 'stream' ? s.uploadLimit : s.jsonLimit;
       if (length > limit) {
@@ -152,7 +160,7 @@ export class Exchange implements Throttle {
       const out = route.handler(request);
       if (out instanceof Promise) return void this.continueRun(route, request, undefined, out);
       reply = out;
-      if (this.flavour === 'unacceptable' && reply.json !== undefined && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
+      if (this.flavour === 'unacceptable' && isValue(reply) && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
     } catch (err) {
       reply = this.aborted ? { status: 499 } : this.errorToReply(err);
     }
@@ -167,7 +175,7 @@ export class Exchange implements Throttle {
         pending = Promise.resolve(route.handler(request));
       }
       reply = await (pending as Promise<Reply>);
-      if (this.flavour === 'unacceptable' && reply.json !== undefined && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
+      if (this.flavour === 'unacceptable' && isValue(reply) && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
     } catch (err) {
       reply = this.aborted ? { status: 499 } : this.errorToReply(err);
     }
@@ -180,7 +188,7 @@ export class Exchange implements Throttle {
       if (route.auth !== undefined) request.principal = await route.auth(request);
       if (body !== undefined) request.body = await body.promise;
       reply = await route.handler(request);
-      if (this.flavour === 'unacceptable' && reply.json !== undefined && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
+      if (this.flavour === 'unacceptable' && isValue(reply) && route.produces !== 'other') reply = notAcceptable(request.headers['accept']);
     } catch (err) {
       // After an abort nobody reads the reply; the AbortedError of the body reader is no server fault.
       reply = this.aborted ? { status: 499 } : this.errorToReply(err);
@@ -207,7 +215,10 @@ export class Exchange implements Throttle {
       const close = forceClose || this.s.closing || (this.body !== undefined && !this.body.complete);
       let prepared: Prepared;
       try {
-        prepared = prepare(reply, contentTypeOf(this.flavour));
+        prepared = prepare(reply, this.flavour);
+        if (this.conditional && prepared.status === 200 && isValue(reply) && this.entry?.route.etag !== false && reply.headers?.['ETag'] === undefined) {
+          prepared = withEtag(prepared, this.request?.headers['if-none-match']);
+        }
       } catch (err) {
         this.s.logger.error({ err }, 'reply could not be serialised');
         prepared = FALLBACK_PREPARED;
@@ -239,7 +250,7 @@ export class Exchange implements Throttle {
         this.s.logger.error({ err }, 'stream body failed after the reply started; closing the connection');
         this.res.cork(() => this.res.close());
       } else {
-        const failed = prepare(this.errorToReply(err), contentTypeOf(this.flavour));
+        const failed = prepare(this.errorToReply(err), this.flavour);
         this.status = failed.status;
         corkWrite(this.res, failed, false, close);
       }
@@ -300,6 +311,11 @@ function corkWrite(res: HttpResponse, prepared: Prepared, head: boolean, close: 
   }
 }
 
+/** The reply carries a value to serialise (as opposed to a text, bytes or a stream). */
+function isValue(reply: Reply): boolean {
+  return reply.json !== undefined || reply.jsonText !== undefined;
+}
+
 function notAcceptable(accept: string | undefined): Reply {
-  return errorReply('NOT_ACCEPTABLE', `Accept ${accept ?? ''} allows neither application/json nor application/hal+json`);
+  return errorReply('NOT_ACCEPTABLE', `Accept ${accept ?? ''} allows none of application/hal+json, application/json (nor application/cbor, where offered)`);
 }

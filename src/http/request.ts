@@ -26,6 +26,7 @@ export class HttpRequest implements Request {
   readonly params: Readonly<Record<string, string>>;
   readonly fromTrustedProxy: boolean;
   body: Buffer | undefined = undefined;
+  bodyFormat: 'json' | 'cbor' = 'json';
   bodyStream: AsyncIterable<Buffer> | undefined = undefined;
   principal: Principal | undefined = undefined;
   locals: unknown = undefined;

@@ -5,6 +5,8 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
+import { contentTypeOf, type Flavour } from './negotiate.js';
+import { serialize } from './serialize.js';
 import type { Reply, StreamBody } from './types.js';
 
 const statusLines = new Map<number, string>();
@@ -28,12 +30,12 @@ export interface Prepared {
 }
 
 /** Throws when the JSON cannot be serialised (cycles, BigInt): the caller answers 500 instead. */
-export function prepare(reply: Reply, jsonContentType: string): Prepared {
+export function prepare(reply: Reply, flavour: Flavour): Prepared {
   if (reply.stream !== undefined) {
     return { status: reply.status, headers: reply.headers, contentType: undefined, body: undefined, stream: reply.stream };
   }
-  if (reply.json !== undefined) {
-    return { status: reply.status, headers: reply.headers, contentType: jsonContentType, body: JSON.stringify(reply.json), stream: undefined };
+  if (reply.json !== undefined || reply.jsonText !== undefined) {
+    return { status: reply.status, headers: reply.headers, contentType: contentTypeOf(flavour), body: serialize(reply.json, reply.jsonText, flavour), stream: undefined };
   }
   const body = reply.body;
   const contentType = body === undefined ? undefined : typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream';
@@ -56,14 +58,26 @@ function writeHead(res: HttpResponse, p: Prepared): void {
 
 const NO_BODY_STATUS = (status: number): boolean => status === 204 || status === 304 || (status >= 100 && status < 200);
 
-/** Writes a reply without a stream body (or any reply to HEAD). Must run inside res.cork. */
+/**
+ * Writes a reply without a stream body (or any reply to HEAD). Must run inside res.cork.
+ * `endWithoutBody` of the bundled uWS build takes an explicit `undefined` length for a number: it
+ * announced a Content-Length of 2^63 and then waited for that body, so the next request on the
+ * kept-alive connection (after any 204, 304 or HEAD) got no answer. Without closing, the length
+ * therefore goes out as a header of ours and `endWithoutBody()` gets no argument at all.
+ */
 export function writeSimple(res: HttpResponse, p: Prepared, head: boolean, close: boolean): void {
   writeHead(res, p);
   if (NO_BODY_STATUS(p.status)) {
-    res.endWithoutBody(undefined, close);
+    if (close) res.endWithoutBody(0, true);
+    else res.endWithoutBody();
   } else if (head) {
     const length = p.stream !== undefined ? p.stream.length : p.body === undefined ? 0 : Buffer.byteLength(p.body);
-    res.endWithoutBody(length, close);
+    if (close) {
+      res.endWithoutBody(length, true); // announces the length and Connection: close; the client ends the connection
+    } else {
+      res.writeHeader('Content-Length', String(length));
+      res.endWithoutBody();
+    }
   } else {
     res.end(p.body ?? '', close);
   }

@@ -125,11 +125,32 @@ function allowOf(methods: Map<string, RouteEntry>): string {
   return names.join(', ');
 }
 
+// the WTF-8 bytes of one UTF-16 surrogate (U+D800..U+DFFF), as `segment()` writes them
+const SURROGATE_BYTES = /%ED%[AB][0-9A-F]%[89AB][0-9A-F]/gi;
+
+/** decodeURIComponent, except that a surrogate's WTF-8 bytes decode to that surrogate (see links.ts). */
+function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch (err) {
+    if (!SURROGATE_BYTES.test(raw)) throw err;
+    SURROGATE_BYTES.lastIndex = 0;
+    let out = '';
+    let at = 0;
+    for (const m of raw.matchAll(SURROGATE_BYTES)) {
+      const b = (i: number): number => parseInt(m[0].slice(i * 3 + 1, i * 3 + 3), 16);
+      out += decodeURIComponent(raw.slice(at, m.index)) + String.fromCharCode(((b(0) & 0x0f) << 12) | ((b(1) & 0x3f) << 6) | (b(2) & 0x3f));
+      at = m.index + m[0].length;
+    }
+    return out + decodeURIComponent(raw.slice(at));
+  }
+}
+
 function decodeParam(raw: string): string | { problem: string } {
   let value = raw;
   if (raw.includes('%')) {
     try {
-      value = decodeURIComponent(raw);
+      value = decodeSegment(raw);
     } catch {
       return { problem: 'is not valid percent-encoding' };
     }

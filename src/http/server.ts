@@ -2,8 +2,9 @@
  * The uWebSockets.js adapter: one App, one catch-all handler, dispatch through the segment trie
  * (src/http/router.ts); each request is an Exchange (src/http/exchange.ts).
  */
+import { createServer } from 'node:net';
 import type { Logger } from 'pino';
-import type { us_listen_socket } from 'uWebSockets.js';
+import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { Config } from '../config/index.js';
 import type { Metrics, RouteMetrics } from '../observability/metrics.js';
 import { Exchange, type Shared } from './exchange.js';
@@ -65,12 +66,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   });
 
   const { host, port: wanted } = config.server;
-  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(host, wanted, (socket) => {
-      if (socket === false) reject(new Error(`cannot listen on ${host}:${wanted} (address in use or not available)`));
-      else resolve(socket);
-    });
-  });
+  const listenSocket = await listen(app, host, wanted, { exclusive: true });
   const port = uws.us_socket_local_port(listenSocket);
   const hostText = host.includes(':') ? `[${host}]` : host;
   const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : hostText;
@@ -102,4 +98,46 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return closing;
     },
   };
+}
+
+/** LIBUS_LISTEN_EXCLUSIVE_PORT of uSockets (the typings declare the enum, the binding exports no value for it). */
+const LISTEN_EXCLUSIVE_PORT = 1;
+
+export interface ListenOptions {
+  /**
+   * True: refuse a port another socket holds, and keep others off it. uSockets otherwise sets
+   * SO_REUSEPORT, so a second server (with the memory store, a second copy of all data) would
+   * silently share the port. Only workers of one server that share the port on purpose pass false.
+   */
+  readonly exclusive: boolean;
+}
+
+/** Listens on host:port; rejects with a message that says why (in use, not available, not permitted). */
+export async function listen(app: TemplatedApp, host: string, port: number, options: ListenOptions): Promise<us_listen_socket> {
+  const socket = await new Promise<us_listen_socket | false>((resolve) => {
+    // (host, port, options, cb) is supported by the binding though the typings list only (port, options, cb)
+    const listenWith = app.listen.bind(app) as unknown as (h: string, p: number, o: number, cb: (s: us_listen_socket | false) => void) => void;
+    listenWith(host, port, options.exclusive ? LISTEN_EXCLUSIVE_PORT : 0, resolve);
+  });
+  if (socket !== false) return socket;
+  throw new Error(`cannot listen on ${host}:${port}: ${await whyNotListening(host, port)}`);
+}
+
+/** uWS reports only "false": ask the OS the same question through node:net to name the reason. */
+async function whyNotListening(host: string, port: number): Promise<string> {
+  const code = await new Promise<string | undefined>((resolve) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
+  });
+  switch (code) {
+    case 'EADDRINUSE':
+      return 'the port is already in use (is another peregrine running?). Stop that process or set server.port / PEREGRINE_PORT to a free port';
+    case 'EADDRNOTAVAIL':
+      return `${host} is not an address of this host; set server.host / PEREGRINE_HOST`;
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges); choose a port of 1024 or above';
+    default:
+      return code === undefined ? 'the address is in use or not available' : `the address is not available (${code})`;
+  }
 }

@@ -28,6 +28,8 @@ export interface Request {
   readonly baseUrl: string;
   /** The whole body, for routes with `body: 'buffer'` or `'json'` (read up to the body limit). */
   readonly body: Buffer | undefined;
+  /** How a `json` body is encoded: 'cbor' only on routes with `cbor: true` sent as application/cbor. */
+  readonly bodyFormat: 'json' | 'cbor';
   /** The body as a stream, for routes with `body: 'stream'` (uploads). Backpressure is handled. */
   readonly bodyStream: AsyncIterable<Buffer> | undefined;
   /** Who the authenticator of the route said this is; undefined on routes without auth. */
@@ -67,8 +69,15 @@ export interface StreamBody {
 export interface Reply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Serialised as JSON with Content-Type application/json (or hal+json when asked for). */
+  /**
+   * The reply value: serialised as JSON (application/hal+json or application/json, as negotiated;
+   * null properties are left out as hawkBit's NON_NULL models do, see `keepNulls`), or as CBOR
+   * on routes with `cbor: true` when asked for. A 200 to GET/HEAD carries an ETag and becomes a
+   * 304 when If-None-Match names it.
+   */
   readonly json?: unknown;
+  /** Like `json`, already serialised as JSON text (the poll builds its body as a string). */
+  readonly jsonText?: string;
   /** Sent as is; set Content-Type in headers. */
   readonly body?: string | Buffer;
   readonly stream?: StreamBody;
@@ -97,6 +106,13 @@ export interface Route {
    * POST/PUT/PATCH/DELETE, and for GET/HEAD after it, only when the reply carries `json`.
    */
   readonly produces?: 'json' | 'other';
+  /**
+   * The route speaks CBOR too (the DDI API, as hawkBit's): `application/cbor` bodies are read
+   * into the same values as JSON, and `Accept: application/cbor` gets the reply in CBOR.
+   */
+  readonly cbor?: boolean;
+  /** false: no ETag on this route's replies (hawkBit's ETag filter skips `.../artifacts/**` of DDI). */
+  readonly etag?: boolean;
   /** Name used in metrics labels; defaults to the path pattern. */
   readonly name?: string;
 }

@@ -4,7 +4,7 @@
  * `RouteMetrics`, which counts into plain numbers (requests keyed by status * 16 + method, latency
  * buckets in an array); prom-client turns them into labelled series only when /metrics is scraped.
  */
-import { Counter, Registry, collectDefaultMetrics, type Gauge, type Histogram } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'OTHER'] as const;
 
@@ -112,4 +112,4 @@ function histogramValues(c: RouteCounts): MetricValue[] {
 }
 
 /** For modules that want their own gauges and counters on the same registry. */
-export type { Counter, Gauge, Histogram };
+export type { Counter };

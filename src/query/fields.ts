@@ -6,6 +6,8 @@
  * @see reference/hawkbit-api.md section 5
  */
 
+import type { FieldPlanner } from './list.js';
+
 export type FieldKind = 'string' | 'number' | 'boolean' | 'enum' | 'timestamp';
 export type FieldValue = string | number | boolean | null;
 
@@ -39,6 +41,33 @@ export interface FieldSpec<E> {
   readonly sortable?: boolean;
   /** True for map fields declared under `prefixes`. */
   readonly prefix?: boolean;
+  /**
+   * What the resource loads beside the record for this field (`tags`, `ds`, `poll`, ...): a list
+   * query joins only what its filter and sort name (src/query/list.ts).
+   */
+  readonly join?: string;
+  /** Candidates through the records the field names, e.g. `tag.name` through the tags (see `via`). */
+  readonly via?: Via;
+  /** A candidate plan of its own, for an index the generic planner does not know (the poll times). */
+  readonly plan?: FieldPlanner;
+}
+
+/**
+ * An indexed path through other records: the ids of the `kind` records whose view satisfies the
+ * comparison (by the `lookup` unique index for literal values, else by reading the small kind),
+ * then this kind's ids under those ids in its multi index `index`.
+ */
+export interface Via {
+  readonly kind: string;
+  readonly index: string;
+  readonly lookup?: string;
+  /** The entity as far as the field reads it, built from one referenced record. */
+  readonly view: (ref: never) => unknown;
+}
+
+/** A path through other records for a field of entities E (see Via). */
+export function via<E, R>(kind: string, index: string, view: (ref: R) => Partial<E>, lookup?: string): Via {
+  return lookup === undefined ? { kind, index, view } : { kind, index, view, lookup };
 }
 
 /** A field declaration before it gets its name (what the builders return). */
@@ -66,7 +95,7 @@ export interface FieldMapDef<E> {
 }
 
 type Getter<E> = FieldDef<E>['get'];
-type Options = Pick<FieldDef<never>, 'index' | 'sortable'>;
+type Options = Pick<FieldDef<never>, 'index' | 'sortable' | 'join' | 'via' | 'plan'>;
 
 export const text = <E>(get: Getter<E>, opts: Options = {}): FieldDef<E> => ({ kind: 'string', get, ...opts });
 export const num = <E>(get: Getter<E>, opts: Options = {}): FieldDef<E> => ({ kind: 'number', get, ...opts });

@@ -2,6 +2,7 @@
 export * from './fields.js';
 export * from './filter.js';
 export * from './glob.js';
+export * from './list.js';
 export * from './operands.js';
 export * from './paging.js';
 export * from './plan.js';

@@ -9,7 +9,7 @@ import { AppError } from '../domain/errors.js';
 import { resolveField, type FieldMap } from './fields.js';
 import { parseFilter, type Filter } from './filter.js';
 import { show } from './operands.js';
-import type { SortDirection, SortSpec } from './sort.js';
+import type { SortSpec } from './sort.js';
 
 export const MAX_OFFSET = 2147483647; // int32, as hawkBit's parameter type
 export const MAX_SORT_TERMS = 16;
@@ -76,7 +76,7 @@ export function parseSort<E>(raw: string, fields: FieldMap<E>): SortSpec[] {
     if (upper !== 'ASC' && upper !== 'DESC') {
       throw new AppError('SORT_DIRECTION', `sort direction {${show(dir)}} of field {${field}} is not supported, must be ASC or DESC`);
     }
-    return { field: field.toLowerCase(), dir: upper as SortDirection };
+    return { field: field.toLowerCase(), dir: upper };
   });
 }
 

@@ -36,14 +36,15 @@ export function indexPlans<E>(filter: Filter<E>): IndexPlan[] {
   const plans: IndexPlan[] = [];
   for (const c of conjuncts) {
     if (c.kind !== 'cmp') continue;
-    const plan = planOne(c);
+    const plan = planComparison(c);
     if (plan !== undefined) plans.push(plan);
   }
   // Array.prototype.sort is stable: ties keep the written order
   return plans.sort((a, b) => Number(b.unique) - Number(a.unique) || a.keys.length - b.keys.length);
 }
 
-function planOne<E>(c: Comparison<E>): IndexPlan | undefined {
+/** The plan of one comparison through its field's own index, if it has a usable one. */
+export function planComparison<E>(c: Comparison<E>): IndexPlan | undefined {
   const spec = c.field.index;
   if (spec === undefined || c.field.prefix === true) return undefined;
   if (c.op !== '==' && c.op !== '=in=') return undefined;

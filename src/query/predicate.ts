@@ -50,7 +50,8 @@ export function toPredicate<E>(filter: Filter<E>, ctx: EvalContext): Predicate<E
 function valuesOf(raw: FieldValue | readonly FieldValue[] | undefined): readonly FieldValue[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) return [raw as FieldValue];
-  return raw.some((v) => v === null || v === undefined) ? raw.filter((v) => v !== null && v !== undefined) : raw;
+  const list = raw as readonly FieldValue[];
+  return list.some((v) => v === null || v === undefined) ? list.filter((v) => v !== null && v !== undefined) : list;
 }
 
 function compile<E>(cmp: Comparison<E>, ctx: EvalContext): Test {

@@ -1,14 +1,13 @@
 import { assignOnline, type AssignmentRequest } from '../actors/assign.js';
-import type { Services } from '../app/services.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
 import { TARGET_FILTER, type TargetFilterRecord } from '../domain/targeting.js';
 import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../actors/distribution-sets.js';
-import { SCAN_LIMIT } from '../mgmt/kit/listing.js';
-import { targetFields } from '../mgmt/targets/target-fields.js';
-import { queryTargets } from '../mgmt/targets/target-query.js';
-import { parseFilter } from '../query/index.js';
+import { parseFilter } from '../query/filter.js';
+import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../query/targets.js';
 import type { Store, Tenant } from '../store/port.js';
+import { SCAN_ALL, SCAN_LIMIT, loadRecords } from '../store/reads.js';
+import type { SchedulerDeps } from './deps.js';
 
 /**
  * Auto-assignment (reference §4.8): for every target filter with an auto-assign distribution set,
@@ -17,23 +16,23 @@ import type { Store, Tenant } from '../store/port.js';
  * with the message "Auto assignment: <filter name>". Incompatible targets are skipped.
  */
 export class AutoAssigner {
-  readonly #services: Services;
+  readonly #services: SchedulerDeps;
   readonly #batch: number;
   /** Per tenant and set: the action ids already read and the targets they belong to. */
   readonly #seen = new Map<string, { readonly actions: Set<number>; readonly targets: Set<number> }>();
 
-  constructor(services: Services, batch: number) {
+  constructor(services: SchedulerDeps, batch: number) {
     this.#services = services;
     this.#batch = batch;
   }
 
   /** One pass over a tenant's filters; returns the number of actions created. */
   async run(tenant: Tenant, now: number): Promise<number> {
-    const store = this.#services.ctx.store;
-    const page = await store.members(tenant, TARGET_FILTER, 'autoAssign', 'on', { offset: 0, limit: SCAN_LIMIT });
+    const store = this.#services.store;
+    const page = await store.members(tenant, TARGET_FILTER, 'autoAssign', 'on', SCAN_ALL);
     let assigned = 0;
-    for (const f of await store.getMany<TargetFilterRecord>(tenant, TARGET_FILTER, page.ids)) {
-      if (f === undefined || f.value.autoAssignDs === null) continue;
+    for (const f of await loadRecords<TargetFilterRecord>(store, tenant, TARGET_FILTER, page.ids)) {
+      if (f.value.autoAssignDs === null) continue;
       try {
         assigned += await this.#runFilter(tenant, f.value, f.value.autoAssignDs, now);
       } catch (err) {
@@ -47,12 +46,12 @@ export class AutoAssigner {
 
   async #runFilter(tenant: Tenant, filter: TargetFilterRecord, dsId: number, now: number): Promise<number> {
     const services = this.#services;
-    const store = services.ctx.store;
+    const store = services.store;
     const ds = await assignableSet(store, tenant, dsId);
     const had = await this.#targetsWithActions(store, tenant, dsId);
     const cfg = await services.tenantConfig.view(tenant);
     const matching = await queryTargets(store, tenant, {
-      offset: 0, limit: SCAN_LIMIT, sort: [{ field: 'controllerid', dir: 'ASC' }], filter: parseFilter(filter.query, targetFields),
+      offset: 0, limit: SCAN_LIMIT, sort: DEFAULT_TARGET_SORT, filter: parseFilter(filter.query, targetFields),
     }, { now, overdueTs: now - cfg.durationMs('pollingTime') - cfg.durationMs('pollingOverdueTime') });
     const fresh = matching.content.filter((t) => !had.has(t.id));
     const types = await targetTypesOf(store, tenant, fresh);
@@ -87,7 +86,7 @@ export class AutoAssigner {
     const key = `${tenant}\u0000${dsId}`;
     let seen = this.#seen.get(key);
     if (seen === undefined) this.#seen.set(key, (seen = { actions: new Set(), targets: new Set() }));
-    const ids = (await store.members(tenant, ACTION, 'ds', String(dsId), { offset: 0, limit: SCAN_LIMIT })).ids;
+    const ids = (await store.members(tenant, ACTION, 'ds', String(dsId), SCAN_ALL)).ids;
     const fresh = ids.filter((id) => !seen.actions.has(id));
     for (let i = 0; i < fresh.length; i += 1000) {
       const part = fresh.slice(i, i + 1000);

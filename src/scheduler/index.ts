@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppModule } from '../app/module.js';
-import type { Services } from '../app/services.js';
 import { cleanupActions } from './action-cleanup.js';
+import type { SchedulerDeps } from './deps.js';
 import { AutoAssigner } from './auto-assign.js';
 import { cancelLapsedWindows } from './maintenance-lapse.js';
 import { overdueGauge, refreshOverdue } from './overdue.js';
@@ -33,10 +33,10 @@ export interface SchedulerModule extends AppModule {
  * lease per task and tenant so that, with several instances, each tenant's pass happens once; the
  * overdue count only reads.
  */
-export function schedulerModule(services: Services, overrides: Partial<SchedulerSettings> = {}): SchedulerModule {
+export function schedulerModule(services: SchedulerDeps, overrides: Partial<SchedulerSettings> = {}): SchedulerModule {
   const settings = resolveSettings(services.ctx.config.scheduler, overrides);
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const runner = new TaskRunner({ store: () => services.ctx.store, tenants: () => services.tenants, owner, log: services.ctx.logger });
+  const runner = new TaskRunner({ store: () => services.store, tenants: () => services.tenants, owner, log: services.ctx.logger });
   const gauge = overdueGauge(services);
   const autoAssigner = new AutoAssigner(services, settings.autoAssignBatch);
   const tasks: (Task & { readonly reportAs: Exclude<keyof PassReport, 'skipped'> })[] = [

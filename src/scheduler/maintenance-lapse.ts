@@ -1,21 +1,21 @@
-import type { Services } from '../app/services.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import { windowLapsed } from '../domain/maintenance.js';
-import { SCAN_LIMIT } from '../mgmt/kit/listing.js';
 import type { Tenant } from '../store/port.js';
+import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import type { SchedulerDeps } from './deps.js';
 
 /**
  * Active actions whose maintenance schedule has no window now and none to come are cancelled
  * (reference §4.2, "maintenance schedule lapsed"; hawkBit checks on the device's poll, we also sweep
  * so that devices that stopped polling do not keep them open). Returns the number cancelled.
  */
-export async function cancelLapsedWindows(services: Services, tenant: Tenant, now: number): Promise<number> {
-  const store = services.ctx.store;
-  const page = await store.members(tenant, ACTION, 'active', 'true', { offset: 0, limit: SCAN_LIMIT });
+export async function cancelLapsedWindows(services: SchedulerDeps, tenant: Tenant, now: number): Promise<number> {
+  const store = services.store;
+  const page = await store.members(tenant, ACTION, 'active', 'true', SCAN_ALL);
   let canceled = 0;
   for (let i = 0; i < page.ids.length; i += 1000) {
-    for (const a of await store.getMany<ActionRecord>(tenant, ACTION, page.ids.slice(i, i + 1000))) {
-      if (a === undefined || !lapsed(a.value, now)) continue;
+    for (const a of await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids.slice(i, i + 1000))) {
+      if (!lapsed(a.value, now)) continue;
       const result = await services.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: 'system', reason: 'maintenance' });
       if (result.kind === 'committed') canceled++;
     }

@@ -4,8 +4,10 @@ import type { RedisStoreOptions } from './redis/index.js';
 
 export interface OpenStoreOptions {
   readonly kind: 'memory' | 'redis';
-  /** Required for `redis`: `redis://[[user]:password@]host:port[/db]`. */
+  /** For `redis`: `redis://[[user]:password@]host:port[/db]`. */
   readonly redisUrl?: string;
+  /** For `redis` on a Redis Cluster: URLs of some of its nodes (credentials and TLS of the first apply to all); wins over redisUrl. */
+  readonly redisCluster?: readonly string[];
   readonly schema: Schema;
   /** Timeouts, reconnect pacing and the connection-error listener of the redis store. */
   readonly redis?: RedisStoreOptions;
@@ -20,9 +22,12 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     case 'memory':
       return openMemoryStore(options.schema);
     case 'redis': {
-      if (options.redisUrl === undefined || options.redisUrl === '') throw new TypeError('store kind redis needs redisUrl');
+      const cluster = options.redisCluster ?? [];
+      if (cluster.length === 0 && (options.redisUrl === undefined || options.redisUrl === '')) {
+        throw new TypeError('store kind redis needs redisUrl or redisCluster');
+      }
       const { openRedisStore } = await import('./redis/index.js');
-      return openRedisStore(options.redisUrl, options.schema, options.redis);
+      return openRedisStore(cluster.length > 0 ? cluster : options.redisUrl!, options.schema, options.redis);
     }
     default:
       throw new TypeError(`unknown store kind ${JSON.stringify((options as { kind: unknown }).kind)}`);

@@ -63,7 +63,7 @@ function checkEntry(kind: string, index: unknown, key: unknown): void {
 
 function entriesOf(schema: Schema, kind: string, value: unknown): IndexEntries | undefined {
   if (value === undefined || value === null) return undefined;
-  return schema[kind]?.indexes(value as never);
+  return schema[kind]?.indexes(value);
 }
 
 /** Whether writes of this kind maintain indexes (and so need `before` on updates). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { diffIndexes, hasIndexes } from './indexing.js';
 import type { IndexChanges, MultiChange, UniqueChange } from './indexing.js';
 import { checkId, checkKind } from './checks.js';
-import type { Commit, Effect, Schema } from './port.js';
+import type { Commit, EffectMessage, Schema } from './port.js';
 
 /** One record write, validated. `after === null` deletes. */
 export interface PlannedWrite {
@@ -14,7 +14,7 @@ export interface PlannedWrite {
 
 export interface PlannedEffect {
   readonly eventId: string;
-  readonly effect: Effect;
+  readonly effect: EffectMessage;
 }
 
 /**

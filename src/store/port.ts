@@ -14,6 +14,8 @@
  *           a numeric score allows range queries such as "last poll before t").
  */
 
+import type { KindSchema } from '../domain/record-schema.js';
+
 export type Tenant = string;
 
 export interface Stored<T> {
@@ -22,17 +24,7 @@ export interface Stored<T> {
   readonly value: T;
 }
 
-export type UniqueEntry = readonly [index: string, key: string];
-export type MultiEntry = readonly [index: string, key: string, score?: number];
-export interface IndexEntries {
-  readonly unique?: readonly UniqueEntry[];
-  readonly multi?: readonly MultiEntry[];
-}
-
-export interface KindSchema<T = never> {
-  /** Pure: the index entries of one value. Must not depend on anything but `value`. */
-  readonly indexes: (value: T) => IndexEntries;
-}
+export type { IndexEntries, KindSchema } from '../domain/record-schema.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Schema = Readonly<Record<string, KindSchema<any>>>;
 
@@ -47,15 +39,18 @@ export interface Write {
   readonly after: unknown;
 }
 
-/** A message from one actor to another, committed with the state change that emitted it. */
-export interface Effect {
+/**
+ * A message committed with the state change that emitted it (what the actors send each other, typed
+ * as `Effect` in src/domain/effects.ts). The store keeps it as opaque JSON with a `type`.
+ */
+export interface EffectMessage {
   readonly type: string;
   readonly [field: string]: unknown;
 }
 
 export interface Commit {
   readonly writes: readonly Write[];
-  readonly effects?: readonly Effect[];
+  readonly effects?: readonly EffectMessage[];
   /** When set, the commit happens at most once for this key (the id of the event being handled). */
   readonly dedupe?: string;
 }
@@ -72,7 +67,7 @@ export interface QueuedEffect {
   readonly tenant: Tenant;
   /** Stable id of this effect, the same on every redelivery: handlers dedupe on it. */
   readonly eventId: string;
-  readonly effect: Effect;
+  readonly effect: EffectMessage;
   /** 1 on first delivery; more when it was reclaimed from a consumer that did not ack. */
   readonly deliveries: number;
 }

@@ -1,4 +1,5 @@
 import type { Store, Tenant } from '../store/port.js';
+import { retryCommit } from '../store/retry.js';
 import type { KindSchema } from '../store/port.js';
 import { AppError } from '../domain/errors.js';
 import {
@@ -24,7 +25,6 @@ export interface TenantConfigRecord {
 export const TENANT_CONFIG = 'tenantconfig';
 export const tenantConfigSchema: KindSchema<TenantConfigRecord> = { indexes: () => ({}) };
 const RECORD_ID = 1;
-const MAX_ATTEMPTS = 8;
 
 /** What GET /rest/v1/system/configs shows for one key. */
 export interface ConfigEntry {
@@ -96,8 +96,7 @@ export class TenantConfigService {
   async set(tenant: Tenant, values: Readonly<Record<string, unknown>>, by: string, now: number): Promise<Record<string, ConfigEntry>> {
     const keys = Object.keys(values);
     if (keys.length === 0) throw new AppError('BODY_NOT_READABLE', 'no configuration values given');
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const current = await this.#load(tenant, true);
+    const record = await this.#change(tenant, (current) => {
       const next: Partial<Record<ConfigKey, StoredEntry>> = { ...current.record.values };
       // validate against the values as they will be after this change (pollingTime vs minPollingTime)
       const pending: Partial<Record<ConfigKey, ConfigValue>> = {};
@@ -109,12 +108,9 @@ export class TenantConfigService {
         const old = current.record.values[k];
         next[k] = { value, createdBy: old?.createdBy ?? by, createdAt: old?.createdAt ?? now, lastModifiedBy: by, lastModifiedAt: now };
       }
-      if (await this.#commit(tenant, current, { id: RECORD_ID, values: next })) {
-        const record = { id: RECORD_ID, values: next };
-        return Object.fromEntries(keys.map((k) => [k, this.#entry(tenant, record, k as ConfigKey)]));
-      }
-    }
-    throw new AppError('CONCURRENT_MODIFICATION', 'tenant configuration was modified concurrently; retry');
+      return next;
+    });
+    return Object.fromEntries(keys.map((k) => [k, this.#entry(tenant, record, k as ConfigKey)]));
   }
 
   /** Removes the tenant value of a key; the seed or global default applies afterwards. */
@@ -123,14 +119,12 @@ export class TenantConfigService {
     if (key === 'multi.assignments.enabled' && (await this.view(tenant)).bool(key)) {
       throw new AppError('CONFIG_CHANGE_NOT_ALLOWED', `The configuration key '${key}' cannot be disabled once it was enabled.`);
     }
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const current = await this.#load(tenant, true);
-      if (current.record.values[key] === undefined) return;
+    await this.#change(tenant, (current) => {
+      if (current.record.values[key] === undefined) return undefined;
       const next = { ...current.record.values };
       delete next[key];
-      if (await this.#commit(tenant, current, { id: RECORD_ID, values: next })) return;
-    }
-    throw new AppError('CONCURRENT_MODIFICATION', 'tenant configuration was modified concurrently; retry');
+      return next;
+    });
   }
 
   /** Drops the cached view of a tenant (another instance changed it, or tests). */
@@ -168,14 +162,27 @@ export class TenantConfigService {
     return next;
   }
 
-  async #commit(tenant: Tenant, current: Cached, record: TenantConfigRecord): Promise<boolean> {
-    const result = await this.#store.commit(tenant, {
-      writes: [{ kind: TENANT_CONFIG, id: RECORD_ID, expect: current.version, before: current.version === 0 ? undefined : current.record, after: record }],
+  /**
+   * Replaces the tenant's values with what `change` makes of the stored ones (none: no change), with
+   * compare-and-set retried on concurrent writes; the cache takes the new record at once.
+   */
+  async #change(tenant: Tenant, change: (current: Cached) => TenantConfigRecord['values'] | undefined): Promise<TenantConfigRecord> {
+    const result = await retryCommit<TenantConfigRecord>(this.#store, tenant, async () => {
+      const current = await this.#load(tenant, true);
+      const values = change(current);
+      if (values === undefined) return { done: current.record };
+      const record: TenantConfigRecord = { id: RECORD_ID, values };
+      const before = current.version === 0 ? undefined : current.record;
+      return {
+        commit: { writes: [{ kind: TENANT_CONFIG, id: RECORD_ID, expect: current.version, before, after: record }] },
+        result: () => {
+          const view = viewOf(this.#effectiveValues(tenant, record), this.#globals);
+          this.#cache.set(tenant, { record, version: current.version + 1, view, loadedAt: this.#clock() });
+          return record;
+        },
+      };
     });
-    if (!result.ok) return false;
-    this.#cache.set(tenant, {
-      record, version: current.version + 1, view: viewOf(this.#effectiveValues(tenant, record), this.#globals), loadedAt: this.#clock(),
-    });
-    return true;
+    if (!result.ok) throw new AppError('CONCURRENT_MODIFICATION', 'tenant configuration was modified concurrently; retry');
+    return result.value;
   }
 }

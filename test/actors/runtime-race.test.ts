@@ -40,7 +40,7 @@ describe('actor runtime: two instances racing on one Redis', () => {
     const tenant = uniqueTenant('race');
     const [a, b] = await twoInstances(tenant);
     await seedAssigned(a.runtime, tenant);
-    const report = (i: number) => ({ type: 'device.feedback', execution: 'proceeding', finished: 'none', at: i, timestamp: i, code: i, details: [`step ${i}`] });
+    const report = (i: number) => ({ type: 'device.feedback', execution: 'proceeding', finished: 'none', at: i, timestamp: i, code: i, details: [`step ${i}`] }) as const;
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).runtime.send(tenant, ACTION, 10, report(i))));
     expect(results.every((r) => r.kind === 'committed')).toBe(true);
     const action = await a.store.get<ActionRecord>(tenant, ACTION, 10);

@@ -75,7 +75,7 @@ describe.skipIf(!built)('peregrine CLI (built)', () => {
     );
     const child = run([runner, 'serve', '--config', config]);
     const url = await listening(child);
-    const slow = fetch(`${url}/slow`).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown }));
+    const slow = fetch(`${url}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }));
     await new Promise((r) => setTimeout(r, 200));
     child.proc.kill('SIGTERM');
     expect(await slow).toEqual({ status: 200, body: { done: true } });

@@ -161,7 +161,8 @@ describe('forwarded headers', () => {
 
   it('are ignored from a peer that is not a trusted proxy', async () => {
     const body = (await api.get('/probe/base', { headers: forwarded })).json();
-    expect(body).toEqual({ baseUrl: server.url, self: `${server.url}/rest/v1/targets/a`, trusted: false, remote: '127.0.0.1', cn: null });
+    // cn is null, and null properties are left out of replies (hawkBit's NON_NULL)
+    expect(body).toEqual({ baseUrl: server.url, self: `${server.url}/rest/v1/targets/a`, trusted: false, remote: '127.0.0.1' });
   });
 
   it('are honoured from a trusted proxy', async () => {

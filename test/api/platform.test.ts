@@ -51,7 +51,7 @@ describe('routing errors', () => {
   it('answers an unknown route with 404 and the error body', async () => {
     const res = await api.get('/no/such/thing');
     expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('content-type')).toBe('application/hal+json'); // no Accept: hawkBit's first type
     expect(Object.keys(res.json()).sort()).toEqual(ERROR_KEYS);
     expect(res.json()).toMatchObject({ errorCode: 'hawkbit.server.error.rest.route.notFound', message: 'No route matches GET /no/such/thing' });
   });
@@ -114,10 +114,12 @@ describe('media types', () => {
     expect(res.headers.get('x-probe')).toBe('yes');
   });
 
-  it('answers hal+json only when asked for it first', async () => {
+  it('answers hal+json first, as hawkBit does, and application/json when asked for it first', async () => {
     expect((await api.get('/health', { headers: { accept: 'application/hal+json' } })).headers.get('content-type')).toBe('application/hal+json');
     expect((await api.get('/health', { headers: { accept: 'application/json, application/hal+json' } })).headers.get('content-type')).toBe('application/json');
-    expect((await api.get('/health', { headers: { accept: '*/*' } })).headers.get('content-type')).toBe('application/json');
+    expect((await api.get('/health', { headers: { accept: 'application/json' } })).headers.get('content-type')).toBe('application/json');
+    expect((await api.get('/health', { headers: { accept: '*/*' } })).headers.get('content-type')).toBe('application/hal+json');
+    expect((await api.get('/health')).headers.get('content-type')).toBe('application/hal+json');
   });
 
   it('answers 415 for a JSON route with another Content-Type', async () => {

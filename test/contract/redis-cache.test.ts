@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { openRedisStore } from '../../src/store/redis/index.js';
+import { openRedisStore, type RedisTarget } from '../../src/store/redis/index.js';
 import type { Store } from '../../src/store/port.js';
 import { startRedis, uniqueTenant } from '../helpers/redis.js';
 import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
@@ -12,15 +12,19 @@ import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
 describe('redis cached reads', () => {
   const stores: Store[] = [];
   afterEach(async () => { await Promise.all(stores.splice(0).map((s) => s.close())); });
-  const open = async (): Promise<Store> => {
-    const s = await openRedisStore(inject('redisUrl'), CONTRACT_SCHEMA);
+  const open = async (target: RedisTarget): Promise<Store> => {
+    const s = await openRedisStore(target, CONTRACT_SCHEMA);
     stores.push(s);
     return s;
   };
 
-  it('sees writes of its own instance and of another instance', async () => {
+  // on the cluster, each instance's tracking connection to the tenant's node gets the invalidations
+  it.each([
+    ['one Redis', () => inject('redisUrl')],
+    ['a Redis Cluster', () => inject('redisClusterUrls')],
+  ])('sees writes of its own instance and of another instance on %s', async (_, target) => {
     const tenant = uniqueTenant('cache');
-    const [a, b] = [await open(), await open()];
+    const [a, b] = [await open(target()), await open(target())];
     expect(a.cached).not.toBe(a);
     await a.commit(tenant, { writes: [{ kind: THING, id: 1, expect: 0, after: { name: 'one', group: 'g' } }] });
     expect((await a.cached.get(tenant, THING, 1))?.value).toEqual({ name: 'one', group: 'g' });

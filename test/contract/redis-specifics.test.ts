@@ -90,6 +90,24 @@ describe('redis store specifics', () => {
     await expect(store.pendingEffects(tenant)).rejects.toThrow(/WRONGTYPE/);
   });
 
+  it('keeps each lease under a hash tag of its own, so leases spread over a cluster', async () => {
+    const store = await open();
+    const name = `scheduler:cleanup:${uniqueTenant('lease')}`;
+    expect(await store.acquireLease(name, 'me', 10_000)).toBe(true);
+    expect(await raw.get(`{lease:${name}}`)).toBe('me');
+    await store.releaseLease(name, 'me');
+    expect(await raw.exists(`{lease:${name}}`)).toBe(0);
+  });
+
+  it('with waitReplicas, acknowledges a commit on the master alone while no replica is online', async () => {
+    // this Redis has no replica: waiting for one would fail every commit
+    const store = await openRedisStore(inject('redisUrl'), CONTRACT_SCHEMA, { waitReplicas: 1 });
+    opened.push(store);
+    const tenant = uniqueTenant('wait');
+    expect(await store.commit(tenant, { writes: [{ kind: NOTE, id: 1, expect: 0, after: {} }] })).toEqual({ ok: true, versions: [1] });
+    expect((await store.get(tenant, NOTE, 1))?.version).toBe(1);
+  });
+
   it('answers ping within its timeout and fails after close', async () => {
     const store = await open();
     await store.ping();

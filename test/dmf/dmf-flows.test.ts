@@ -7,17 +7,18 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTORS } from '../../src/actors/kinds.js';
 import { ActorRuntime } from '../../src/actors/runtime.js';
 import { ACTION, type ActionRecord } from '../../src/domain/action.js';
+import { dmfObserver } from '../../src/dmf/observer.js';
 import { STORES } from '../helpers/app.js';
 import { seedDistributionSet } from '../helpers/seed.js';
 import { newThingId, startDmfApp, useRabbit, type DmfApp } from './fixture.js';
 
-const rabbit = useRabbit(2);
+const rabbit = useRabbit(STORES.length);
 const thing = (): string => newThingId('thing');
 
 describe.each(STORES)('DMF on the %s store', (kind) => {
   let app: DmfApp;
   beforeAll(async () => {
-    app = await startDmfApp(kind, rabbit(), kind === 'memory' ? 'v1' : 'v2', { scheduler: { autoAssignMs: 200 } });
+    app = await startDmfApp(kind, rabbit(), `v${STORES.indexOf(kind) + 1}`, { scheduler: { autoAssignMs: 200 } });
   });
   afterAll(async () => {
     await app?.gateway.close();
@@ -162,14 +163,15 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     const { ds } = await seedDistributionSet(app);
     const things = [thing(), thing()];
     for (const t of things) await registered(t);
-    // the rollout engine creates scheduled actions and starts a group by sending group.started (reference §4.6, §4.7)
-    const runtime = new ActorRuntime(app.store, ACTORS);
+    // the rollout engine creates scheduled actions and starts a group by sending group.started (reference §4.6, §4.7),
+    // on a runtime with the DMF observer, as the server's own
+    const runtime = new ActorRuntime(app.store, ACTORS, [dmfObserver]);
     const ids: number[] = [];
     for (const t of things) {
       const target = await app.target(t);
       const id = await app.store.nextIds(app.tenant, ACTION, 1);
       const now = Date.now();
-      const created = await runtime.create<ActionRecord>(app.tenant, ACTION, {
+      const created = await runtime.create(app.tenant, ACTION, {
         id, targetId: target!.id, controllerId: t, ds: ds.id, actionType: 'forced', forceTime: 0, weight: null, status: 'scheduled', active: false,
         maintenanceWindow: null, rollout: 1, rolloutGroup: 1, lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
         createdBy: 'rollout', createdAt: now, lastModifiedBy: 'rollout', lastModifiedAt: now,

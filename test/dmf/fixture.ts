@@ -1,14 +1,14 @@
 /**
  * The app for DMF tests: the real server with the DMF connector on a test file's private broker
  * (one virtual host per server), a Management client, and a gateway (test/helpers/rabbitmq.ts) on
- * the same virtual host. Memory store, or the shared test Redis with a tenant of its own.
+ * the same virtual host. Memory store, or the shared test Redis or Redis Cluster with a tenant of its own.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, inject, vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { TARGET, type TargetRecord } from '../../src/domain/target.js';
-import { withAuth, type App, type StoreKind } from '../helpers/app.js';
+import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../helpers/app.js';
 import { Gateway, startTestRabbit, type RabbitNode } from '../helpers/rabbitmq.js';
-import { freePort, uniqueTenant } from '../helpers/redis.js';
+import { freePort } from '../helpers/redis.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer } from '../helpers/server.js';
 
 export interface DmfApp extends App {
@@ -29,7 +29,7 @@ export interface DmfAppOptions {
 }
 
 export async function startDmfApp(kind: StoreKind, node: RabbitNode, vhost: string, opts: DmfAppOptions = {}): Promise<DmfApp> {
-  const tenant = kind === 'redis' ? uniqueTenant('M').toUpperCase() : 'DEFAULT';
+  const tenant = tenantFor(kind, 'M');
   const port = await freePort(); // known before start: artifact URLs in DMF messages name it
   const server = await startTestServer({
     server: { port },
@@ -38,7 +38,7 @@ export async function startDmfApp(kind: StoreKind, node: RabbitNode, vhost: stri
     dmf: { enabled: true, url: node.url, vhost, ...opts.dmf },
     quotas: opts.quotas ?? {},
     ...(opts.scheduler === undefined ? {} : { scheduler: opts.scheduler }),
-  } as never, kind === 'redis' ? { redisUrl: inject('redisUrl') } : {});
+  }, storeOptions(kind));
   const gateway = await Gateway.open(node, vhost, { durable: opts.durableGateway === true });
   // the connector declares exchange, queue and binding once it is connected: a PING answered proves the path
   await vi.waitFor(async () => {

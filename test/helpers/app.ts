@@ -1,16 +1,43 @@
 /**
- * The whole application for API tests: the real server (memory store, or the shared test Redis with a
- * tenant of its own so parallel files never collide) plus a Management client logged in as admin.
- * Run a suite on both stores with `describe.each(STORES)('%s store', (kind) => ...)`.
+ * The whole application for API tests: the real server (memory store, or the shared test Redis or
+ * Redis Cluster with a tenant of its own so parallel files never collide) plus a Management client
+ * logged in as admin. Run a suite on every store with `describe.each(STORES)('%s store', (kind) => ...)`.
  */
 import { inject } from 'vitest';
 import type { ConfigInput } from '../../src/config/index.js';
 import type { Store } from '../../src/store/port.js';
 import { uniqueTenant } from './redis.js';
-import { ADMIN, ADMIN_HASH, http, startTestServer, type DeepPartial, type RequestOptions, type TestServer } from './server.js';
+import {
+  ADMIN, ADMIN_HASH, http, startTestServer, type DeepPartial, type RequestOptions, type TestServer, type TestServerOptions,
+} from './server.js';
 
-export const STORES = ['memory', 'redis'] as const;
+/**
+ * Where API suites run: the memory store, one Redis, and the 3-master Redis Cluster of the global
+ * setup. A suite that uses STORES runs on the cluster too; LOCAL_STORES leaves the cluster out (for
+ * suites the cluster run does not cover, listed in the README).
+ */
+export const STORES = ['memory', 'redis', 'cluster'] as const;
+export const LOCAL_STORES = ['memory', 'redis'] as const;
 export type StoreKind = (typeof STORES)[number];
+
+/** A tenant name: `memoryName` on the memory store, else one no other test uses (files share the Redis). */
+export function tenantFor(kind: StoreKind, prefix: string, memoryName = 'DEFAULT'): string {
+  return kind === 'memory' ? memoryName : uniqueTenant(prefix).toUpperCase();
+}
+
+export type StoreOptions = Pick<TestServerOptions, 'redisUrl' | 'redisCluster'>;
+
+/** The startTestServer options that put the server on this store. */
+export function storeOptions(kind: StoreKind): StoreOptions {
+  switch (kind) {
+    case 'memory':
+      return {};
+    case 'redis':
+      return { redisUrl: inject('redisUrl') };
+    case 'cluster':
+      return { redisCluster: inject('redisClusterUrls') };
+  }
+}
 
 export interface App {
   readonly url: string;
@@ -27,10 +54,14 @@ export interface App {
 }
 
 export async function startApp(kind: StoreKind = 'memory', overrides: DeepPartial<ConfigInput> = {}, extraUsers: unknown[] = []): Promise<App> {
-  const tenant = kind === 'redis' ? uniqueTenant('T').toUpperCase() : 'DEFAULT';
+  return startAppOn(storeOptions(kind), tenantFor(kind, 'T'), overrides, extraUsers);
+}
+
+/** The app on a store of the test's own (a private Redis or Redis Cluster), with one tenant. */
+export async function startAppOn(store: StoreOptions, tenant: string, overrides: DeepPartial<ConfigInput> = {}, extraUsers: unknown[] = []): Promise<App> {
   const server = await startTestServer(
     { tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }, ...extraUsers] }], ...overrides } as DeepPartial<ConfigInput>,
-    kind === 'redis' ? { redisUrl: inject('redisUrl') } : {},
+    store,
   );
   const client = http(server.url);
   return {

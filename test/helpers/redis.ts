@@ -28,6 +28,8 @@ export interface StartRedisOptions {
   readonly dir?: string;
   /** Port; default a free one. Pass the port of a stopped server to restart it where clients expect it. */
   readonly port?: number;
+  /** Cluster mode (see redis-cluster.ts): the node's bus port is a second free port. */
+  readonly cluster?: { readonly nodeTimeoutMs: number };
 }
 
 const running = new Set<ChildProcess>();
@@ -72,11 +74,11 @@ export function uniqueTenant(prefix = 't'): string {
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${++tenantCounter}`;
 }
 
-/** The redis-server binary on PATH. */
-export function findRedisServer(): string {
+/** A Redis binary (redis-server, redis-cli) on PATH. */
+export function findRedisBinary(name: 'redis-server' | 'redis-cli'): string {
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
     if (dir === '') continue;
-    const candidate = join(dir, 'redis-server');
+    const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -84,7 +86,7 @@ export function findRedisServer(): string {
       // not here
     }
   }
-  throw new Error('redis-server not found on PATH; the Redis tests need it (Debian/Ubuntu: apt-get install redis-server)');
+  throw new Error(`${name} not found on PATH; the Redis tests need it (Debian/Ubuntu: apt-get install redis-server)`);
 }
 
 export async function freePort(): Promise<number> {
@@ -106,12 +108,16 @@ export function pingRedis(port: number, timeoutMs = 500): Promise<boolean> {
 
 /** Starts a private redis-server and resolves when it answers PING. */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
-  const binary = findRedisServer();
+  const binary = findRedisBinary('redis-server');
   const dir = options.dir ?? newTempDir();
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort());
     try {
-      return await launch(binary, port, dir, options.appendonly === true);
+      const clusterArgs = options.cluster === undefined ? [] : [
+        '--cluster-enabled', 'yes', '--cluster-port', String(await freePort()), '--cluster-config-file', join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout', String(options.cluster.nodeTimeoutMs), '--repl-diskless-sync-delay', '0',
+      ];
+      return await launch(binary, port, dir, options.appendonly === true, clusterArgs);
     } catch (err) {
       // a free port can be taken between the probe and the bind; a fixed port gets no second try
       if (options.port !== undefined || attempt >= 5) throw err;
@@ -123,6 +129,7 @@ function newTempDir(): string {
   return mkdtempSync(join(runDir() ?? tmpdir(), 'peregrine-redis-'));
 }
 
+/** Lists a child process in this run's pid directory until it exits, so the run's teardown kills it if a test file does not. */
 export function notePid(pid: number | undefined): () => void {
   const root = runDir();
   if (pid === undefined || root === undefined) return () => {};
@@ -143,10 +150,10 @@ export function notePid(pid: number | undefined): () => void {
   };
 }
 
-async function launch(binary: string, port: number, dir: string, appendonly: boolean): Promise<RedisServer> {
+async function launch(binary: string, port: number, dir: string, appendonly: boolean, extraArgs: readonly string[]): Promise<RedisServer> {
   const args = [
     '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--daemonize', 'no', '--logfile', '',
-    '--appendonly', appendonly ? 'yes' : 'no', ...(appendonly ? ['--appendfsync', 'always'] : []),
+    '--appendonly', appendonly ? 'yes' : 'no', ...(appendonly ? ['--appendfsync', 'always'] : []), ...extraArgs,
   ];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);

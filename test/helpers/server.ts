@@ -23,8 +23,9 @@ export interface TestServerOptions {
   readonly routes?: readonly Route[];
   /** Replaces the module registry. */
   readonly modules?: ModuleFactory;
-  /** memory (default) or a Redis URL. */
+  /** memory (default), a Redis URL, or the node URLs of a Redis Cluster. */
   readonly redisUrl?: string;
+  readonly redisCluster?: readonly string[];
 }
 
 export interface TestServer {
@@ -59,10 +60,11 @@ export async function startTestServer(overrides: DeepPartial<ConfigInput> = {}, 
     server: { host: '127.0.0.1', port: 0 },
     log: { level: process.env['PEREGRINE_TEST_LOG'] ?? 'silent' },
     dataDir,
-    store: opts.redisUrl === undefined ? { kind: 'memory' } : { kind: 'redis', redisUrl: opts.redisUrl },
+    store: opts.redisCluster !== undefined ? { kind: 'redis', redisCluster: [...opts.redisCluster] }
+      : opts.redisUrl !== undefined ? { kind: 'redis', redisUrl: opts.redisUrl } : { kind: 'memory' },
     tenants: [{ name: 'DEFAULT', users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }],
   };
-  const config = parseConfig(merge(base, overrides as Record<string, unknown>), { source: 'test config', env: {} });
+  const config = parseConfig(merge(base, overrides), { source: 'test config', env: {} });
   const server = await startServer(config, { routes: opts.routes, modules: opts.modules });
   let closing: Promise<void> | undefined;
   const handle: TestServer = {

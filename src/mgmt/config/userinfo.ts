@@ -1,14 +1,14 @@
-import type { Services } from '../../app/services.js';
 import type { Route } from '../../http/types.js';
-import { principalOf } from '../targets/request.js';
+import type { KitDeps } from '../kit/deps.js';
+import { callerOf } from '../kit/request.js';
 
 /** `GET /rest/v1/userinfo`: who the caller is. @see reference §3.0, §3.15 */
-export function userinfoRoutes(services: Services): Route[] {
+export function userinfoRoutes(deps: Pick<KitDeps, 'mgmtAuth'>): Route[] {
   return [
     {
-      method: 'GET', path: '/rest/v1/userinfo', auth: services.mgmtAuth(),
+      method: 'GET', path: '/rest/v1/userinfo', auth: deps.mgmtAuth(),
       handler: (req) => {
-        const { tenant, username, permissions } = principalOf(req);
+        const { tenant, username, permissions } = callerOf(req);
         return { status: 200, json: { tenant, username, permissions: [...permissions].sort() } };
       },
     },

@@ -42,17 +42,17 @@ export const actionFields = defineFields<ActionView>({
     lastmodifiedat: timestamp((v) => v.a.lastModifiedAt),
     lastmodifiedby: text((v) => v.a.lastModifiedBy),
     'target.controllerid': text((v) => v.a.controllerId),
-    'target.name': text((v) => v.target?.name),
-    'target.updatestatus': oneOf(UPDATE_STATUSES, (v) => v.target?.updateStatus),
-    'target.address': text((v) => v.target?.address),
+    'target.name': text((v) => v.target?.name, { join: 'targets' }),
+    'target.updatestatus': oneOf(UPDATE_STATUSES, (v) => v.target?.updateStatus, { join: 'targets' }),
+    'target.address': text((v) => v.target?.address, { join: 'targets' }),
     'distributionset.id': num((v) => v.a.ds, { index: { name: 'ds', exact: true } }),
-    'distributionset.name': text((v) => v.ds?.name),
-    'distributionset.version': text((v) => v.ds?.version),
-    'distributionset.type': text((v) => v.dsTypeKey),
+    'distributionset.name': text((v) => v.ds?.name, { join: 'sets' }),
+    'distributionset.version': text((v) => v.ds?.version, { join: 'sets' }),
+    'distributionset.type': text((v) => v.dsTypeKey, { join: 'sets' }),
     'rollout.id': num((v) => v.a.rollout, { index: { name: 'rollout', exact: true } }),
-    'rollout.name': text((v) => v.rolloutName),
+    'rollout.name': text((v) => v.rolloutName, { join: 'rollouts' }),
     'rolloutgroup.id': num((v) => v.a.rolloutGroup, { index: { name: 'rolloutGroup', exact: true } }),
-    'rolloutgroup.name': text((v) => v.groupName),
+    'rolloutgroup.name': text((v) => v.groupName, { join: 'rollouts' }),
   },
   aliases: {
     target: 'target.controllerid',
@@ -61,11 +61,3 @@ export const actionFields = defineFields<ActionView>({
     rolloutgroup: 'rolloutgroup.id',
   },
 });
-
-/** Fields whose values live outside the action record. */
-const JOINED = /(^|[^a-z.])(target\.(name|updatestatus|address)|distributionset\.(name|version|type)|rollout\.name|rolloutgroup\.name)\b/i;
-
-/** Whether a query or sort text names a joined field. */
-export function needsJoin(texts: readonly (string | undefined)[]): boolean {
-  return texts.some((t) => t !== undefined && JOINED.test(t));
-}

@@ -1,12 +1,13 @@
 import type { AssignmentRequest } from '../../actors/assign.js';
-import type { Services } from '../../app/services.js';
 import { ACTION } from '../../domain/action.js';
 import { AppError, notFound } from '../../domain/errors.js';
 import { validateMaintenanceWindow } from '../../domain/maintenance.js';
 import type { DistributionSetRecord } from '../../domain/repository.js';
-import { TARGET, type TargetRecord } from '../../domain/target.js';
+import type { TargetRecord } from '../../domain/target.js';
 import type { Request } from '../../http/types.js';
 import { link } from '../kit/hal.js';
+import { findTargets } from '../targets/target-store.js';
+import type { DeploymentDeps } from './deps.js';
 import type { AssignItem } from './assignment-body.js';
 import { assignableSet, checkTypeCompatibility, lockImplicitly } from '../../actors/distribution-sets.js';
 import { runAssignments } from './run-assignments.js';
@@ -18,13 +19,13 @@ import { actionPath } from './views.js';
  * answer waits until the obsolete actions it cancelled show as canceling.
  */
 export async function assignFromRequest(
-  services: Services, tenant: string, req: Request, by: string, items: readonly AssignItem[], offline: boolean,
+  deps: DeploymentDeps, tenant: string, req: Request, by: string, items: readonly AssignItem[], offline: boolean,
 ): Promise<object> {
-  const store = services.ctx.store;
-  const now = services.now();
-  const cfg = await services.tenantConfig.view(tenant);
+  const { store } = deps;
+  const now = deps.now();
+  const cfg = await deps.tenantConfig.view(tenant);
   const multi = cfg.bool('multi.assignments.enabled');
-  const max = services.quotas.maxTargetDistributionSetAssignmentsPerManualAssignment;
+  const max = deps.quotas.maxTargetDistributionSetAssignmentsPerManualAssignment;
   if (items.length > max) {
     throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: ${items.length} assignments in one request; at most ${max} are allowed.`);
   }
@@ -40,17 +41,17 @@ export async function assignFromRequest(
 
   const sets = new Map<number, DistributionSetRecord>();
   for (const id of new Set(items.map((i) => i.ds))) sets.set(id, await assignableSet(store, tenant, id));
-  const targets = await resolveTargets(services, tenant, items.map((i) => i.controllerId));
+  const targets = await resolveTargets(deps, tenant, items.map((i) => i.controllerId));
   const pairs = items.map((it, i) => ({ target: targets[i] as TargetRecord, ds: sets.get(it.ds) as DistributionSetRecord }));
   await checkTypeCompatibility(store, tenant, pairs);
-  await checkActionQuota(services, tenant, pairs.map((p) => p.target.id));
+  await checkActionQuota(deps, tenant, pairs.map((p) => p.target.id));
 
   if (cfg.bool('implicit.lock.enabled')) for (const ds of sets.values()) await lockImplicitly(store, tenant, ds, now);
   const requests: AssignmentRequest[] = items.map((it, i) => ({
     targetId: (targets[i] as TargetRecord).id, ds: it.ds, actionType: it.actionType, forceTime: it.forceTime, weight: it.weight,
     confirmationRequired: it.confirmationRequired, maintenanceWindow: windows[i] ?? null, by,
   }));
-  const run = await runAssignments(services, tenant, requests, offline, now);
+  const run = await runAssignments(deps, tenant, requests, offline, now);
   await run.settled;
   const assignedActions = run.outcomes.flatMap((o, i) => (o.kind !== 'assigned' ? [] : [{
     id: o.actionId,
@@ -60,25 +61,20 @@ export async function assignFromRequest(
 }
 
 /** Targets by controller id (case-insensitive), in the given order; 404 names the first unknown one. */
-async function resolveTargets(services: Services, tenant: string, controllerIds: readonly string[]): Promise<TargetRecord[]> {
-  const store = services.ctx.store;
-  const ids = await store.lookupMany(tenant, TARGET, 'controllerId', controllerIds.map((c) => c.toLowerCase()));
-  const missing = ids.findIndex((id) => id === undefined);
-  if (missing >= 0) throw notFound('Target', controllerIds[missing] ?? '');
-  const found = await store.getMany<TargetRecord>(tenant, TARGET, ids as number[]);
-  return found.map((t, i) => {
-    if (t === undefined) throw notFound('Target', controllerIds[i] ?? '');
-    return t.value;
-  });
+async function resolveTargets(deps: DeploymentDeps, tenant: string, controllerIds: readonly string[]): Promise<TargetRecord[]> {
+  const { found, missing } = await findTargets(deps.store, tenant, controllerIds);
+  if (missing.length > 0) throw notFound('Target', missing[0] ?? '');
+  const byKey = new Map(found.map((t) => [t.controllerId.toLowerCase(), t]));
+  return controllerIds.map((c) => byKey.get(c.toLowerCase()) as TargetRecord);
 }
 
 /** maxActionsPerTarget, checked for the whole request before anything is written. */
-async function checkActionQuota(services: Services, tenant: string, targetIds: readonly number[]): Promise<void> {
-  const max = services.quotas.maxActionsPerTarget;
+async function checkActionQuota(deps: DeploymentDeps, tenant: string, targetIds: readonly number[]): Promise<void> {
+  const max = deps.quotas.maxActionsPerTarget;
   const wanted = new Map<number, number>();
   for (const id of targetIds) wanted.set(id, (wanted.get(id) ?? 0) + 1);
   const entries = [...wanted];
-  const counts = await Promise.all(entries.map(([id]) => services.ctx.store.count(tenant, ACTION, 'target', String(id))));
+  const counts = await Promise.all(entries.map(([id]) => deps.store.count(tenant, ACTION, 'target', String(id))));
   entries.forEach(([id, n], i) => {
     const have = counts[i] ?? 0;
     if (have + n > max) throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target ${id} has ${have} actions; at most ${max} are allowed.`);

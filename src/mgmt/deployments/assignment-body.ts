@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { ACTION_TYPES, type ActionType, type MaintenanceWindow } from '../../domain/action.js';
-import { AppError } from '../../domain/errors.js';
-import { acceptSingleAsArray } from '../../http/json.js';
-import type { Request } from '../../http/types.js';
+import { bool, id, int, many } from '../kit/body.js';
 
 /**
  * Assignment request bodies (reference §3.16): `POST /targets/{id}/assignedDS` takes `{id: dsId, ...}`
@@ -17,14 +15,14 @@ const window = z.object({
 
 const options = {
   type: z.enum(ACTION_TYPES).nullish(),
-  forcetime: z.number().int().min(0).nullish(),
-  weight: z.number().int().min(0).max(1000).nullish(),
-  confirmationRequired: z.boolean().nullish(),
+  forcetime: int(0).nullish(),
+  weight: int(0, 1000).nullish(),
+  confirmationRequired: bool().nullish(),
   maintenanceWindow: window,
 };
 
-export const dsAssignmentsBody = acceptSingleAsArray(z.object({ id: z.number().int().min(1), ...options }));
-export const targetAssignmentsBody = acceptSingleAsArray(z.object({ id: z.string().min(1).max(256), ...options }));
+export const dsAssignmentsBody = many(z.object({ id: id(), ...options }));
+export const targetAssignmentsBody = many(z.object({ id: z.string().min(1).max(256), ...options }));
 
 type Options = { readonly [K in keyof typeof options]?: z.output<(typeof options)[K]> };
 
@@ -53,12 +51,4 @@ export function toItem(controllerId: string, ds: number, o: Options): AssignItem
       ...(o.maintenanceWindow.timezone == null ? {} : { timezone: o.maintenanceWindow.timezone }),
     } : null,
   };
-}
-
-/** `?offline=true|false` (absent: false). */
-export function offlineParam(req: Request): boolean {
-  const raw = req.query.get('offline');
-  if (raw === null || raw === '' || raw.toLowerCase() === 'false') return false;
-  if (raw.toLowerCase() === 'true') return true;
-  throw new AppError('BAD_PARAMETER', `offline must be true or false, got '${raw.slice(0, 64)}'`);
 }

@@ -1,38 +1,39 @@
-import type { Services } from '../../app/services.js';
-import { readJson } from '../../http/json.js';
-import type { Route } from '../../http/types.js';
-import { assignFromRequest } from './assign-service.js';
-import { dsAssignmentsBody, offlineParam, targetAssignmentsBody, toItem } from './assignment-body.js';
-import { pathId, targetByControllerId, username } from './lookups.js';
 import { assignableSet } from '../../actors/distribution-sets.js';
+import type { Route } from '../../http/types.js';
+import { ASSIGN } from '../kit/access.js';
+import { readBody } from '../kit/body.js';
+import { callerOf, pathId, pathText, queryFlag } from '../kit/request.js';
+import { loadTarget } from '../targets/target-store.js';
+import { assignFromRequest } from './assign-service.js';
+import { dsAssignmentsBody, targetAssignmentsBody, toItem } from './assignment-body.js';
+import type { DeploymentDeps } from './deps.js';
 
 /**
  * `POST /rest/v1/targets/{targetId}/assignedDS` and `POST /rest/v1/distributionsets/{id}/assignedTargets`
- * (reference §3.1, §3.9, §3.16): 200 `{assigned, alreadyAssigned, total, assignedActions}`.
+ * (reference §3.1, §3.9, §3.16): 200 `{assigned, alreadyAssigned, total, assignedActions}`; `?offline=true`
+ * records sets the devices already run.
  */
-export function assignmentRoutes(services: Services): Route[] {
-  const auth = services.mgmtAuth(['UPDATE_TARGET', 'READ_REPOSITORY']);
+export function assignmentRoutes(deps: DeploymentDeps): Route[] {
+  const auth = deps.mgmtAuth(ASSIGN);
   return [
     {
       method: 'POST', path: '/rest/v1/targets/:targetId/assignedDS', auth,
       handler: async (req) => {
-        const tenant = req.principal?.tenant ?? '';
-        const offline = offlineParam(req);
-        const target = await targetByControllerId(services.ctx.store, tenant, req.params['targetId'] ?? '');
-        const body = readJson(req, dsAssignmentsBody);
-        const items = body.map((b) => toItem(target.value.controllerId, b.id, b));
-        return { status: 200, json: await assignFromRequest(services, tenant, req, username(req.principal), items, offline) };
+        const { tenant, username } = callerOf(req);
+        const offline = queryFlag(req, 'offline');
+        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const items = readBody(req, dsAssignmentsBody).map((b) => toItem(target.value.controllerId, b.id, b));
+        return { status: 200, json: await assignFromRequest(deps, tenant, req, username, items, offline) };
       },
     },
     {
       method: 'POST', path: '/rest/v1/distributionsets/:distributionSetId/assignedTargets', auth,
       handler: async (req) => {
-        const tenant = req.principal?.tenant ?? '';
-        const offline = offlineParam(req);
-        const ds = await assignableSet(services.ctx.store, tenant, pathId(req.params['distributionSetId'], 'DistributionSet'));
-        const body = readJson(req, targetAssignmentsBody);
-        const items = body.map((b) => toItem(b.id, ds.id, b));
-        return { status: 200, json: await assignFromRequest(services, tenant, req, username(req.principal), items, offline) };
+        const { tenant, username } = callerOf(req);
+        const offline = queryFlag(req, 'offline');
+        const ds = await assignableSet(deps.store, tenant, pathId(req, 'distributionSetId', 'DistributionSet'));
+        const items = readBody(req, targetAssignmentsBody).map((b) => toItem(b.id, ds.id, b));
+        return { status: 200, json: await assignFromRequest(deps, tenant, req, username, items, offline) };
       },
     },
   ];

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { activateAutoConfirm, deactivateAutoConfirm } from '../../actors/auto-confirm.js';
-import type { Services } from '../../app/services.js';
-import { readJson } from '../../http/json.js';
-import { segment } from '../../http/links.js';
-import type { Request, Route } from '../../http/types.js';
-import { link } from '../kit/hal.js';
-import { targetByControllerId } from './lookups.js';
+import type { Route } from '../../http/types.js';
+import { ACCESS } from '../kit/access.js';
+import { readOptionalBody } from '../kit/body.js';
+import { link, segment } from '../kit/hal.js';
+import { callerOf, pathText } from '../kit/request.js';
+import { loadTarget } from '../targets/target-store.js';
+import type { DeploymentDeps } from './deps.js';
 
 /**
  * Auto-confirmation of a target from the Management API (reference §3.1): GET the state with an
@@ -13,17 +14,15 @@ import { targetByControllerId } from './lookups.js';
  */
 const activateBody = z.object({ initiator: z.string().max(64).nullish(), remark: z.string().max(512).nullish() });
 
-const tenantOf = (req: Request): string => req.principal?.tenant ?? '';
 const emptyAsNull = (s: string | null | undefined): string | null => (s === undefined || s === null || s === '' ? null : s);
 
-export function autoConfirmRoutes(services: Services): Route[] {
-  const store = () => services.ctx.store;
+export function autoConfirmRoutes(deps: DeploymentDeps): Route[] {
   const base = (cid: string): string => `/rest/v1/targets/${segment(cid)}/autoConfirm`;
   return [
     {
-      method: 'GET', path: '/rest/v1/targets/:targetId/autoConfirm', auth: services.mgmtAuth('READ_TARGET'),
+      method: 'GET', path: '/rest/v1/targets/:targetId/autoConfirm', auth: deps.mgmtAuth(ACCESS.target.read),
       handler: async (req) => {
-        const target = (await targetByControllerId(store(), tenantOf(req), req.params['targetId'] ?? '')).value;
+        const target = (await loadTarget(deps.store, callerOf(req).tenant, pathText(req, 'targetId'))).value;
         const ac = target.autoConfirm;
         const json = ac === null
           ? { active: false, _links: { activate: link(req, `${base(target.controllerId)}/activate`) } }
@@ -38,24 +37,24 @@ export function autoConfirmRoutes(services: Services): Route[] {
       },
     },
     {
-      method: 'POST', path: '/rest/v1/targets/:targetId/autoConfirm/activate', auth: services.mgmtAuth('UPDATE_TARGET'), body: 'buffer',
+      method: 'POST', path: '/rest/v1/targets/:targetId/autoConfirm/activate', auth: deps.mgmtAuth(ACCESS.target.update), body: 'buffer',
       handler: async (req) => {
-        const tenant = tenantOf(req);
-        const target = await targetByControllerId(store(), tenant, req.params['targetId'] ?? '');
+        const { tenant } = callerOf(req);
+        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
         // the body is optional (hawkBit: @RequestBody(required = false))
-        const body = req.body === undefined || req.body.length === 0 ? {} : readJson(req, activateBody);
-        await activateAutoConfirm(services, tenant, target.id, {
+        const body = readOptionalBody(req, activateBody, {});
+        await activateAutoConfirm(deps, tenant, target.id, {
           initiator: emptyAsNull(body.initiator), remark: emptyAsNull(body.remark), fallbackRemark: null,
-        }, services.now());
+        }, deps.now());
         return { status: 204 };
       },
     },
     {
-      method: 'POST', path: '/rest/v1/targets/:targetId/autoConfirm/deactivate', auth: services.mgmtAuth('UPDATE_TARGET'), body: 'buffer',
+      method: 'POST', path: '/rest/v1/targets/:targetId/autoConfirm/deactivate', auth: deps.mgmtAuth(ACCESS.target.update), body: 'buffer',
       handler: async (req) => {
-        const tenant = tenantOf(req);
-        const target = await targetByControllerId(store(), tenant, req.params['targetId'] ?? '');
-        await deactivateAutoConfirm(services, tenant, target.id);
+        const { tenant } = callerOf(req);
+        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        await deactivateAutoConfirm(deps, tenant, target.id);
         return { status: 204 };
       },
     },

@@ -1,20 +1,18 @@
 import type { AppModule } from '../../app/module.js';
-import type { Services } from '../../app/services.js';
 import { actionRoutes } from './action-routes.js';
 import { assignmentRoutes } from './assignment-routes.js';
 import { autoConfirmRoutes } from './auto-confirm-routes.js';
+import type { DeploymentDeps } from './deps.js';
 import { statusRoutes } from './status-routes.js';
 
 /**
  * Deployments on the Management side: assignments from both sides, actions and their history,
  * and auto-confirmation of targets (reference §3.1, §3.6, §3.9, §3.16).
  */
-export function deploymentsModule(services: Services): AppModule {
+export function deploymentsModule(deps: DeploymentDeps): AppModule {
   return {
     name: 'deployments',
     schema: {},
-    routes: [...assignmentRoutes(services), ...actionRoutes(services), ...statusRoutes(services), ...autoConfirmRoutes(services)],
+    routes: [...assignmentRoutes(deps), ...actionRoutes(deps), ...statusRoutes(deps), ...autoConfirmRoutes(deps)],
   };
 }
-
-export { renderActions } from './views.js';

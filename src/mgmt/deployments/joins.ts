@@ -2,6 +2,8 @@ import type { ActionRecord } from '../../domain/action.js';
 import { DS, DS_TYPE, type DistributionSetRecord, type DistributionSetTypeRecord } from '../../domain/repository.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import type { Store, Tenant } from '../../store/port.js';
+import { loadMap } from '../../store/reads.js';
+import type { ActionView } from './action-fields.js';
 
 /** Record kinds of rollouts and their groups (owned by the rollout module; read here for names only). */
 const ROLLOUT = 'rollout';
@@ -15,21 +17,14 @@ export interface Joins {
   groupName(id: number): string | undefined;
 }
 
-export interface JoinWhat {
-  readonly targets?: boolean;
-  readonly sets?: boolean;
-  readonly rollouts?: boolean;
-}
-
 /** Loads, in a few batched reads, what actions refer to: targets, sets (and their types), rollouts. */
-export async function loadJoins(store: Store, tenant: Tenant, actions: readonly ActionRecord[], what: JoinWhat): Promise<Joins> {
-  const targets = what.targets ? await byId<TargetRecord>(store, tenant, TARGET, actions.map((a) => a.targetId)) : new Map<number, TargetRecord>();
-  const sets = what.sets ? await byId<DistributionSetRecord>(store, tenant, DS, actions.map((a) => a.ds)) : new Map<number, DistributionSetRecord>();
-  const types = what.sets ? await byId<DistributionSetTypeRecord>(store, tenant, DS_TYPE, [...sets.values()].map((d) => d.type)) : new Map<number, DistributionSetTypeRecord>();
-  const rolloutIds = actions.flatMap((a) => (a.rollout === null ? [] : [a.rollout]));
-  const groupIds = actions.flatMap((a) => (a.rolloutGroup === null ? [] : [a.rolloutGroup]));
-  const rollouts = what.rollouts && rolloutIds.length > 0 ? await byId<{ name: string }>(store, tenant, ROLLOUT, rolloutIds) : new Map<number, { name: string }>();
-  const groups = what.rollouts && groupIds.length > 0 ? await byId<{ name: string }>(store, tenant, ROLLOUT_GROUP, groupIds) : new Map<number, { name: string }>();
+export async function loadJoins(store: Store, tenant: Tenant, actions: readonly ActionRecord[], what: ReadonlySet<'targets' | 'sets' | 'rollouts'>): Promise<Joins> {
+  const none = new Map<number, never>();
+  const targets = what.has('targets') ? await loadMap<TargetRecord>(store, tenant, TARGET, actions.map((a) => a.targetId)) : none;
+  const sets = what.has('sets') ? await loadMap<DistributionSetRecord>(store, tenant, DS, actions.map((a) => a.ds)) : none;
+  const types = what.has('sets') ? await loadMap<DistributionSetTypeRecord>(store, tenant, DS_TYPE, [...sets.values()].map((d) => d.type)) : none;
+  const rollouts = what.has('rollouts') ? await loadMap<{ name: string }>(store, tenant, ROLLOUT, actions.map((a) => a.rollout)) : none;
+  const groups = what.has('rollouts') ? await loadMap<{ name: string }>(store, tenant, ROLLOUT_GROUP, actions.map((a) => a.rolloutGroup)) : none;
   return {
     target: (id) => targets.get(id),
     ds: (id) => sets.get(id),
@@ -42,13 +37,13 @@ export async function loadJoins(store: Store, tenant: Tenant, actions: readonly 
   };
 }
 
-async function byId<T>(store: Store, tenant: Tenant, kind: string, ids: readonly number[]): Promise<Map<number, T>> {
-  const unique = [...new Set(ids)];
-  const out = new Map<number, T>();
-  if (unique.length === 0) return out;
-  const found = await store.getMany<T>(tenant, kind, unique);
-  found.forEach((f, i) => {
-    if (f !== undefined) out.set(unique[i] as number, f.value);
-  });
-  return out;
+/** Actions as their query fields see them, with what the query names joined. */
+export async function joinActions(store: Store, tenant: Tenant, actions: readonly ActionRecord[], joins: ReadonlySet<string>): Promise<ActionView[]> {
+  if (joins.size === 0) return actions.map((a) => ({ a }));
+  const j = await loadJoins(store, tenant, actions, joins as ReadonlySet<'targets' | 'sets' | 'rollouts'>);
+  return actions.map((a) => ({
+    a, target: j.target(a.targetId), ds: j.ds(a.ds), dsTypeKey: j.dsTypeKey(a.ds),
+    rolloutName: a.rollout === null ? undefined : j.rolloutName(a.rollout),
+    groupName: a.rolloutGroup === null ? undefined : j.groupName(a.rolloutGroup),
+  }));
 }

@@ -1,5 +1,5 @@
 import { assignOffline, assignOnline, type AssignmentOutcome, type AssignmentRequest } from '../../actors/assign.js';
-import type { Services } from '../../app/services.js';
+import type { DeploymentDeps } from './deps.js';
 
 /** How many targets are assigned at the same time (each is its own actor; the machine has 2 cores). */
 const PARALLEL = 8;
@@ -17,10 +17,10 @@ export interface AssignmentRun {
  * with `dispatcher.settle` from the moment it committed, so none is missed.
  */
 export async function runAssignments(
-  services: Services, tenant: string, requests: readonly AssignmentRequest[], offline: boolean, now: number,
+  deps: DeploymentDeps, tenant: string, requests: readonly AssignmentRequest[], offline: boolean, now: number,
 ): Promise<AssignmentRun> {
-  const cfg = await services.tenantConfig.view(tenant);
-  const deps = { store: services.ctx.store, runtime: services.runtime, maxActionsPerTarget: services.quotas.maxActionsPerTarget };
+  const cfg = await deps.tenantConfig.view(tenant);
+  const assign = { store: deps.store, runtime: deps.runtime, maxActionsPerTarget: deps.quotas.maxActionsPerTarget };
   const byTarget = new Map<number, number[]>();
   requests.forEach((r, i) => byTarget.set(r.targetId, [...(byTarget.get(r.targetId) ?? []), i]));
   const queues = [...byTarget.values()];
@@ -30,8 +30,8 @@ export async function runAssignments(
     for (let q = queues.shift(); q !== undefined; q = queues.shift()) {
       for (const i of q) {
         const req = requests[i] as AssignmentRequest;
-        const outcome = offline ? await assignOffline(deps, tenant, req, now) : await assignOnline(deps, tenant, req, cfg, now);
-        if (outcome.kind === 'assigned') settles.push(services.dispatcher.settle(outcome.effectIds));
+        const outcome = offline ? await assignOffline(assign, tenant, req, now) : await assignOnline(assign, tenant, req, cfg, now);
+        if (outcome.kind === 'assigned') settles.push(deps.dispatcher.settle(outcome.effectIds));
         outcomes[i] = outcome;
       }
     }

@@ -1,10 +1,10 @@
-import type { Services } from '../../app/services.js';
 import type { ActionRecord, ActionStatusRecord } from '../../domain/action.js';
 import { windowState } from '../../domain/maintenance.js';
 import { parseDuration } from '../../domain/tenant-config.js';
 import type { Request } from '../../http/types.js';
-import { segment } from '../../http/links.js';
-import { auditJson, link, type Link } from '../kit/hal.js';
+import type { Tenant } from '../../store/port.js';
+import type { KitDeps } from '../kit/deps.js';
+import { auditJson, link, segment, type Link } from '../kit/hal.js';
 import { pendingOrFinished } from './action-fields.js';
 import { loadJoins } from './joins.js';
 
@@ -20,11 +20,11 @@ export function actionPath(a: Pick<ActionRecord, 'controllerId' | 'id'>): string
 
 /** Renders actions; `full` adds the target, distribution set, status, rollout and canceledaction links. */
 export async function renderActions(
-  services: Services, tenant: string, req: Request, actions: readonly ActionRecord[], opts: { full?: boolean } = {},
+  deps: Pick<KitDeps, 'store' | 'now'>, tenant: Tenant, req: Request, actions: readonly ActionRecord[], opts: { full?: boolean } = {},
 ): Promise<object[]> {
   const full = opts.full === true;
-  const joins = await loadJoins(services.ctx.store, tenant, actions, { targets: full, sets: full, rollouts: true });
-  const now = services.now();
+  const joins = await loadJoins(deps.store, tenant, actions, new Set(full ? ['targets', 'sets', 'rollouts'] as const : ['rollouts'] as const));
+  const now = deps.now();
   return actions.map((a) => {
     const self = actionPath(a);
     const cancel = a.status === 'canceling' || a.status === 'canceled';

@@ -1,5 +1,5 @@
 /** The paged-list envelope and audit fields of the Management API (reference §3.0); links: src/http/links.ts. */
-export { link, href, type Link } from '../../http/links.js';
+export { link, segment, type Link } from '../../http/links.js';
 
 /** `{content, total, size}`: `total` counts all matches, `size` the items on this page. */
 export function pageOf<T>(content: readonly T[], total: number): { content: readonly T[]; total: number; size: number } {

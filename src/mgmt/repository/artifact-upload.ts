@@ -6,17 +6,17 @@
  * after it right after. Whatever fails, no record is written and content nobody refers to is removed.
  * @see reference §3.12, spec 4.3 and 2.6
  */
-import type { Services } from '../../app/services.js';
 import { created, touched } from '../../domain/audit.js';
 import { AppError, type ErrorCode } from '../../domain/errors.js';
-import { ARTIFACT, SM, type ArtifactRecord, type Hashes, type SoftwareModuleRecord } from '../../domain/repository.js';
+import { ARTIFACT, SM, type ArtifactRecord, type Hashes } from '../../domain/repository.js';
 import type { Request, Route } from '../../http/types.js';
-import { expectCommitted, loadOr404 } from '../kit/entities.js';
-import { areaAuth, principalOf } from './auth.js';
+import { ACCESS } from '../kit/access.js';
+import { callerOf, pathId } from '../kit/request.js';
+import { commitOrThrow, loadOr404 } from '../kit/store.js';
 import { releaseBinaries, withContent } from './binaries.js';
+import type { RepositoryDeps } from './deps.js';
 import { artifactJson } from './json.js';
 import { parseMultipart } from './multipart.js';
-import { pathId } from './params.js';
 import { assertLive, assertUnlocked } from './rules.js';
 
 const LABEL = 'SoftwareModule';
@@ -24,19 +24,19 @@ const MAX_FILENAME = 256;
 const CHECKSUMS = [['md5', 'md5sum', 'MD5_MISMATCH'], ['sha1', 'sha1sum', 'SHA1_MISMATCH'], ['sha256', 'sha256sum', 'SHA256_MISMATCH']] as const satisfies
   readonly (readonly [keyof Hashes, string, ErrorCode])[];
 
-export function artifactUploadRoutes(services: Services): Route[] {
-  const auth = areaAuth(services, 'SOFTWARE_MODULE');
+export function artifactUploadRoutes(deps: RepositoryDeps): Route[] {
   return [{
-    method: 'POST', path: '/rest/v1/softwaremodules/:softwareModuleId/artifacts', auth: auth.create, body: 'stream', produces: 'json',
-    handler: (req) => upload(services, req),
+    method: 'POST', path: '/rest/v1/softwaremodules/:softwareModuleId/artifacts', auth: deps.mgmtAuth(ACCESS.softwareModule.create),
+    body: 'stream', produces: 'json',
+    handler: (req) => upload(deps, req),
   }];
 }
 
-async function upload(services: Services, req: Request) {
-  const { tenant, username } = principalOf(req);
+async function upload(deps: RepositoryDeps, req: Request) {
+  const { tenant, username } = callerOf(req);
   const moduleId = pathId(req, 'softwareModuleId', LABEL);
   // refuse before reading the body when the answer is already known
-  await checkModule(services, tenant, moduleId);
+  await checkModule(deps, tenant, moduleId);
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType === '' ? '(none)' : contentType} is not supported; send multipart/form-data with the artifact in part 'file'`);
@@ -52,35 +52,33 @@ async function upload(services: Services, req: Request) {
         : "the multipart body has no part named 'file' (required: the artifact binary)");
     }
     const expected = Object.fromEntries(CHECKSUMS.flatMap(([hash, field]) => (param(field) === undefined ? [] : [[hash, param(field)]])));
-    stored = await services.artifacts.ingest(tenant, part.stream, {
-      maxBytes: services.quotas.maxArtifactSize,
-      maxStorageBytes: services.quotas.maxArtifactStorage,
+    stored = await deps.artifacts.ingest(tenant, part.stream, {
+      maxBytes: deps.quotas.maxArtifactSize,
+      maxStorageBytes: deps.quotas.maxArtifactStorage,
       signal: req.signal,
       expected,
     });
     await form.done; // fields after the file part
     verifyLate(stored.hashes, param);
     const filename = checkFilename(param('filename') ?? part.filename);
-    const record = await commitArtifact(services, tenant, moduleId, filename, stored, username);
+    const record = await commitArtifact(deps, tenant, moduleId, filename, stored, username);
     return { status: 201, json: artifactJson(req, record) };
   } catch (err) {
     form.abort(err instanceof Error ? err : new Error(String(err)));
-    if (stored !== undefined) await releaseBinaries(services, tenant, [stored.hashes.sha1]);
+    if (stored !== undefined) await releaseBinaries(deps, tenant, [stored.hashes.sha1]);
     throw err;
   }
 }
 
-async function checkModule(services: Services, tenant: string, moduleId: number): Promise<void> {
-  const module = await loadOr404<SoftwareModuleRecord>(services.ctx.store, tenant, SM, moduleId, LABEL);
+/** The module takes artifacts: it exists, is neither deleted nor locked, and has room. */
+async function checkModule(deps: RepositoryDeps, tenant: string, moduleId: number) {
+  const module = await loadOr404(deps.store, tenant, SM, moduleId);
   assertLive(module.value, LABEL);
   assertUnlocked(module.value, LABEL, 'upload artifacts');
-  await checkCount(services, tenant, moduleId);
-}
-
-async function checkCount(services: Services, tenant: string, moduleId: number): Promise<void> {
-  const max = services.quotas.maxArtifactsPerSoftwareModule;
-  const count = await services.ctx.store.count(tenant, ARTIFACT, 'module', String(moduleId));
+  const max = deps.quotas.maxArtifactsPerSoftwareModule;
+  const count = await deps.store.count(tenant, ARTIFACT, 'module', String(moduleId));
   if (count >= max) throw new AppError('QUOTA_EXCEEDED', `software module ${moduleId} may hold at most ${max} artifacts`);
+  return module;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
@@ -112,31 +110,28 @@ function checkFilename(name: string | undefined): string {
  * meanwhile wins), while no removal of the same content can run.
  */
 async function commitArtifact(
-  services: Services, tenant: string, moduleId: number, filename: string, stored: { size: number; hashes: Hashes }, username: string,
+  deps: RepositoryDeps, tenant: string, moduleId: number, filename: string, stored: { size: number; hashes: Hashes }, username: string,
 ): Promise<ArtifactRecord> {
-  const store = services.ctx.store;
+  const { store } = deps;
   const id = await store.nextIds(tenant, ARTIFACT, 1);
   return withContent(tenant, stored.hashes.sha1, async () => {
-    await services.artifacts.open(tenant, stored.hashes.sha1); // still there (410 otherwise)
-    for (let attempt = 1; attempt <= 8; attempt++) {
-      const module = await loadOr404<SoftwareModuleRecord>(store, tenant, SM, moduleId, LABEL);
-      assertLive(module.value, LABEL);
-      assertUnlocked(module.value, LABEL, 'upload artifacts');
-      await checkCount(services, tenant, moduleId);
+    await deps.artifacts.open(tenant, stored.hashes.sha1); // still there (410 otherwise)
+    return commitOrThrow(store, tenant, `an artifact named ${JSON.stringify(filename)} in software module ${moduleId}`, async () => {
+      const module = await checkModule(deps, tenant, moduleId);
       if ((await store.lookup(tenant, ARTIFACT, 'moduleFilename', `${moduleId}\u0000${filename}`)) !== undefined) {
         throw new AppError('ALREADY_EXISTS', `software module ${moduleId} already has an artifact named ${JSON.stringify(filename)}`);
       }
-      const at = services.now();
+      const at = deps.now();
       const record: ArtifactRecord = { id, module: moduleId, filename, size: stored.size, hashes: stored.hashes, ...created(username, at) };
-      const result = await store.commit(tenant, {
-        writes: [
-          { kind: ARTIFACT, id, expect: 0, after: record },
-          { kind: SM, id: moduleId, expect: module.version, before: module.value, after: touched(module.value, username, at) },
-        ],
-      });
-      if (result.ok) return record;
-      if (result.reason !== 'stale-version') expectCommitted(result, `an artifact named ${JSON.stringify(filename)} in software module ${moduleId}`);
-    }
-    throw new AppError('CONCURRENT_MODIFICATION', `software module ${moduleId} is being modified concurrently; retry the upload`);
+      return {
+        commit: {
+          writes: [
+            { kind: ARTIFACT, id, expect: 0, after: record },
+            { kind: SM, id: moduleId, expect: module.version, before: module.value, after: touched(module.value, username, at) },
+          ],
+        },
+        result: () => record,
+      };
+    });
   });
 }

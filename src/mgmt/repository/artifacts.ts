@@ -3,85 +3,81 @@
  * (`/rest/v1/softwaremodules/{id}/artifacts[/{artifactId}[/download]]`); the upload is in artifact-upload.ts.
  * @see reference §3.12
  */
-import type { Services } from '../../app/services.js';
 import { artifactReply } from '../../artifacts/index.js';
 import { touched } from '../../domain/audit.js';
-import { AppError, notFound } from '../../domain/errors.js';
-import { ARTIFACT, SM, type ArtifactRecord, type SoftwareModuleRecord } from '../../domain/repository.js';
+import { notFound } from '../../domain/errors.js';
+import { ARTIFACT, SM, type ArtifactRecord } from '../../domain/repository.js';
 import type { Request, Route } from '../../http/types.js';
-import { SCAN_LIMIT } from '../kit/listing.js';
-import { expectCommitted, loadOr404 } from '../kit/entities.js';
-import { areaAuth, downloadAuth, principalOf } from './auth.js';
+import { SCAN_ALL, loadRecords } from '../../store/reads.js';
+import { ACCESS, DOWNLOAD } from '../kit/access.js';
+import { callerOf, isFull, pathId } from '../kit/request.js';
+import { commitOrThrow, loadOr404 } from '../kit/store.js';
 import { releaseBinaries } from './binaries.js';
+import type { RepositoryDeps } from './deps.js';
 import { artifactJson } from './json.js';
-import { isFullRepresentation, pathId } from './params.js';
 import { assertLive, assertUnlocked } from './rules.js';
 
 const SM_LABEL = 'SoftwareModule';
 const BASE = '/rest/v1/softwaremodules/:softwareModuleId/artifacts';
 
-export function artifactRoutes(services: Services): Route[] {
-  const auth = areaAuth(services, 'SOFTWARE_MODULE');
-  const store = () => services.ctx.store;
+export function artifactRoutes(deps: RepositoryDeps): Route[] {
   const moduleId = (req: Request) => pathId(req, 'softwareModuleId', SM_LABEL);
   /** The artifact, if it belongs to the module in the path (404 otherwise). */
   const artifactOf = async (req: Request) => {
-    const { tenant } = principalOf(req);
-    const module = await loadOr404<SoftwareModuleRecord>(store(), tenant, SM, moduleId(req), SM_LABEL);
+    const { tenant } = callerOf(req);
+    const module = await loadOr404(deps.store, tenant, SM, moduleId(req));
     const id = pathId(req, 'artifactId', 'Artifact');
-    const found = await store().get<ArtifactRecord>(tenant, ARTIFACT, id);
+    const found = await deps.store.get<ArtifactRecord>(tenant, ARTIFACT, id);
     if (found === undefined || found.value.module !== module.id) throw notFound('Artifact', id);
     return { module, artifact: found };
   };
 
   return [
     {
-      method: 'GET', path: BASE, auth: auth.read,
+      method: 'GET', path: BASE, auth: deps.mgmtAuth(ACCESS.softwareModule.read),
       handler: async (req) => {
-        const { tenant } = principalOf(req);
-        const module = await loadOr404<SoftwareModuleRecord>(store(), tenant, SM, moduleId(req), SM_LABEL);
-        const ids = (await store().members(tenant, ARTIFACT, 'module', String(module.id), { offset: 0, limit: SCAN_LIMIT })).ids;
-        const found = await store().getMany<ArtifactRecord>(tenant, ARTIFACT, ids);
-        const full = isFullRepresentation(req);
-        const list = found.flatMap((f) => (f === undefined ? [] : [f.value])).sort((a, b) => a.id - b.id);
+        const { tenant } = callerOf(req);
+        const module = await loadOr404(deps.store, tenant, SM, moduleId(req));
+        const ids = (await deps.store.members(tenant, ARTIFACT, 'module', String(module.id), SCAN_ALL)).ids;
+        const list = (await loadRecords<ArtifactRecord>(deps.store, tenant, ARTIFACT, ids)).map((f) => f.value).sort((a, b) => a.id - b.id);
+        const full = isFull(req);
         return { status: 200, json: list.map((a) => artifactJson(req, a, full)) };
       },
     },
     {
-      method: 'GET', path: `${BASE}/:artifactId`, auth: auth.read,
+      method: 'GET', path: `${BASE}/:artifactId`, auth: deps.mgmtAuth(ACCESS.softwareModule.read),
       handler: async (req) => ({ status: 200, json: artifactJson(req, (await artifactOf(req)).artifact.value) }),
     },
     {
-      method: 'DELETE', path: `${BASE}/:artifactId`, auth: auth.delete,
+      method: 'DELETE', path: `${BASE}/:artifactId`, auth: deps.mgmtAuth(ACCESS.softwareModule.delete),
       handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        for (let attempt = 1; attempt <= 8; attempt++) {
+        const { tenant, username } = callerOf(req);
+        const sha1 = await commitOrThrow(deps.store, tenant, 'the software module', async () => {
           const { module, artifact } = await artifactOf(req);
           assertLive(module.value, SM_LABEL);
           assertUnlocked(module.value, SM_LABEL, 'delete artifacts');
           // the module's version is part of the commit, so a concurrent lock wins cleanly
-          const result = await store().commit(tenant, {
-            writes: [
-              { kind: ARTIFACT, id: artifact.id, expect: artifact.version, before: artifact.value, after: null },
-              { kind: SM, id: module.id, expect: module.version, before: module.value, after: touched(module.value, username, services.now()) },
-            ],
-          });
-          if (result.ok) {
-            await releaseBinaries(services, tenant, [artifact.value.hashes.sha1]);
-            return { status: 204 };
-          }
-          if (result.reason !== 'stale-version') expectCommitted(result, `Artifact ${artifact.id}`);
-        }
-        throw new AppError('CONCURRENT_MODIFICATION', 'the software module is being modified concurrently; retry the request');
+          return {
+            commit: {
+              writes: [
+                { kind: ARTIFACT, id: artifact.id, expect: artifact.version, before: artifact.value, after: null },
+                { kind: SM, id: module.id, expect: module.version, before: module.value, after: touched(module.value, username, deps.now()) },
+              ],
+            },
+            result: () => artifact.value.hashes.sha1,
+          };
+        });
+        await releaseBinaries(deps, tenant, [sha1]);
+        return { status: 204 };
       },
     },
     {
-      method: 'GET', path: `${BASE}/:artifactId/download`, auth: downloadAuth(services), produces: 'other',
+      method: 'GET', path: `${BASE}/:artifactId/download`, auth: deps.mgmtAuth(DOWNLOAD), produces: 'other',
       handler: async (req) => {
-        const { tenant } = principalOf(req);
+        const { tenant } = callerOf(req);
         const { artifact } = await artifactOf(req);
         const a = artifact.value;
-        const binary = await services.artifacts.open(tenant, a.hashes.sha1);
+        const binary = await deps.artifacts.open(tenant, a.hashes.sha1);
         return artifactReply(req, { path: binary.path, size: binary.size, mtimeMs: a.createdAt, sha1: a.hashes.sha1, md5: a.hashes.md5, filename: a.filename });
       },
     },

@@ -1,7 +1,7 @@
 import { KeyedLock } from '../../actors/keyed-lock.js';
-import type { Services } from '../../app/services.js';
+import type { ArtifactStorage } from '../../artifacts/index.js';
 import { ARTIFACT } from '../../domain/repository.js';
-import type { Tenant } from '../../store/port.js';
+import type { Store, Tenant } from '../../store/port.js';
 
 /**
  * Stored content is shared by every artifact record with the same sha1 (identical uploads are stored
@@ -22,10 +22,12 @@ export function withContent<T>(tenant: Tenant, sha1: string, task: () => Promise
 }
 
 /** Removes the binaries of these hashes that no artifact record refers to. */
-export async function releaseBinaries(services: Services, tenant: Tenant, sha1s: Iterable<string>): Promise<void> {
+export async function releaseBinaries(
+  deps: { readonly store: Store; readonly artifacts: Pick<ArtifactStorage, 'remove'> }, tenant: Tenant, sha1s: Iterable<string>,
+): Promise<void> {
   for (const sha1 of new Set(sha1s)) {
     await withContent(tenant, sha1, async () => {
-      if ((await services.ctx.store.count(tenant, ARTIFACT, 'sha1', sha1)) === 0) await services.artifacts.remove(tenant, sha1);
+      if ((await deps.store.count(tenant, ARTIFACT, 'sha1', sha1)) === 0) await deps.artifacts.remove(tenant, sha1);
     });
   }
 }

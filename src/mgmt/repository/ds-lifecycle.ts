@@ -6,58 +6,55 @@
  * @see reference §3.9
  */
 import { z } from 'zod';
-import type { Services } from '../../app/services.js';
 import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { touched } from '../../domain/audit.js';
 import { AppError } from '../../domain/errors.js';
-import { DS, type DistributionSetRecord } from '../../domain/repository.js';
-import { readJson } from '../../http/json.js';
+import { DS } from '../../domain/repository.js';
 import type { Route } from '../../http/types.js';
-import { SCAN_LIMIT } from '../kit/listing.js';
-import { loadOr404, updateRecord } from '../kit/entities.js';
-import { areaAuth, principalOf } from './auth.js';
+import type { Tenant } from '../../store/port.js';
+import { SCAN_ALL, loadRecords } from '../../store/reads.js';
+import { ACCESS } from '../kit/access.js';
+import { readBody } from '../kit/body.js';
+import { callerOf, pathId } from '../kit/request.js';
+import { loadOr404, updateRecord } from '../kit/store.js';
+import type { RepositoryDeps } from './deps.js';
 import { clearAutoAssignments } from './distribution-sets.js';
-import { joinDistributionSets, loadById } from './joins.js';
-import { pathId } from './params.js';
 import { assertLive } from './rules.js';
+import { joinDistributionSets } from './views.js';
 
 const LABEL = 'DistributionSet';
 const body = z.object({ actionCancelationType: z.enum(['soft', 'force', 'none']) });
 
-export function dsLifecycleRoutes(services: Services): Route[] {
-  const auth = areaAuth(services, 'DISTRIBUTION_SET');
+export function dsLifecycleRoutes(deps: RepositoryDeps): Route[] {
   return [{
-    method: 'POST', path: '/rest/v1/distributionsets/:distributionSetId/invalidate', auth: auth.update,
+    method: 'POST', path: '/rest/v1/distributionsets/:distributionSetId/invalidate', auth: deps.mgmtAuth(ACCESS.distributionSet.update),
     handler: async (req) => {
-      const { tenant, username } = principalOf(req);
+      const { tenant, username } = callerOf(req);
       const id = pathId(req, 'distributionSetId', LABEL);
-      const { actionCancelationType: mode } = readJson(req, body);
-      const store = services.ctx.store;
-      const ds = await loadOr404<DistributionSetRecord>(store, tenant, DS, id, LABEL);
+      const { actionCancelationType: mode } = readBody(req, body);
+      const ds = await loadOr404(deps.store, tenant, DS, id);
       assertLive(ds.value, LABEL);
-      const [view] = await joinDistributionSets(store, tenant, [ds.value]);
+      const [view] = await joinDistributionSets(deps, tenant, [ds.value]);
       if (view?.complete !== true) throw new AppError('DS_INCOMPLETE', `distribution set ${id} is incomplete and cannot be invalidated`);
-      await updateRecord<DistributionSetRecord>(store, tenant, DS, id, LABEL, (d) => (d.valid ? touched({ ...d, valid: false }, username, services.now()) : d));
-      await clearAutoAssignments(services, tenant, id, username);
-      if (mode !== 'none') await cancelActions(services, tenant, id, username, mode === 'force');
+      await updateRecord(deps.store, tenant, DS, id, (d) => (d.valid ? touched({ ...d, valid: false }, username, deps.now()) : d));
+      await clearAutoAssignments(deps, { tenant, by: username }, id);
+      if (mode !== 'none') await cancelActions(deps, tenant, id, username, mode === 'force');
       return { status: 204 };
     },
   }];
 }
 
-async function cancelActions(services: Services, tenant: string, dsId: number, username: string, force: boolean): Promise<void> {
-  const ids = (await services.ctx.store.members(tenant, ACTION, 'ds', String(dsId), { offset: 0, limit: SCAN_LIMIT })).ids;
-  const actions = await loadById<ActionRecord>(services.ctx.store, tenant, ACTION, ids);
+async function cancelActions(deps: RepositoryDeps, tenant: Tenant, dsId: number, by: string, force: boolean): Promise<void> {
+  const ids = (await deps.store.members(tenant, ACTION, 'ds', String(dsId), SCAN_ALL)).ids;
   const effectIds: string[] = [];
-  for (const action of actions.values()) {
+  for (const { value: action } of await loadRecords<ActionRecord>(deps.store, tenant, ACTION, ids)) {
     if (!action.active) continue;
-    const steps = force ? (['mgmt.cancel', 'mgmt.forceQuit'] as const) : (['mgmt.cancel'] as const);
-    for (const type of steps) {
-      const event = type === 'mgmt.cancel' ? { type, at: services.now(), by: username, reason: 'manual' as const } : { type, at: services.now(), by: username };
-      const result = await services.runtime.send(tenant, ACTION, action.id, event);
-      if (result.kind === 'committed') effectIds.push(...result.effectIds);
-    }
+    const canceled = await deps.runtime.send(tenant, ACTION, action.id, { type: 'mgmt.cancel', at: deps.now(), by, reason: 'manual' });
+    if (canceled.kind === 'committed') effectIds.push(...canceled.effectIds);
+    if (!force) continue;
+    const quit = await deps.runtime.send(tenant, ACTION, action.id, { type: 'mgmt.forceQuit', at: deps.now(), by });
+    if (quit.kind === 'committed') effectIds.push(...quit.effectIds);
   }
   // the next request sees the targets' state after the cancelations
-  if (effectIds.length > 0) await services.dispatcher.settle(effectIds);
+  if (effectIds.length > 0) await deps.dispatcher.settle(effectIds);
 }

@@ -3,79 +3,74 @@
  * Locked sets answer 423, sets already assigned to targets 403 (their content is frozen).
  * @see reference §3.9
  */
-import type { Services } from '../../app/services.js';
 import { touched } from '../../domain/audit.js';
-import { DS, DS_TYPE, SM, type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord } from '../../domain/repository.js';
-import { acceptSingleAsArray, readJson } from '../../http/json.js';
+import { DS, DS_TYPE, SM, type DistributionSetRecord, type SoftwareModuleRecord } from '../../domain/repository.js';
 import type { Request, Route } from '../../http/types.js';
-import { loadOr404, updateRecord } from '../kit/entities.js';
+import type { Tenant } from '../../store/port.js';
+import { loadRecords } from '../../store/reads.js';
+import { ACCESS } from '../kit/access.js';
+import { idRefs, readBody } from '../kit/body.js';
 import { pageOf } from '../kit/hal.js';
-import { areaAuth, principalOf } from './auth.js';
+import { listPage } from '../kit/list.js';
+import { callerOf, pathId } from '../kit/request.js';
+import { loadOr404, updateRecord } from '../kit/store.js';
+import type { RepositoryDeps } from './deps.js';
 import { addModules, assertModulesChangeable, liveModules } from './ds-rules.js';
-import { softwareModuleFields } from './fields.js';
-import { joinSoftwareModules, type SmView } from './joins.js';
-import { listViews } from './listing.js';
-import { pathId } from './params.js';
+import { joinModulesForQuery, softwareModuleFields } from './fields.js';
 import { assertLive, assertUnlocked } from './rules.js';
-import { idRef } from './schemas.js';
-import { smJson } from './views.js';
+import { joinSoftwareModules, renderSoftwareModules, type SmView } from './views.js';
 
 const LABEL = 'DistributionSet';
 const BASE = '/rest/v1/distributionsets/:distributionSetId/assignedSM';
-const addBody = acceptSingleAsArray(idRef);
 
-export function dsModuleRoutes(services: Services): Route[] {
-  const auth = areaAuth(services, 'DISTRIBUTION_SET');
-  const store = () => services.ctx.store;
+export function dsModuleRoutes(deps: RepositoryDeps): Route[] {
   const idOf = (req: Request) => pathId(req, 'distributionSetId', LABEL);
-
+  /** Changes the set's module list (`change` gets the set and returns the new list), stamping who did it. */
+  const setModules = async (req: Request, what: string, change: (d: DistributionSetRecord) => Promise<readonly number[]>): Promise<void> => {
+    const { tenant, username } = callerOf(req);
+    await updateRecord(deps.store, tenant, DS, idOf(req), async (d) => {
+      assertLive(d, LABEL);
+      assertUnlocked(d, LABEL, what);
+      const next = await change(d);
+      if (next.length === d.modules.length && next.every((x, i) => x === d.modules[i])) return d;
+      await assertModulesChangeable(deps, tenant, d);
+      return touched({ ...d, modules: next }, username, deps.now());
+    });
+  };
   return [
     {
-      method: 'GET', path: BASE, auth: auth.read,
+      method: 'GET', path: BASE, auth: deps.mgmtAuth(ACCESS.distributionSet.read),
       handler: async (req) => {
-        const { tenant } = principalOf(req);
-        const ds = (await loadOr404<DistributionSetRecord>(store(), tenant, DS, idOf(req), LABEL)).value;
-        const page = await listViews<SoftwareModuleRecord, SmView>(services, tenant, req, {
-          kind: SM, fields: softwareModuleFields, ids: ds.modules, join: (records) => joinSoftwareModules(store(), tenant, records),
+        const { tenant } = callerOf(req);
+        const ds = (await loadOr404(deps.store, tenant, DS, idOf(req))).value;
+        const page = await listPage(deps, tenant, req, {
+          kind: SM, fields: softwareModuleFields, ids: ds.modules,
+          join: (records: readonly SoftwareModuleRecord[], joins) => joinModulesForQuery(deps, tenant, records, joins),
         });
-        return { status: 200, json: pageOf(page.content.map((v) => smJson(req, v)), page.total) };
+        return { status: 200, json: pageOf(await renderSoftwareModules(deps, tenant, req, page.content.map((v) => v.sm)), page.total) };
       },
     },
     {
-      method: 'POST', path: BASE, auth: auth.update,
+      method: 'POST', path: BASE, auth: deps.mgmtAuth(ACCESS.distributionSet.update),
       handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const id = idOf(req);
-        const ids = readJson(req, addBody).map((r) => r.id);
-        const added = await liveModules(services, tenant, ids);
-        await updateRecord<DistributionSetRecord>(store(), tenant, DS, id, LABEL, async (d) => {
-          assertLive(d, LABEL);
-          assertUnlocked(d, LABEL, 'assign software modules');
-          const type = (await loadOr404<DistributionSetTypeRecord>(store(), tenant, DS_TYPE, d.type, 'DistributionSetType')).value;
-          const current = await liveModulesOf(services, tenant, d);
-          const next = addModules(services, type, current, added).map((m) => m.sm.id);
-          if (sameList(next, d.modules)) return d;
-          await assertModulesChangeable(services, tenant, d);
-          return touched({ ...d, modules: next }, username, services.now());
+        const { tenant } = callerOf(req);
+        idOf(req);
+        const added = await liveModules(deps, tenant, readBody(req, idRefs).map((r) => r.id));
+        await setModules(req, 'assign software modules', async (d) => {
+          const type = (await loadOr404(deps.store, tenant, DS_TYPE, d.type)).value;
+          return addModules(deps, type, await modulesOf(deps, tenant, d), added).map((m) => m.sm.id);
         });
         return { status: 204 };
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/:softwareModuleId`, auth: auth.update,
+      method: 'DELETE', path: `${BASE}/:softwareModuleId`, auth: deps.mgmtAuth(ACCESS.distributionSet.update),
       handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const id = idOf(req);
+        const { tenant } = callerOf(req);
         const smId = pathId(req, 'softwareModuleId', 'SoftwareModule');
-        await loadOr404(store(), tenant, DS, id, LABEL);
-        await loadOr404(store(), tenant, SM, smId, 'SoftwareModule');
-        await updateRecord<DistributionSetRecord>(store(), tenant, DS, id, LABEL, async (d) => {
-          assertLive(d, LABEL);
-          assertUnlocked(d, LABEL, 'unassign software modules');
-          if (!d.modules.includes(smId)) return d;
-          await assertModulesChangeable(services, tenant, d);
-          return touched({ ...d, modules: d.modules.filter((m) => m !== smId) }, username, services.now());
-        });
+        await loadOr404(deps.store, tenant, DS, idOf(req));
+        await loadOr404(deps.store, tenant, SM, smId);
+        await setModules(req, 'unassign software modules', async (d) => d.modules.filter((m) => m !== smId));
         return { status: 204 };
       },
     },
@@ -83,11 +78,6 @@ export function dsModuleRoutes(services: Services): Route[] {
 }
 
 /** The set's current modules with their types (soft-deleted ones included: they stay in the set). */
-async function liveModulesOf(services: Services, tenant: string, d: DistributionSetRecord): Promise<SmView[]> {
-  const found = await services.ctx.store.getMany<SoftwareModuleRecord>(tenant, SM, d.modules);
-  return joinSoftwareModules(services.ctx.store, tenant, found.flatMap((f) => (f === undefined ? [] : [f.value])));
-}
-
-function sameList(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+async function modulesOf(deps: RepositoryDeps, tenant: Tenant, d: DistributionSetRecord): Promise<SmView[]> {
+  return joinSoftwareModules(deps, tenant, (await loadRecords<SoftwareModuleRecord>(deps.store, tenant, SM, d.modules)).map((m) => m.value));
 }

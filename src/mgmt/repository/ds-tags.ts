@@ -1,109 +1,98 @@
 /**
- * Distribution set tags: `/rest/v1/distributionsettags[/{id}]`.
- * @see reference §3.11, spec 2.2 and 4.2
+ * Distribution set tags: `/rest/v1/distributionsettags[/{id}]` and the sets of a tag,
+ * `.../{id}/assigned[/{dsId}]` and `.../assigned/toggleTagAssignment`; the 0.5-0.9 bodies
+ * (`[{"id": n}]`, answered with the sets) and newer ones (`[n, ...]`, answered 204).
+ * @see reference §3.11 and §10, spec 2.2 and 4.2
  */
 import { z } from 'zod';
-import type { Services } from '../../app/services.js';
-import { created, touched } from '../../domain/audit.js';
+import { touched } from '../../domain/audit.js';
 import { DS, DS_TAG, type DistributionSetRecord, type TagRecord } from '../../domain/repository.js';
-import { acceptSingleAsArray, readJson } from '../../http/json.js';
-import type { Request, Route } from '../../http/types.js';
-import type { ListParams } from '../../query/index.js';
-import { SCAN_LIMIT } from '../kit/listing.js';
-import { createRecords, deleteRecord, loadOr404, updateRecord } from '../kit/entities.js';
+import type { Route } from '../../http/types.js';
+import { defineFields, num, text } from '../../query/index.js';
+import type { Tenant } from '../../store/port.js';
+import { SCAN_ALL, loadMap } from '../../store/reads.js';
+import { ACCESS } from '../kit/access.js';
+import { plainId } from '../kit/body.js';
+import type { KitDeps } from '../kit/deps.js';
 import { pageOf } from '../kit/hal.js';
-import { areaAuth, principalOf } from './auth.js';
-import { updateSets } from './ds-tag-assignment.js';
-import { distributionSetTagFields, type TagView } from './fields.js';
-import { loadById } from './joins.js';
-import { dsTagJson } from './json.js';
-import { listViews } from './listing.js';
-import { pathId } from './params.js';
-import { colour, description, given, name } from './schemas.js';
+import { listPage } from '../kit/list.js';
+import { softDeletedFilter } from '../kit/named.js';
+import { pathId } from '../kit/request.js';
+import { updateRecords } from '../kit/store.js';
+import { tagFields, tagRoutes } from '../kit/tags.js';
+import { distributionSetFields, joinSetsForQuery } from './fields.js';
+import { renderDistributionSets } from './views.js';
+import { notFound } from '../../domain/errors.js';
 
-export const TAG_LABEL = 'DistributionSetTag';
-const BASE = '/rest/v1/distributionsettags';
-
-const createBody = acceptSingleAsArray(z.object({ name, description, colour }));
-const updateBody = z.object({ name: name.nullish(), description, colour });
-
-export function dsTagRoutes(services: Services): Route[] {
-  const auth = areaAuth(services, 'DISTRIBUTION_SET');
-  const store = () => services.ctx.store;
-  const idOf = (req: Request) => pathId(req, 'distributionsetTagId', TAG_LABEL);
-
-  return [
-    {
-      method: 'GET', path: BASE, auth: auth.read,
-      handler: async (req) => {
-        const { tenant } = principalOf(req);
-        const page = await listViews<TagRecord, TagView>(services, tenant, req, {
-          kind: DS_TAG, fields: distributionSetTagFields, join: (tags, params) => joinSets(services, tenant, tags, params),
-        });
-        return { status: 200, json: pageOf(page.content.map((v) => dsTagJson(req, v.tag)), page.total) };
-      },
-    },
-    {
-      method: 'POST', path: BASE, auth: auth.create,
-      handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const body = readJson(req, createBody);
-        const at = services.now();
-        const made = await createRecords<TagRecord>(store(), tenant, DS_TAG, TAG_LABEL, (id, i) => {
-          const b = body[i] as (typeof body)[number];
-          return { id, name: b.name, description: b.description ?? null, colour: b.colour ?? null, ...created(username, at) };
-        }, body.length);
-        return { status: 201, json: made.map((t) => dsTagJson(req, t)) };
-      },
-    },
-    {
-      method: 'GET', path: `${BASE}/:distributionsetTagId`, auth: auth.read,
-      handler: async (req) => {
-        const found = await loadOr404<TagRecord>(store(), principalOf(req).tenant, DS_TAG, idOf(req), TAG_LABEL);
-        return { status: 200, json: dsTagJson(req, found.value) };
-      },
-    },
-    {
-      method: 'PUT', path: `${BASE}/:distributionsetTagId`, auth: auth.update,
-      handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const body = readJson(req, updateBody);
-        const next = await updateRecord<TagRecord>(store(), tenant, DS_TAG, idOf(req), TAG_LABEL, (t) => touched({
-          ...t,
-          name: body.name ?? t.name,
-          description: given(body.description) ? body.description : t.description,
-          colour: given(body.colour) ? body.colour : t.colour,
-        }, username, services.now()));
-        return { status: 200, json: dsTagJson(req, next) };
-      },
-    },
-    {
-      method: 'DELETE', path: `${BASE}/:distributionsetTagId`, auth: auth.delete,
-      handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const id = idOf(req);
-        await loadOr404<TagRecord>(store(), tenant, DS_TAG, id, TAG_LABEL);
-        const tagged = (await store().members(tenant, DS, 'tag', String(id), { offset: 0, limit: SCAN_LIMIT })).ids;
-        await updateSets(services, tenant, tagged, username, (d) => ({ ...d, tags: d.tags.filter((t) => t !== id) }));
-        await deleteRecord(store(), tenant, DS_TAG, id, TAG_LABEL);
-        return { status: 204 };
-      },
-    },
-  ];
+/** A tag with the sets carrying it (loaded only when the query names `distributionset`). */
+interface TagView {
+  readonly tag: TagRecord;
+  readonly sets?: readonly { readonly id: number; readonly name: string }[];
 }
 
-/** Tags with the sets carrying them, read only when the query filters or sorts by `distributionset`. */
-async function joinSets(services: Services, tenant: string, tags: readonly TagRecord[], params: ListParams<TagView>): Promise<TagView[]> {
-  const needed = /distributionset/i.test(params.q ?? '') || params.sort.some((s) => s.field.startsWith('distributionset'));
-  if (!needed) return tags.map((tag) => ({ tag, sets: [] }));
-  const store = services.ctx.store;
-  const members = await Promise.all(tags.map((t) => store.members(tenant, DS, 'tag', String(t.id), { offset: 0, limit: SCAN_LIMIT })));
-  const sets = await loadById<DistributionSetRecord>(store, tenant, DS, members.flatMap((m) => m.ids));
-  return tags.map((tag, i) => ({
-    tag,
-    sets: (members[i]?.ids ?? []).flatMap((id) => {
-      const d = sets.get(id);
-      return d === undefined ? [] : [{ id: d.id, name: d.name }];
-    }),
-  }));
+/** DistributionSetTagFields (reference §5). */
+const fields = defineFields<TagView>({
+  resource: 'DistributionSetTag',
+  id: (v) => v.tag.id,
+  fields: {
+    ...tagFields((v: TagView) => v.tag),
+    'distributionset.id': num((v) => (v.sets ?? []).map((s) => s.id), { join: 'sets' }),
+    'distributionset.name': text((v) => (v.sets ?? []).map((s) => s.name), { join: 'sets' }),
+  },
+});
+
+export function dsTagRoutes(deps: KitDeps): Route[] {
+  /** Tags with the sets carrying them. */
+  const joinSets = async (tenant: Tenant, tags: readonly TagRecord[], joins: ReadonlySet<string>): Promise<TagView[]> => {
+    if (!joins.has('sets')) return tags.map((tag) => ({ tag }));
+    const members = await Promise.all(tags.map((t) => deps.store.members(tenant, DS, 'tag', String(t.id), SCAN_ALL)));
+    const sets = await loadMap<DistributionSetRecord>(deps.store, tenant, DS, members.flatMap((m) => m.ids));
+    return tags.map((tag, i) => ({
+      tag,
+      sets: (members[i]?.ids ?? []).flatMap((id) => {
+        const d = sets.get(id);
+        return d === undefined ? [] : [{ id: d.id, name: d.name }];
+      }),
+    }));
+  };
+  return tagRoutes(deps, {
+    kind: DS_TAG,
+    path: '/rest/v1/distributionsettags',
+    idParam: 'distributionsetTagId',
+    access: ACCESS.distributionSet,
+    membersRel: 'assignedDistributionSets',
+    list: { fields, views: { join: joinSets, record: (v) => v.tag } },
+    memberKind: DS,
+    members: {
+      // `distributionsets`: the path of the older reference for the same list (spec 4.2)
+      listPaths: ['assigned', 'distributionsets'],
+      list: async (req, tenant, tag) => {
+        const page = await listPage(deps, tenant, req, {
+          kind: DS, fields: distributionSetFields, within: { index: 'tag', key: String(tag) }, visible: softDeletedFilter(req),
+          join: (records: readonly DistributionSetRecord[], joins) => joinSetsForQuery(deps, tenant, records, joins),
+        });
+        return pageOf(await renderDistributionSets(deps, tenant, req, page.content.map((v) => v.ds)), page.total);
+      },
+      memberParam: 'distributionsetId',
+      memberKey: (req) => pathId(req, 'distributionsetId', 'DistributionSet'),
+      key: plainId,
+      legacyKey: z.object({ id: plainId }),
+      legacyField: 'id',
+      find: async (tenant, ids) => {
+        const found = await loadMap<DistributionSetRecord>(deps.store, tenant, DS, ids);
+        return { found: ids.flatMap((id) => found.get(id) ?? []), missing: ids.filter((id) => !found.has(id)) };
+      },
+      notFound: (missing) => notFound('DistributionSet', missing[0] ?? '?'),
+      policy: false,
+      tags: (d) => d.tags,
+      setTag: (tenant, sets, tag, on, by) => {
+        const now = deps.now();
+        return updateRecords(deps.store, tenant, DS, sets.map((d) => d.id), (d) => (d.tags.includes(tag) === on ? d : touched({
+          ...d, tags: on ? [...d.tags, tag] : d.tags.filter((t) => t !== tag),
+        }, by, now)));
+      },
+      render: (req, tenant, sets) => renderDistributionSets(deps, tenant, req, sets),
+      toggleFields: ['assignedDistributionSets', 'unassignedDistributionSets'],
+    },
+  });
 }

@@ -4,13 +4,12 @@
  * @see reference §3.9-3.13, spec 4.2-4.3
  */
 import type { AppModule } from '../../app/module.js';
-import type { Services } from '../../app/services.js';
 import { artifactUploadRoutes } from './artifact-upload.js';
 import { artifactRoutes } from './artifacts.js';
+import type { RepositoryDeps } from './deps.js';
 import { distributionSetRoutes } from './distribution-sets.js';
 import { dsLifecycleRoutes } from './ds-lifecycle.js';
 import { dsModuleRoutes } from './ds-modules.js';
-import { dsTagAssignmentRoutes } from './ds-tag-assignment.js';
 import { dsTagRoutes } from './ds-tags.js';
 import { dsTypeModuleRoutes } from './ds-type-modules.js';
 import { dsTypeRoutes } from './ds-types.js';
@@ -18,26 +17,23 @@ import { distributionSetMetadataRoutes, softwareModuleMetadataRoutes } from './m
 import { smTypeRoutes } from './sm-types.js';
 import { softwareModuleRoutes } from './software-modules.js';
 
-export { renderDistributionSets, renderSoftwareModules } from './views.js';
-
-export function repositoryModule(services: Services): AppModule {
+export function repositoryModule(deps: RepositoryDeps): AppModule {
   return {
     name: 'repository',
     schema: {},
     routes: [
-      ...smTypeRoutes(services),
-      ...softwareModuleRoutes(services),
-      ...softwareModuleMetadataRoutes(services),
-      ...artifactRoutes(services),
-      ...artifactUploadRoutes(services),
-      ...dsTypeRoutes(services),
-      ...dsTypeModuleRoutes(services),
-      ...distributionSetRoutes(services),
-      ...dsModuleRoutes(services),
-      ...distributionSetMetadataRoutes(services),
-      ...dsLifecycleRoutes(services),
-      ...dsTagRoutes(services),
-      ...dsTagAssignmentRoutes(services),
+      ...smTypeRoutes(deps),
+      ...softwareModuleRoutes(deps),
+      ...softwareModuleMetadataRoutes(deps),
+      ...artifactRoutes(deps),
+      ...artifactUploadRoutes(deps),
+      ...dsTypeRoutes(deps),
+      ...dsTypeModuleRoutes(deps),
+      ...distributionSetRoutes(deps),
+      ...dsModuleRoutes(deps),
+      ...distributionSetMetadataRoutes(deps),
+      ...dsLifecycleRoutes(deps),
+      ...dsTagRoutes(deps),
     ],
   };
 }

@@ -1,58 +1,37 @@
 /**
- * JSON of the smaller repository entities: module types, set types, set tags, artifacts, metadata.
- * @see reference §3.10, §3.11, §3.12, §3.13
+ * JSON of the smaller repository entities: module types, set types, artifacts.
+ * @see reference §3.10, §3.12, §3.13
  */
-import type {
-  ArtifactRecord, DistributionSetTypeRecord, SoftwareModuleTypeRecord, TagRecord,
-} from '../../domain/repository.js';
+import type { Audit } from '../../domain/audit.js';
+import type { ArtifactRecord, DistributionSetTypeRecord, SoftwareModuleTypeRecord } from '../../domain/repository.js';
 import type { Request } from '../../http/types.js';
-import { auditJson, link } from '../kit/hal.js';
+import { auditJson, link, type Link } from '../kit/hal.js';
+
+interface TypeRecord extends Audit {
+  readonly id: number;
+  readonly key: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly colour: string | null;
+  readonly deleted: boolean;
+}
+
+/** The fields both type kinds share, then the kind's own, then the links. */
+function typeJson(t: TypeRecord, own: object, links: Record<string, Link>): object {
+  return { ...auditJson(t), name: t.name, description: t.description, key: t.key, ...own, id: t.id, deleted: t.deleted, colour: t.colour, _links: links };
+}
 
 export function smTypeJson(req: Request, t: SoftwareModuleTypeRecord): object {
-  return {
-    ...auditJson(t),
-    name: t.name,
-    description: t.description,
-    key: t.key,
-    maxAssignments: t.maxAssignments,
-    id: t.id,
-    deleted: t.deleted,
-    colour: t.colour,
-    _links: { self: link(req, `/rest/v1/softwaremoduletypes/${t.id}`) },
-  };
+  return typeJson(t, { maxAssignments: t.maxAssignments }, { self: link(req, `/rest/v1/softwaremoduletypes/${t.id}`) });
 }
 
 export function dsTypeJson(req: Request, t: DistributionSetTypeRecord): object {
   const self = `/rest/v1/distributionsettypes/${t.id}`;
-  return {
-    ...auditJson(t),
-    name: t.name,
-    description: t.description,
-    key: t.key,
-    id: t.id,
-    deleted: t.deleted,
-    colour: t.colour,
-    _links: {
-      self: link(req, self),
-      mandatorymodules: link(req, `${self}/mandatorymoduletypes`),
-      optionalmodules: link(req, `${self}/optionalmoduletypes`),
-    },
-  };
-}
-
-export function dsTagJson(req: Request, t: TagRecord): object {
-  const self = `/rest/v1/distributionsettags/${t.id}`;
-  return {
-    ...auditJson(t),
-    name: t.name,
-    description: t.description,
-    id: t.id,
-    colour: t.colour,
-    _links: {
-      self: link(req, self),
-      assignedDistributionSets: link(req, `${self}/assigned?offset=0&limit=50`),
-    },
-  };
+  return typeJson(t, {}, {
+    self: link(req, self),
+    mandatorymodules: link(req, `${self}/mandatorymoduletypes`),
+    optionalmodules: link(req, `${self}/optionalmoduletypes`),
+  });
 }
 
 /** `download` is left out of the compact list representation, as hawkBit does. */

@@ -1,37 +1,49 @@
-/** The two metadata owners: software modules (with targetVisible) and distribution sets. */
-import type { Services } from '../../app/services.js';
+/** The two repository metadata owners: software modules (entries with targetVisible) and distribution sets. */
+import { touched } from '../../domain/audit.js';
 import { DS, SM, type DistributionSetRecord, type SoftwareModuleRecord } from '../../domain/repository.js';
 import type { Route } from '../../http/types.js';
-import { areaAuth } from './auth.js';
-import { metadataRoutes } from './metadata.js';
+import { ACCESS } from '../kit/access.js';
+import { metadataRoutes } from '../kit/metadata.js';
+import { pathId } from '../kit/request.js';
+import { loadOr404, updateRecord } from '../kit/store.js';
+import type { RepositoryDeps } from './deps.js';
+import { assertLive } from './rules.js';
 
-export function softwareModuleMetadataRoutes(services: Services): Route[] {
-  return metadataRoutes<SoftwareModuleRecord>(services, {
-    kind: SM,
-    label: 'SoftwareModule',
-    entryLabel: 'SoftwareModuleMetadata',
-    idParam: 'softwareModuleId',
+export function softwareModuleMetadataRoutes(deps: RepositoryDeps): Route[] {
+  return metadataRoutes<SoftwareModuleRecord>(deps, {
     base: '/rest/v1/softwaremodules/:softwareModuleId',
-    quota: services.quotas.maxMetaDataEntriesPerSoftwareModule,
+    access: ACCESS.softwareModule,
+    entryLabel: 'SoftwareModuleMetadata',
+    quota: deps.quotas.maxMetaDataEntriesPerSoftwareModule,
     targetVisible: true,
+    load: async (req, tenant) => (await loadOr404(deps.store, tenant, SM, pathId(req, 'softwareModuleId', 'SoftwareModule'))).value,
     entries: (m) => Object.entries(m.metadata).map(([key, e]) => ({ key, value: e.value, targetVisible: e.targetVisible })),
-    withEntries: (m, entries) => ({
-      ...m,
-      metadata: Object.fromEntries(entries.map((e) => [e.key, { value: e.value, targetVisible: e.targetVisible ?? false }])),
-    }),
-  }, areaAuth(services, 'SOFTWARE_MODULE'));
+    change: async (tenant, owner, by, edit) => {
+      await updateRecord(deps.store, tenant, SM, owner.id, (m) => {
+        assertLive(m, 'SoftwareModule');
+        const entries = edit(Object.entries(m.metadata).map(([key, e]) => ({ key, value: e.value, targetVisible: e.targetVisible })));
+        const metadata = Object.fromEntries(entries.map((e) => [e.key, { value: e.value, targetVisible: e.targetVisible ?? false }]));
+        return touched({ ...m, metadata }, by, deps.now());
+      });
+    },
+  });
 }
 
-export function distributionSetMetadataRoutes(services: Services): Route[] {
-  return metadataRoutes<DistributionSetRecord>(services, {
-    kind: DS,
-    label: 'DistributionSet',
-    entryLabel: 'DistributionSetMetadata',
-    idParam: 'distributionSetId',
+export function distributionSetMetadataRoutes(deps: RepositoryDeps): Route[] {
+  return metadataRoutes<DistributionSetRecord>(deps, {
     base: '/rest/v1/distributionsets/:distributionSetId',
-    quota: services.quotas.maxMetaDataEntriesPerDistributionSet,
+    access: ACCESS.distributionSet,
+    entryLabel: 'DistributionSetMetadata',
+    quota: deps.quotas.maxMetaDataEntriesPerDistributionSet,
     targetVisible: false,
+    load: async (req, tenant) => (await loadOr404(deps.store, tenant, DS, pathId(req, 'distributionSetId', 'DistributionSet'))).value,
     entries: (d) => Object.entries(d.metadata).map(([key, value]) => ({ key, value })),
-    withEntries: (d, entries) => ({ ...d, metadata: Object.fromEntries(entries.map((e) => [e.key, e.value])) }),
-  }, areaAuth(services, 'DISTRIBUTION_SET'));
+    change: async (tenant, owner, by, edit) => {
+      await updateRecord(deps.store, tenant, DS, owner.id, (d) => {
+        assertLive(d, 'DistributionSet');
+        const entries = edit(Object.entries(d.metadata).map(([key, value]) => ({ key, value })));
+        return touched({ ...d, metadata: Object.fromEntries(entries.map((e) => [e.key, e.value])) }, by, deps.now());
+      });
+    },
+  });
 }

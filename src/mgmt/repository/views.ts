@@ -1,29 +1,74 @@
 /**
- * The distribution set and software module JSON of the Management API, shared with the target,
- * deployment and rollout resources (Target assignedDS, action distributionset, ...).
+ * The distribution set and software module JSON of the Management API, with the records they show
+ * (type key and name, a set's modules and tags), shared with the target, deployment and rollout
+ * resources (a target's assignedDS, an action's distribution set, ...).
  * @see reference §3.9 (DS JSON), §3.12 (SM JSON)
  */
-import type { Services } from '../../app/services.js';
-import type { DistributionSetRecord, SoftwareModuleRecord } from '../../domain/repository.js';
+import {
+  isComplete, DS_TAG, DS_TYPE, SM, SM_TYPE,
+  type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord, type SoftwareModuleTypeRecord, type TagRecord,
+} from '../../domain/repository.js';
 import type { Request } from '../../http/types.js';
+import type { Tenant } from '../../store/port.js';
+import { loadMap } from '../../store/reads.js';
+import type { KitDeps } from '../kit/deps.js';
 import { auditJson, link } from '../kit/hal.js';
-import { joinDistributionSets, joinSoftwareModules, type DsView, type SmView } from './joins.js';
+
+/** Rendering reads the store only. */
+export type RepositoryViewDeps = Pick<KitDeps, 'store'>;
+
+export interface SmView {
+  readonly sm: SoftwareModuleRecord;
+  readonly type: SoftwareModuleTypeRecord | undefined;
+}
+
+export interface DsView {
+  readonly ds: DistributionSetRecord;
+  readonly type: DistributionSetTypeRecord | undefined;
+  readonly modules: readonly SmView[];
+  readonly tags: readonly TagRecord[];
+  readonly complete: boolean;
+}
 
 const FIRST_PAGE = 'offset=0&limit=50';
 
+export async function joinSoftwareModules(deps: RepositoryViewDeps, tenant: Tenant, modules: readonly SoftwareModuleRecord[]): Promise<SmView[]> {
+  const types = await loadMap<SoftwareModuleTypeRecord>(deps.store, tenant, SM_TYPE, modules.map((m) => m.type));
+  return modules.map((sm) => ({ sm, type: types.get(sm.type) }));
+}
+
+export async function joinDistributionSets(deps: RepositoryViewDeps, tenant: Tenant, sets: readonly DistributionSetRecord[]): Promise<DsView[]> {
+  const { store } = deps;
+  const [types, modules, tags] = await Promise.all([
+    loadMap<DistributionSetTypeRecord>(store, tenant, DS_TYPE, sets.map((d) => d.type)),
+    loadMap<SoftwareModuleRecord>(store, tenant, SM, sets.flatMap((d) => d.modules)),
+    loadMap<TagRecord>(store, tenant, DS_TAG, sets.flatMap((d) => d.tags)),
+  ]);
+  const smViews = new Map((await joinSoftwareModules(deps, tenant, [...modules.values()])).map((v) => [v.sm.id, v]));
+  return sets.map((ds) => {
+    const type = types.get(ds.type);
+    const mods = ds.modules.map((id) => smViews.get(id)).filter((v) => v !== undefined);
+    return {
+      ds,
+      type,
+      modules: mods,
+      tags: ds.tags.map((id) => tags.get(id)).filter((t) => t !== undefined),
+      complete: isComplete(type, mods.map((m) => m.sm)),
+    };
+  });
+}
+
 /** Full DS JSON, modules included, in the order given. */
-export async function renderDistributionSets(services: Services, tenant: string, req: Request, sets: readonly DistributionSetRecord[]): Promise<object[]> {
-  const views = await joinDistributionSets(services.ctx.store, tenant, sets);
-  return views.map((v) => dsJson(req, v));
+export async function renderDistributionSets(deps: RepositoryViewDeps, tenant: Tenant, req: Request, sets: readonly DistributionSetRecord[]): Promise<object[]> {
+  return (await joinDistributionSets(deps, tenant, sets)).map((v) => dsJson(req, v));
 }
 
 /** SM JSON, in the order given. */
-export async function renderSoftwareModules(services: Services, tenant: string, req: Request, modules: readonly SoftwareModuleRecord[]): Promise<object[]> {
-  const views = await joinSoftwareModules(services.ctx.store, tenant, modules);
-  return views.map((v) => smJson(req, v));
+export async function renderSoftwareModules(deps: RepositoryViewDeps, tenant: Tenant, req: Request, modules: readonly SoftwareModuleRecord[]): Promise<object[]> {
+  return (await joinSoftwareModules(deps, tenant, modules)).map((v) => smJson(req, v));
 }
 
-export function smJson(req: Request, v: SmView): object {
+function smJson(req: Request, v: SmView): object {
   const { sm } = v;
   const self = `/rest/v1/softwaremodules/${sm.id}`;
   return {
@@ -47,7 +92,7 @@ export function smJson(req: Request, v: SmView): object {
   };
 }
 
-export function dsJson(req: Request, v: DsView): object {
+function dsJson(req: Request, v: DsView): object {
   const { ds } = v;
   const self = `/rest/v1/distributionsets/${ds.id}`;
   return {

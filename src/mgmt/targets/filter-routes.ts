@@ -1,135 +1,170 @@
-import type { Services } from '../../app/services.js';
+import { z } from 'zod';
+import { assignableSet } from '../../actors/distribution-sets.js';
 import { ACTION_TYPES } from '../../domain/action.js';
-import { created } from '../../domain/audit.js';
+import { touched } from '../../domain/audit.js';
 import { AppError, badRequest } from '../../domain/errors.js';
+import type { Quotas } from '../../domain/quotas.js';
 import { DS, type DistributionSetRecord } from '../../domain/repository.js';
 import { TARGET_FILTER, type TargetFilterRecord } from '../../domain/targeting.js';
-import { readJson } from '../../http/json.js';
 import type { Request, Route } from '../../http/types.js';
-import { parseFilter, parseListParams, queryEntities } from '../../query/index.js';
-import { createRecords, deleteRecord, loadOr404, updateRecord } from '../kit/entities.js';
-import { pageOf } from '../kit/hal.js';
-import { SCAN_LIMIT } from '../kit/listing.js';
-import { renderDistributionSets } from '../repository/views.js';
-import { ACCESS } from './access.js';
-import { assignableSet } from '../../actors/distribution-sets.js';
-import { autoAssignBody, filterCreateBody, filterFields, filterJson, filterUpdateBody, type FilterView } from './filter-json.js';
-import { DEFAULT_TARGET_SORT, targetFields } from './target-fields.js';
-import { loadMap, queryTargets } from './target-query.js';
-import { idParam, principalOf } from './request.js';
-import { evalContext } from './views.js';
+import { keepNulls } from '../../http/serialize.js';
+import { defineFields, num, parseFilter, text, timestamp } from '../../query/index.js';
+import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
+import type { Tenant } from '../../store/port.js';
+import { loadMap } from '../../store/reads.js';
+import { ACCESS, ASSIGN, READ_TARGET_AND_REPOSITORY } from '../kit/access.js';
+import { LIMITS, bool, id, int, readBody } from '../kit/body.js';
+import type { KitDeps } from '../kit/deps.js';
+import { auditJson, link } from '../kit/hal.js';
+import { evalContext } from '../kit/list.js';
+import { jsonOf, namedRoutes } from '../kit/named.js';
+import { callerOf, pathId } from '../kit/request.js';
+import { loadOr404, updateRecord } from '../kit/store.js';
+import { renderDistributionSets, type RepositoryViewDeps } from '../repository/views.js';
 
-const LABEL = 'TargetFilterQuery';
+export interface TargetFilterDeps extends KitDeps, RepositoryViewDeps {
+  readonly quotas: Pick<Quotas, 'maxTargetsPerAutoAssignment'>;
+}
+
 type AutoType = NonNullable<TargetFilterRecord['autoAssignActionType']>;
 
+const PATH = '/rest/v1/targetfilters';
+const filterPath = (id: number): string => `${PATH}/${id}`;
+/** hawkBit's TargetFilterQuery.QUERY_MAX_SIZE. */
+const QUERY_MAX = 1024;
+
+/** Every field is present, nulls included (reference §3.4; hawkBit's model is `Include.ALWAYS`). */
+function filterJson(req: Request, f: TargetFilterRecord, full: boolean): object {
+  return keepNulls({
+    id: f.id,
+    name: f.name,
+    query: f.query,
+    autoAssignDistributionSet: f.autoAssignDs,
+    autoAssignActionType: f.autoAssignActionType,
+    autoAssignWeight: f.autoAssignWeight,
+    confirmationRequired: f.confirmationRequired,
+    ...auditJson(f),
+    _links: full
+      ? { self: link(req, filterPath(f.id)), autoAssignDS: link(req, `${filterPath(f.id)}/autoAssignDS`) }
+      : { self: link(req, filterPath(f.id)) },
+  });
+}
+
+/** A filter with the auto-assigned distribution set it names (for `autoassigndistributionset.*`). */
+interface FilterView {
+  readonly f: TargetFilterRecord;
+  readonly ds?: DistributionSetRecord | undefined;
+}
+
+/** TargetFilterQueryFields (reference §5). */
+const fields = defineFields<FilterView>({
+  resource: 'targetfilter',
+  id: (v) => v.f.id,
+  fields: {
+    id: num((v) => v.f.id),
+    name: text((v) => v.f.name, { index: { name: 'name', unique: true } }),
+    createdat: timestamp((v) => v.f.createdAt),
+    createdby: text((v) => v.f.createdBy),
+    lastmodifiedat: timestamp((v) => v.f.lastModifiedAt),
+    lastmodifiedby: text((v) => v.f.lastModifiedBy),
+    'autoassigndistributionset.name': text((v) => v.ds?.name ?? null, { join: 'ds' }),
+    'autoassigndistributionset.version': text((v) => v.ds?.version ?? null, { join: 'ds' }),
+  },
+  aliases: { autoassigndistributionset: 'autoassigndistributionset.name' },
+});
+
+const createBody = z.object({ name: z.string().min(1).max(LIMITS.name), query: z.string().min(1).max(QUERY_MAX) });
+const updateBody = z.object({ name: z.string().min(1).max(LIMITS.name).nullish(), query: z.string().min(1).max(QUERY_MAX).nullish() });
+/** POST .../autoAssignDS: `type` is checked by hand for hawkBit's own error on `timeforced`. */
+const autoAssignBody = z.object({ id: id(), type: z.string().nullish(), weight: int(0, 1000).nullish(), confirmationRequired: bool().nullish() });
+
+const NO_AUTO_ASSIGNMENT = {
+  autoAssignDs: null, autoAssignActionType: null, autoAssignWeight: null, confirmationRequired: null, autoAssignInitiatedBy: null,
+} as const;
+
 /** `/rest/v1/targetfilters` and the auto-assignment fields. @see reference §3.4, spec 4.5 */
-export function filterRoutes(services: Services): Route[] {
-  const store = () => services.ctx.store;
-  const base = '/rest/v1/targetfilters/:filterId';
+export function filterRoutes(deps: TargetFilterDeps): Route[] {
+  const base = `${PATH}/:filterId`;
   const filterOf = async (req: Request): Promise<TargetFilterRecord> =>
-    (await loadOr404<TargetFilterRecord>(store(), principalOf(req).tenant, TARGET_FILTER, idParam(req, 'filterId', LABEL), LABEL)).value;
+    (await loadOr404(deps.store, callerOf(req).tenant, TARGET_FILTER, pathId(req, 'filterId', 'TargetFilterQuery'))).value;
+  /** hawkBit refuses an auto-assignment whose filter matches more targets than the quota allows. */
+  const checkQuota = async (tenant: Tenant, query: string): Promise<void> => {
+    const max = deps.quotas.maxTargetsPerAutoAssignment;
+    const q = { offset: 0, limit: 1, sort: DEFAULT_TARGET_SORT, filter: parseFilter(query, targetFields) };
+    const { total } = await queryTargets(deps.store, tenant, q, await evalContext(deps, tenant));
+    if (total > max) throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: the filter matches ${total} targets, an auto-assignment may cover at most ${max}`);
+  };
   return [
-    {
-      method: 'GET', path: '/rest/v1/targetfilters', auth: services.mgmtAuth(ACCESS.readTarget),
-      handler: async (req) => {
-        const { tenant } = principalOf(req);
-        const { limits } = services.ctx.config;
-        const params = parseListParams(req.query, {
-          defaultLimit: limits.defaultPageSize, maxLimit: limits.maxPageSize, sortFields: filterFields, filterFields,
-          defaultSort: [{ field: 'id', dir: 'ASC' }],
-        });
-        // filters are few: read them all and join the auto-assigned sets
-        const ids = (await store().ids(tenant, TARGET_FILTER, { offset: 0, limit: SCAN_LIMIT })).ids;
-        const filters = (await store().getMany<TargetFilterRecord>(tenant, TARGET_FILTER, ids)).flatMap((r) => (r === undefined ? [] : [r.value]));
-        const sets = await loadMap<DistributionSetRecord>(store(), tenant, DS, filters.map((f) => f.autoAssignDs));
-        const views: FilterView[] = filters.map((f) => ({ f, ds: f.autoAssignDs === null ? undefined : sets.get(f.autoAssignDs) }));
-        const now = services.now();
-        const page = queryEntities(views, params, filterFields, { now, overdueTs: now });
-        const full = req.query.get('representation')?.toLowerCase() === 'full';
-        return { status: 200, json: pageOf(page.content.map((v) => filterJson(req, v.f, full)), page.total) };
+    ...namedRoutes(deps, {
+      kind: TARGET_FILTER,
+      path: PATH,
+      idParam: 'filterId',
+      access: ACCESS.target,
+      render: jsonOf(filterJson),
+      list: {
+        fields,
+        representation: true,
+        views: {
+          join: async (tenant, filters, joins) => {
+            const sets = joins.has('ds') ? await loadMap<DistributionSetRecord>(deps.store, tenant, DS, filters.map((f) => f.autoAssignDs)) : undefined;
+            return filters.map((f) => ({ f, ds: f.autoAssignDs === null ? undefined : sets?.get(f.autoAssignDs) }));
+          },
+          record: (v) => v.f,
+        },
       },
-    },
-    {
-      method: 'POST', path: '/rest/v1/targetfilters', auth: services.mgmtAuth(ACCESS.createTarget),
-      handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const body = readJson(req, filterCreateBody);
-        parseFilter(body.query, targetFields);
-        const audit = created(username, services.now());
-        const [f] = await createRecords<TargetFilterRecord>(store(), tenant, TARGET_FILTER, LABEL, (id) => ({
-          id, name: body.name, query: body.query, autoAssignDs: null, autoAssignActionType: null, autoAssignWeight: null,
-          confirmationRequired: null, autoAssignInitiatedBy: null, ...audit,
-        }), 1);
-        return { status: 201, json: filterJson(req, f as TargetFilterRecord, true) };
+      create: {
+        item: createBody,
+        single: true,
+        build: async (_ctx, items) => items.map((item) => {
+          parseFilter(item.query, targetFields);
+          return (id, audit) => ({ id, name: item.name, query: item.query, ...NO_AUTO_ASSIGNMENT, ...audit });
+        }),
       },
-    },
-    {
-      method: 'GET', path: base, auth: services.mgmtAuth(ACCESS.readTarget),
-      handler: async (req) => ({ status: 200, json: filterJson(req, await filterOf(req), true) }),
-    },
-    {
-      method: 'PUT', path: base, auth: services.mgmtAuth(ACCESS.updateTarget),
-      handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const body = readJson(req, filterUpdateBody);
-        if (body.query != null) parseFilter(body.query, targetFields);
-        const now = services.now();
-        const f = await updateRecord<TargetFilterRecord>(store(), tenant, TARGET_FILTER, idParam(req, 'filterId', LABEL), LABEL, (f) => ({
-          ...f, name: body.name ?? f.name, query: body.query ?? f.query, lastModifiedBy: username, lastModifiedAt: now,
-        }));
-        return { status: 200, json: filterJson(req, f, true) };
+      update: {
+        body: updateBody,
+        apply: (_ctx, f, body) => {
+          if (body.query != null) parseFilter(body.query, targetFields);
+          return { ...f, name: body.name ?? f.name, query: body.query ?? f.query };
+        },
       },
-    },
+    }),
     {
-      method: 'DELETE', path: base, auth: services.mgmtAuth(ACCESS.deleteTarget),
+      method: 'GET', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
       handler: async (req) => {
-        await deleteRecord(store(), principalOf(req).tenant, TARGET_FILTER, idParam(req, 'filterId', LABEL), LABEL);
-        return { status: 204 };
-      },
-    },
-    {
-      method: 'GET', path: `${base}/autoAssignDS`, auth: services.mgmtAuth(ACCESS.readTargetAndRepository),
-      handler: async (req) => {
-        const { tenant } = principalOf(req);
+        const { tenant } = callerOf(req);
         const f = await filterOf(req);
-        const ds = f.autoAssignDs === null ? undefined : await store().get<DistributionSetRecord>(tenant, DS, f.autoAssignDs);
+        const ds = f.autoAssignDs === null ? undefined : await deps.store.get<DistributionSetRecord>(tenant, DS, f.autoAssignDs);
         if (ds === undefined) return { status: 204 };
-        return { status: 200, json: (await renderDistributionSets(services, tenant, req, [ds.value]))[0] };
+        return { status: 200, json: (await renderDistributionSets(deps, tenant, req, [ds.value]))[0] };
       },
     },
     {
-      method: 'POST', path: `${base}/autoAssignDS`, auth: services.mgmtAuth(ACCESS.assignAutoDs),
+      method: 'POST', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(ASSIGN),
       handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const body = readJson(req, autoAssignBody);
+        const { tenant, username } = callerOf(req);
+        const body = readBody(req, autoAssignBody);
         const type = autoAssignType(body.type);
         const current = await filterOf(req);
-        await assignableSet(store(), tenant, body.id);
-        await checkAutoAssignQuota(services, tenant, current.query);
-        const cfg = await services.tenantConfig.view(tenant);
-        const now = services.now();
-        const f = await updateRecord<TargetFilterRecord>(store(), tenant, TARGET_FILTER, current.id, LABEL, (f) => ({
+        await assignableSet(deps.store, tenant, body.id);
+        await checkQuota(tenant, current.query);
+        const cfg = await deps.tenantConfig.view(tenant);
+        const f = await updateRecord(deps.store, tenant, TARGET_FILTER, current.id, (f) => touched({
           ...f,
           autoAssignDs: body.id,
           autoAssignActionType: type,
           autoAssignWeight: body.weight ?? null,
           confirmationRequired: body.confirmationRequired ?? cfg.bool('user.confirmation.flow.enabled'),
           autoAssignInitiatedBy: username,
-          lastModifiedBy: username,
-          lastModifiedAt: now,
-        }));
+        }, username, deps.now()));
         return { status: 200, json: filterJson(req, f, true) };
       },
     },
     {
-      method: 'DELETE', path: `${base}/autoAssignDS`, auth: services.mgmtAuth(ACCESS.updateTarget),
+      method: 'DELETE', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(ACCESS.target.update),
       handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const now = services.now();
-        await updateRecord<TargetFilterRecord>(store(), tenant, TARGET_FILTER, idParam(req, 'filterId', LABEL), LABEL, (f) => ({
-          ...f, autoAssignDs: null, autoAssignActionType: null, autoAssignWeight: null, confirmationRequired: null,
-          autoAssignInitiatedBy: null, lastModifiedBy: username, lastModifiedAt: now,
-        }));
+        const { tenant, username } = callerOf(req);
+        const id = pathId(req, 'filterId', 'TargetFilterQuery');
+        await updateRecord(deps.store, tenant, TARGET_FILTER, id, (f) => touched({ ...f, ...NO_AUTO_ASSIGNMENT }, username, deps.now()));
         return { status: 204 };
       },
     },
@@ -143,12 +178,4 @@ function autoAssignType(raw: string | null | undefined): AutoType {
   if (type === 'timeforced') throw new AppError('AUTO_ASSIGN_ACTION_TYPE_INVALID', 'body.type: timeforced is not allowed for auto-assignments; use forced, soft or downloadonly');
   if (!(ACTION_TYPES as readonly string[]).includes(type)) throw badRequest(`body.type: must be one of "forced", "soft", "downloadonly", got ${JSON.stringify(raw.slice(0, 40))}`);
   return type as AutoType;
-}
-
-/** hawkBit refuses an auto-assignment whose filter matches more targets than the quota allows. */
-async function checkAutoAssignQuota(services: Services, tenant: string, query: string): Promise<void> {
-  const max = services.quotas.maxTargetsPerAutoAssignment;
-  const filter = parseFilter(query, targetFields);
-  const { total } = await queryTargets(services.ctx.store, tenant, { offset: 0, limit: 1, sort: DEFAULT_TARGET_SORT, filter }, await evalContext(services, tenant));
-  if (total > max) throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: the filter matches ${total} targets, an auto-assignment may cover at most ${max}`);
 }

@@ -1,31 +1,57 @@
+import { edited } from '../../actors/outcomes.js';
 import type { AppModule } from '../../app/module.js';
-import type { Services } from '../../app/services.js';
-import { configRoutes } from '../config/config-routes.js';
+import type { Quotas } from '../../domain/quotas.js';
+import { TARGET, type TargetRecord } from '../../domain/target.js';
+import { configRoutes, type ConfigDeps } from '../config/config-routes.js';
 import { userinfoRoutes } from '../config/userinfo.js';
-import { filterRoutes } from './filter-routes.js';
-import { tagRoutes } from './tag-routes.js';
-import { targetMetadataRoutes } from './target-metadata.js';
-import { targetRoutes } from './target-routes.js';
-import { targetSubRoutes } from './target-sub-routes.js';
-import { typeRoutes } from './type-routes.js';
+import { ACCESS } from '../kit/access.js';
+import { metadataRoutes } from '../kit/metadata.js';
+import { pathText } from '../kit/request.js';
+import { filterRoutes, type TargetFilterDeps } from './filter-routes.js';
+import { targetTagRoutes, type TargetTagDeps } from './tag-routes.js';
+import { targetRoutes, type TargetDeps } from './target-routes.js';
+import { loadTarget } from './target-store.js';
+import { targetSubRoutes, type TargetSubDeps } from './target-sub-routes.js';
+import { targetTypeRoutes, type TargetTypeDeps } from './type-routes.js';
+
+export type TargetsModuleDeps = TargetDeps & TargetSubDeps & TargetTagDeps & TargetTypeDeps & TargetFilterDeps & ConfigDeps & {
+  readonly quotas: Pick<Quotas, 'maxMetaDataEntriesPerTarget'>;
+};
 
 /**
  * The target side of the Management API: targets, target tags, target types, target filters, the
  * tenant configuration and userinfo. @see reference §3.1-3.4, §3.14, §3.15; spec 4.2, 4.4, 4.5, 4.7
  */
-export function targetsModule(services: Services): AppModule {
+export function targetsModule(deps: TargetsModuleDeps): AppModule {
   return {
     name: 'mgmt-targets',
     schema: {},
     routes: [
-      ...targetRoutes(services),
-      ...targetSubRoutes(services),
-      ...targetMetadataRoutes(services),
-      ...tagRoutes(services),
-      ...typeRoutes(services),
-      ...filterRoutes(services),
-      ...configRoutes(services),
-      ...userinfoRoutes(services),
+      ...targetRoutes(deps),
+      ...targetSubRoutes(deps),
+      ...metadataRoutes<TargetRecord>(deps, {
+        base: '/rest/v1/targets/:targetId',
+        access: ACCESS.targetMetadata,
+        entryLabel: 'TargetMetadata',
+        quota: deps.quotas.maxMetaDataEntriesPerTarget,
+        targetVisible: false,
+        load: async (req, tenant) => (await loadTarget(deps.store, tenant, pathText(req, 'targetId'))).value,
+        entries: (t) => Object.entries(t.metadata).map(([key, value]) => ({ key, value })),
+        change: async (tenant, target, by, edit) => {
+          const now = deps.now();
+          edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({
+            ...t,
+            metadata: Object.fromEntries(edit(Object.entries(t.metadata).map(([key, value]) => ({ key, value }))).map((e) => [e.key, e.value])),
+            lastModifiedBy: by,
+            lastModifiedAt: now,
+          })), 'Target', target.controllerId);
+        },
+      }),
+      ...targetTagRoutes(deps),
+      ...targetTypeRoutes(deps),
+      ...filterRoutes(deps),
+      ...configRoutes(deps),
+      ...userinfoRoutes(deps),
     ],
   };
 }

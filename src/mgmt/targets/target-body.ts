@@ -2,12 +2,11 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import { isValidControllerId } from '../../domain/ids.js';
-import { acceptSingleAsArray } from '../../http/json.js';
+import { bool, id, int, many, text } from '../kit/body.js';
 
 /** Request bodies of the target endpoints, with hawkBit's column limits. @see reference §3.1, §8 */
 export const LIMITS = { controllerId: 256, name: 128, description: 512, address: 512, securityToken: 128, group: 256 } as const;
 
-const optionalText = (max: number) => z.string().max(max).nullable().optional();
 
 const controllerId = z
   .string()
@@ -17,31 +16,30 @@ const controllerId = z
 
 export const createTargetItem = z.object({
   controllerId,
-  name: optionalText(LIMITS.name),
-  description: optionalText(LIMITS.description),
-  address: optionalText(LIMITS.address),
-  securityToken: optionalText(LIMITS.securityToken),
-  requestAttributes: z.boolean().nullable().optional(),
-  targetType: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
-  group: optionalText(LIMITS.group),
+  name: text(LIMITS.name),
+  description: text(LIMITS.description),
+  address: text(LIMITS.address),
+  securityToken: text(LIMITS.securityToken),
+  requestAttributes: bool().nullish(),
+  targetType: id().nullish(),
+  group: text(LIMITS.group),
 });
-export const createTargetsBody = acceptSingleAsArray(createTargetItem);
+export const createTargetsBody = many(createTargetItem);
 export type CreateTargetItem = z.output<typeof createTargetItem>;
 
 /** PUT: every field optional (null or absent: unchanged); `controllerId` is accepted and ignored. */
 export const updateTargetBody = z.object({
   controllerId: z.string().nullable().optional(),
   name: z.string().min(1).max(LIMITS.name).nullable().optional(),
-  description: optionalText(LIMITS.description),
-  address: optionalText(LIMITS.address),
+  description: text(LIMITS.description),
+  address: text(LIMITS.address),
   securityToken: z.string().min(1).max(LIMITS.securityToken).nullable().optional(),
-  requestAttributes: z.boolean().nullable().optional(),
+  requestAttributes: bool().nullish(),
   /** A target type id, or -1 to remove the type. */
-  targetType: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
-  group: optionalText(LIMITS.group),
+  targetType: int(-1).nullish(),
+  group: text(LIMITS.group),
 });
 
-export const idBody = z.object({ id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 
 // RFC 3986 characters; anything else (spaces, quotes, control characters) is not a URI
 const URI_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;

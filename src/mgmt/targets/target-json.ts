@@ -1,9 +1,19 @@
 import type { TargetRecord } from '../../domain/target.js';
-import { link, segment, type Link } from '../../http/links.js';
+import { TARGET_TYPE, type TargetTypeRecord } from '../../domain/targeting.js';
 import type { Request } from '../../http/types.js';
-import type { PollRecord } from '../../store/port.js';
-import { auditJson } from '../kit/hal.js';
-import { addressOf } from './target-fields.js';
+import { DEFAULT_TARGET_SORT, addressOf, queryTargets, targetFields } from '../../query/targets.js';
+import type { PollRecord, Tenant } from '../../store/port.js';
+import { loadMap } from '../../store/reads.js';
+import type { KitDeps } from '../kit/deps.js';
+import { auditJson, link, pageOf, segment, type Link } from '../kit/hal.js';
+import { evalContext, listParams } from '../kit/list.js';
+import { holds } from '../kit/request.js';
+
+/**
+ * Target JSON, and the target lists and renderers other resources use (a tag's targets, a set's
+ * assigned targets, rollout group targets). @see reference §3.1
+ */
+export type TargetViewDeps = Pick<KitDeps, 'store' | 'now' | 'tenantConfig' | 'limits'>;
 
 /** What rendering a target needs beside the record (loaded once per response). */
 export interface TargetRenderContext {
@@ -78,4 +88,39 @@ function fullLinks(t: TargetRecord, rc: TargetRenderContext): Record<string, Lin
   if (t.targetType !== null) links['targetType'] = link(rc.req, `/rest/v1/targettypes/${t.targetType}`);
   if (rc.confirmationFlow) links['autoConfirm'] = link(rc.req, `${base}/autoConfirm`);
   return links;
+}
+
+/** Target JSON for each record, with poll status, type name and (when `full`) all links. */
+export async function renderTargets(
+  deps: TargetViewDeps, tenant: Tenant, req: Request, targets: readonly TargetRecord[], opts: { full?: boolean } = {},
+): Promise<object[]> {
+  if (targets.length === 0) return [];
+  const { store } = deps;
+  const [polls, types, cfg] = await Promise.all([
+    store.getPolls(tenant, targets.map((t) => t.id)),
+    loadMap<TargetTypeRecord>(store, tenant, TARGET_TYPE, targets.map((t) => t.targetType)),
+    deps.tenantConfig.view(tenant),
+  ]);
+  const rc: TargetRenderContext = {
+    req,
+    now: deps.now(),
+    pollingMs: cfg.durationMs('pollingTime'),
+    overdueMs: cfg.durationMs('pollingOverdueTime'),
+    confirmationFlow: cfg.bool('user.confirmation.flow.enabled'),
+    showToken: holds(req, 'READ_TARGET_SECURITY_TOKEN'),
+  };
+  return targets.map((t, i) => targetJson(t, polls[i], t.targetType === null ? undefined : types.get(t.targetType)?.name, rc, opts.full === true));
+}
+
+/**
+ * A page of targets for a Management list endpoint: `offset`, `limit`, `sort` and `q` from the
+ * request (Target fields of reference §5, default sort controllerId:ASC); `within` restricts to one
+ * key of a target multi index (`tag`, `assignedDs`, `installedDs`, `targetType`, `updateStatus`).
+ */
+export async function listTargets(
+  deps: TargetViewDeps, tenant: Tenant, req: Request, within?: { readonly index: string; readonly key: string },
+): Promise<object> {
+  const params = listParams(deps.limits, req.query, targetFields, DEFAULT_TARGET_SORT);
+  const result = await queryTargets(deps.store, tenant, { ...params, within }, await evalContext(deps, tenant));
+  return pageOf(await renderTargets(deps, tenant, req, result.content), result.total);
 }

@@ -1,57 +1,61 @@
-import type { Services } from '../../app/services.js';
-import { MACHINE_VERSION_FIELD } from '../../actors/definition.js';
+import { edited } from '../../actors/outcomes.js';
+import { deleteTarget, type RemovalDeps } from '../../actors/removal.js';
+import type { ActorRuntime } from '../../actors/runtime.js';
 import { created } from '../../domain/audit.js';
 import { AppError, badRequest } from '../../domain/errors.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { TARGET_TYPE, type TargetTypeRecord } from '../../domain/targeting.js';
-import { readJson } from '../../http/json.js';
 import type { Route } from '../../http/types.js';
 import type { Tenant } from '../../store/port.js';
-import { updateRecord } from '../kit/entities.js';
-import { ACCESS } from './access.js';
+import { loadMap } from '../../store/reads.js';
+import { ACCESS } from '../kit/access.js';
+import { readBody } from '../kit/body.js';
+import type { KitDeps } from '../kit/deps.js';
+import { callerOf, pathText } from '../kit/request.js';
+import { loadLiveOr404 } from '../kit/store.js';
 import { checkAddress, createTargetsBody, generateSecurityToken, updateTargetBody, type CreateTargetItem } from './target-body.js';
-import { loadMap } from './target-query.js';
-import { deleteTarget, loadTarget, loadTargetType } from './target-store.js';
-import { principalOf, textParam } from './request.js';
-import { listTargets, renderTargets } from './views.js';
+import { listTargets, renderTargets } from './target-json.js';
+import { loadTarget } from './target-store.js';
+
+export type TargetDeps = KitDeps & RemovalDeps & {
+  readonly runtime: Pick<ActorRuntime, 'create' | 'update' | 'remove'>;
+};
 
 /** `/rest/v1/targets` and `/rest/v1/targets/{controllerId}`. @see reference §3.1, spec 4.4 */
-export function targetRoutes(services: Services): Route[] {
-  const store = () => services.ctx.store;
+export function targetRoutes(deps: TargetDeps): Route[] {
   return [
     {
-      method: 'GET', path: '/rest/v1/targets', auth: services.mgmtAuth(ACCESS.readTarget),
-      handler: async (req) => ({ status: 200, json: await listTargets(services, principalOf(req).tenant, req, {}) }),
+      method: 'GET', path: '/rest/v1/targets', auth: deps.mgmtAuth(ACCESS.target.read),
+      handler: async (req) => ({ status: 200, json: await listTargets(deps, callerOf(req).tenant, req) }),
     },
     {
-      method: 'POST', path: '/rest/v1/targets', auth: services.mgmtAuth(ACCESS.createTarget),
+      method: 'POST', path: '/rest/v1/targets', auth: deps.mgmtAuth(ACCESS.target.create),
       handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const items = readJson(req, createTargetsBody);
-        const records = await createTargets(services, tenant, items, username);
-        return { status: 201, json: await renderTargets(services, tenant, req, records) };
+        const { tenant, username } = callerOf(req);
+        const records = await createTargets(deps, tenant, readBody(req, createTargetsBody), username);
+        return { status: 201, json: await renderTargets(deps, tenant, req, records) };
       },
     },
     {
-      method: 'GET', path: '/rest/v1/targets/:targetId', auth: services.mgmtAuth(ACCESS.readTarget),
+      method: 'GET', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.read),
       handler: async (req) => {
-        const { tenant } = principalOf(req);
-        const target = await loadTarget(store(), tenant, textParam(req, 'targetId'));
-        return { status: 200, json: (await renderTargets(services, tenant, req, [target.value], { full: true }))[0] };
+        const { tenant } = callerOf(req);
+        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        return { status: 200, json: (await renderTargets(deps, tenant, req, [target.value], { full: true }))[0] };
       },
     },
     {
-      method: 'PUT', path: '/rest/v1/targets/:targetId', auth: services.mgmtAuth(ACCESS.updateTarget),
+      method: 'PUT', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.update),
       handler: async (req) => {
-        const { tenant, username } = principalOf(req);
-        const body = readJson(req, updateTargetBody);
+        const { tenant, username } = callerOf(req);
+        const body = readBody(req, updateTargetBody);
         if (body.requestAttributes === false) throw badRequest('body.requestAttributes: only true is accepted (asks the device to send its attributes again)');
         checkAddress(body.address, 'body.address');
         if (body.targetType === 0) throw badRequest('body.targetType: must be a target type id, or -1 to remove the type');
-        if (body.targetType != null && body.targetType !== -1) await loadTargetType(store(), tenant, body.targetType);
-        const target = await loadTarget(store(), tenant, textParam(req, 'targetId'));
-        const now = services.now();
-        const updated = await updateRecord<TargetRecord>(store(), tenant, TARGET, target.id, 'Target', (t) => ({
+        if (body.targetType != null && body.targetType !== -1) await loadLiveOr404(deps.store, tenant, TARGET_TYPE, body.targetType);
+        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const now = deps.now();
+        const [updated] = edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({
           ...t,
           name: body.name ?? t.name,
           description: body.description ?? t.description,
@@ -62,14 +66,16 @@ export function targetRoutes(services: Services): Route[] {
           group: body.group ?? t.group,
           lastModifiedBy: username,
           lastModifiedAt: now,
-        }));
-        return { status: 200, json: (await renderTargets(services, tenant, req, [updated], { full: true }))[0] };
+        })), 'Target', target.value.controllerId);
+        return { status: 200, json: (await renderTargets(deps, tenant, req, updated === undefined ? [] : [updated], { full: true }))[0] };
       },
     },
     {
-      method: 'DELETE', path: '/rest/v1/targets/:targetId', auth: services.mgmtAuth(ACCESS.deleteTarget),
+      method: 'DELETE', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.delete),
       handler: async (req) => {
-        await deleteTarget(store(), principalOf(req).tenant, textParam(req, 'targetId'));
+        const { tenant } = callerOf(req);
+        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        await deleteTarget(deps, tenant, target.id, target.value.controllerId);
         return { status: 204 };
       },
     },
@@ -80,8 +86,8 @@ export function targetRoutes(services: Services): Route[] {
  * Creates targets atomically (all or none) as target actors in state `unknown`. A controller id
  * taken already, or given twice, is a 409 naming it; the unique index catches concurrent creates.
  */
-export async function createTargets(services: Services, tenant: Tenant, items: readonly CreateTargetItem[], by: string): Promise<TargetRecord[]> {
-  const store = services.ctx.store;
+async function createTargets(deps: TargetDeps, tenant: Tenant, items: readonly CreateTargetItem[], by: string): Promise<TargetRecord[]> {
+  const { store } = deps;
   items.forEach((item, i) => checkAddress(item.address, `body[${i}].address`));
   const lower = items.map((i) => i.controllerId.toLowerCase());
   const twice = lower.findIndex((c, i) => lower.indexOf(c) !== i);
@@ -96,7 +102,7 @@ export async function createTargets(services: Services, tenant: Tenant, items: r
   }
   if (items.length === 0) return [];
   const first = await store.nextIds(tenant, TARGET, items.length);
-  const audit = created(by, services.now());
+  const audit = created(by, deps.now());
   const records = items.map((item, i): TargetRecord => ({
     id: first + i,
     controllerId: item.controllerId,
@@ -112,10 +118,7 @@ export async function createTargets(services: Services, tenant: Tenant, items: r
     group: item.group ?? null,
     ...audit,
   }));
-  // one commit for the batch: the runtime creates the first actor and stamps the others alike
-  const mv = services.runtime.definition(TARGET).machineVersion;
-  const [head, ...rest] = records as [TargetRecord, ...TargetRecord[]];
-  const result = await services.runtime.create(tenant, TARGET, head, rest.map((r) => ({ kind: TARGET, id: r.id, expect: 0, after: { ...r, [MACHINE_VERSION_FIELD]: mv } })));
+  const result = await deps.runtime.create(tenant, TARGET, records);
   if (!result.ok) throw new AppError('ALREADY_EXISTS', 'Target already exists (a controllerId of the request was taken concurrently)');
   return records;
 }

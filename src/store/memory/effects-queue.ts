@@ -1,9 +1,9 @@
-import type { Effect, QueuedEffect, ReadEffectsOptions, Tenant } from '../port.js';
+import type { EffectMessage, QueuedEffect, ReadEffectsOptions, Tenant } from '../port.js';
 
 interface Entry {
   readonly id: string;
   readonly eventId: string;
-  readonly effect: Effect;
+  readonly effect: EffectMessage;
   deliveredAt: number;
   deliveries: number;
 }
@@ -26,7 +26,7 @@ export class EffectsQueue {
   readonly #waiters = new Map<Tenant, Set<() => void>>();
   #closed = false;
 
-  push(tenant: Tenant, effects: readonly { readonly eventId: string; readonly effect: Effect }[]): void {
+  push(tenant: Tenant, effects: readonly { readonly eventId: string; readonly effect: EffectMessage }[]): void {
     if (effects.length === 0) return;
     let q = this.#queues.get(tenant);
     if (q === undefined) {

@@ -5,10 +5,10 @@ import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOpti
 import { DEDUPE_TTL_MS, planCommit } from '../plan.js';
 import { EffectsQueue } from './effects-queue.js';
 import { freezeJson } from './freeze-json.js';
-import { SortedIds } from './sorted-ids.js';
+import type { SortedIds } from './sorted-ids.js';
 import { TenantState } from './tenant-state.js';
 
-const EMPTY_PAGE: IdPage = Object.freeze({ ids: Object.freeze([]) as readonly number[], total: 0 });
+const EMPTY_PAGE: IdPage = Object.freeze({ ids: Object.freeze([]), total: 0 });
 
 /**
  * The embedded store: everything in Maps of one process, no durability. It keeps the Redis adapter's
@@ -125,7 +125,7 @@ export class MemoryStore implements Store {
   async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {
     checkTenant(tenant);
     let map = this.#polls.get(tenant);
-    if (map === undefined) this.#polls.set(tenant, (map = new Map()));
+    if (map === undefined) this.#polls.set(tenant, (map = new Map<number, PollRecord>()));
     for (const p of polls) map.set(p.id, Object.freeze({ at: p.at, address: p.address ?? map.get(p.id)?.address ?? null }));
   }
 

@@ -52,7 +52,7 @@ export class TenantState {
     for (const c of plan.claims) {
       const name = `${c.kind}\0${c.index}`;
       let map = this.unique.get(name);
-      if (map === undefined) this.unique.set(name, (map = new Map()));
+      if (map === undefined) this.unique.set(name, (map = new Map<string, number>()));
       map.set(c.key, c.id);
     }
     for (const m of plan.removes) {
@@ -68,7 +68,7 @@ export class TenantState {
     }
     return plan.writes.map((w, i) => {
       let records = this.records.get(w.kind);
-      if (records === undefined) this.records.set(w.kind, (records = new Map()));
+      if (records === undefined) this.records.set(w.kind, (records = new Map<number, Stored<unknown>>()));
       let all = this.all.get(w.kind);
       if (all === undefined) this.all.set(w.kind, (all = new SortedIds()));
       const value = values[i];

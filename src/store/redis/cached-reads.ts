@@ -1,4 +1,4 @@
-import { BasicClientSideCache, type RedisArgument } from 'redis';
+import { BasicPooledClientSideCache, type RedisArgument } from 'redis';
 import { LRUCache } from 'lru-cache';
 import { MISS, type CachedReads, type IdPage, type Miss, type Page, type Stored, type Tenant } from '../port.js';
 import { freezeJson } from '../memory/freeze-json.js';
@@ -6,9 +6,12 @@ import { multiKey, recordKey, tenantTag, uniqueKey } from './keys.js';
 
 /**
  * node-redis's client-side cache, reporting every invalidation Redis pushes (a key, or all keys when
- * the connection was lost or Redis flushed) to the parsed-value cache below.
+ * the connection was lost or Redis flushed) to the parsed-value cache below. The pooled variant,
+ * because a cluster client accepts only that one: it shares the cache among its node connections,
+ * each tracking the keys read through it, and empties it when any node connection fails or the slot
+ * map is rediscovered. A single-server client uses it like the basic one.
  */
-export class TrackingCache extends BasicClientSideCache {
+export class TrackingCache extends BasicPooledClientSideCache {
   #listener: ((key: string | null) => void) | undefined;
 
   onInvalidate(listener: (key: string | null) => void): void {

@@ -1,7 +1,7 @@
 import type { Schema, Store } from '../port.js';
 import { StoreUnavailableError } from '../port.js';
-import { awaitReady, createConnection } from './connection.js';
-import type { ConnectionOptions } from './connection.js';
+import { createConnection } from './connection.js';
+import type { ConnectionOptions, RedisConnection, RedisTarget } from './connection.js';
 import { RedisStore } from './redis-store.js';
 import { RedisCachedReads, TrackingCache } from './cached-reads.js';
 
@@ -16,48 +16,71 @@ export interface RedisStoreOptions {
   readonly commandTimeoutMs?: number;
   /** Entries of the client-side cache behind `store.cached` (0: no cache, cached reads go to Redis). Default 100000. */
   readonly cacheEntries?: number;
+  /**
+   * Replicas that must confirm a commit before it counts as done, or every online one when fewer are
+   * online (Redis WAIT, within commandTimeoutMs; a shortfall answers StoreUnavailableError). 0
+   * (default): acknowledge on the master's word, so a failover may lose the last writes. Costs two
+   * commands per commit (INFO replication, WAIT), and each WAIT holds up its node connection for one
+   * replica round trip.
+   */
+  readonly waitReplicas?: number;
+  /** Cluster only: how often the client compares its slot map with the cluster's, to follow failovers (ms). Default 1000. */
+  readonly topologyCheckMs?: number;
   /** Receives connection errors (repeated while Redis is down); log them, do not throw. Default: ignore. */
   readonly onError?: (err: Error) => void;
 }
 
 /**
- * Connects to Redis (`redis://[[user]:password@]host:port[/db]`) and returns the store. Fails with
- * StoreUnavailableError when Redis does not answer within `openTimeoutMs`; once open, the store
- * survives outages: commands fail fast with StoreUnavailableError and the client reconnects forever.
+ * Connects to Redis and returns the store. `target` is the URL of one server
+ * (`redis://[[user]:password@]host:port[/db]`) or the URLs of some nodes of a Redis Cluster (the
+ * client learns the others; every key a command names carries its tenant's hash tag, so a tenant's
+ * keys share one slot). Fails with StoreUnavailableError when Redis does not answer within
+ * `openTimeoutMs`; once open, the store survives outages: commands fail fast with
+ * StoreUnavailableError and the client reconnects forever (and, on a cluster, follows failovers).
  */
-export async function openRedisStore(url: string, schema: Schema, options: RedisStoreOptions = {}): Promise<Store> {
+export async function openRedisStore(target: RedisTarget, schema: Schema, options: RedisStoreOptions = {}): Promise<Store> {
   const openTimeoutMs = options.openTimeoutMs ?? 5000;
+  let store: RedisStore | undefined;
   const connection: ConnectionOptions = {
     reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? 1000,
     connectTimeoutMs: Math.min(openTimeoutMs, 2000),
-    onError: options.onError ?? (() => {}),
+    onError: (err) => {
+      store?.connectionFailed();
+      options.onError?.(err);
+    },
+    ...(options.topologyCheckMs === undefined ? {} : { topologyCheckMs: options.topologyCheckMs }),
   };
-  const client = createConnection(url, connection);
-  client.connect().catch(() => {}); // failures reach the 'error' listener; attempts go on
-  try {
-    await awaitReady(client, openTimeoutMs);
-  } catch (err) {
-    client.destroy();
-    throw new StoreUnavailableError(`cannot reach redis at ${redact(url)} within ${openTimeoutMs} ms`, { cause: err });
-  }
-  const timeouts = { pingTimeoutMs: options.pingTimeoutMs ?? 1000, commandTimeoutMs: options.commandTimeoutMs ?? 2000 };
-  const openBlocker = () => createConnection(url, connection);
+  const where = typeof target === 'string' ? redact(target) : `the cluster of ${target.map(redact).join(', ')}`;
+  const open = async (cache?: TrackingCache): Promise<RedisConnection> => {
+    const conn = createConnection(target, cache === undefined ? connection : { ...connection, cache });
+    try {
+      await conn.open(openTimeoutMs);
+    } catch (err) {
+      throw new StoreUnavailableError(`cannot reach redis at ${where} within ${openTimeoutMs} ms`, { cause: err });
+    }
+    return conn;
+  };
+  const timeouts = {
+    pingTimeoutMs: options.pingTimeoutMs ?? 1000,
+    commandTimeoutMs: options.commandTimeoutMs ?? 2000,
+    waitReplicas: options.waitReplicas ?? 0,
+  };
+  const main = await open();
   const cacheEntries = options.cacheEntries ?? 100_000;
-  if (cacheEntries <= 0) return new RedisStore(client, schema, openBlocker, timeouts);
-  // The cached view reads through its own connection, whose RESP3 client-side cache Redis keeps
-  // coherent: a write by any instance invalidates the entries of the keys it touched.
+  if (cacheEntries <= 0) return (store = new RedisStore(main, schema, timeouts));
+  // The cached view reads through its own connection (one per node on a cluster), whose RESP3
+  // client-side cache Redis keeps coherent: a write by any instance invalidates the entries of the
+  // keys it touched, and a lost connection empties the cache.
   const tracking = new TrackingCache({ ttl: 0, maxEntries: Math.min(cacheEntries, 10_000), evictPolicy: 'LRU', recordStats: false });
-  const cacheClient = createConnection(url, { ...connection, cache: tracking });
-  cacheClient.connect().catch(() => {});
+  let cacheConnection: RedisConnection;
   try {
-    await awaitReady(cacheClient, openTimeoutMs);
+    cacheConnection = await open(tracking);
   } catch (err) {
-    client.destroy();
-    cacheClient.destroy();
-    throw new StoreUnavailableError(`cannot reach redis at ${redact(url)} within ${openTimeoutMs} ms`, { cause: err });
+    await main.close();
+    throw err;
   }
-  const reader = new RedisStore(cacheClient, schema, openBlocker, timeouts);
-  return new RedisStore(client, schema, openBlocker, timeouts, { reads: new RedisCachedReads(reader, tracking, cacheEntries), close: () => reader.close() });
+  const reader = new RedisStore(cacheConnection, schema, timeouts);
+  return (store = new RedisStore(main, schema, timeouts, { reads: new RedisCachedReads(reader, tracking, cacheEntries), close: () => reader.close() }));
 }
 
 function redact(url: string): string {
@@ -65,3 +88,4 @@ function redact(url: string): string {
 }
 
 export { RedisStore };
+export type { RedisTarget };

@@ -10,8 +10,11 @@
  *   {t:T}:done:<dedupe>              string, marks a handled event (TTL 7 days)
  *   {t:T}:poll:at                    zset  target id -> last poll time (write-behind)
  *   {t:T}:poll:addr                  hash  target id -> last poll address
- *   {lease}:<name>                   string, owner of a lease (TTL)
+ *   {lease:<name>}                   string, owner of a lease (TTL); each lease in a slot of its own, so
+ *                                    leases spread over a cluster's nodes and one node's failover stops
+ *                                    only the work whose lease it held
  * Kind and index names contain no ':' (checked), so only the last segment may contain one.
+ * No command names keys of two hash tags: on a cluster that is a CROSSSLOT error.
  */
 
 export const EFFECTS_GROUP = 'peregrine';
@@ -20,9 +23,12 @@ export const EFFECTS_GROUP = 'peregrine';
 const TAG_UNSAFE = /[{}%]/;
 const TAG_UNSAFE_ALL = /[{}%]/g;
 
+function tagSafe(s: string): string {
+  return TAG_UNSAFE.test(s) ? s.replace(TAG_UNSAFE_ALL, (c) => `%${c.charCodeAt(0).toString(16)}`) : s;
+}
+
 export function tenantTag(tenant: string): string {
-  if (!TAG_UNSAFE.test(tenant)) return `{t:${tenant}}`;
-  return `{t:${tenant.replace(TAG_UNSAFE_ALL, (c) => `%${c.charCodeAt(0).toString(16)}`)}}`;
+  return `{t:${tagSafe(tenant)}}`;
 }
 
 export const recordKey = (tag: string, kind: string, id: number | string): string => `${tag}:r:${kind}:${id}`;
@@ -34,7 +40,7 @@ export const effectsKey = (tag: string): string => `${tag}:fx`;
 export const doneKey = (tag: string, dedupe: string): string => `${tag}:done:${dedupe}`;
 export const pollAtKey = (tag: string): string => `${tag}:poll:at`;
 export const pollAddrKey = (tag: string): string => `${tag}:poll:addr`;
-export const leaseKey = (name: string): string => `{lease}:${name}`;
+export const leaseKey = (name: string): string => `{lease:${tagSafe(name)}}`;
 
 /** A score as Redis reads it: infinities are spelled out. */
 export function scoreArg(n: number): string {

@@ -1,4 +1,4 @@
-import { MISS, type Miss } from '../port.js';
+import { MISS, StoreUnavailableError, type Miss } from '../port.js';
 import type {
   CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
@@ -6,7 +6,7 @@ import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOpti
 import { planCommit } from '../plan.js';
 import { commitCall, commitResult } from './commit.js';
 import { deadlineGuard, withDeadline } from './connection.js';
-import type { Guard, RedisConnection } from './connection.js';
+import type { Guard, RedisCommands, RedisConnection } from './connection.js';
 import { RedisEffects } from './effects.js';
 import { allKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
 
@@ -15,6 +15,11 @@ export interface RedisStoreTimeouts {
   readonly pingTimeoutMs: number;
   /** Any other command fails when Redis does not answer within this (ms; 0: wait forever). */
   readonly commandTimeoutMs: number;
+  /**
+   * A commit succeeds only once this many replicas have it, or as many as are online when fewer are
+   * (WAIT, within commandTimeoutMs); 0: do not wait.
+   */
+  readonly waitReplicas: number;
 }
 
 /**
@@ -29,19 +34,27 @@ export class RedisStore implements Store {
   get cached(): CachedReads {
     return this.#cached?.reads ?? this;
   }
-  readonly #client: RedisConnection;
+  readonly #connection: RedisConnection;
+  /** Keyed commands: on a cluster each goes to its key's slot, and no command names two slots. */
+  readonly #client: RedisCommands;
   readonly #schema: Schema;
   readonly #effects: RedisEffects;
   readonly #timeouts: RedisStoreTimeouts;
   readonly #guard: Guard;
 
-  constructor(client: RedisConnection, schema: Schema, openBlocker: () => RedisConnection, timeouts: RedisStoreTimeouts, cached?: { readonly reads: CachedReads; close(): Promise<void> }) {
+  constructor(connection: RedisConnection, schema: Schema, timeouts: RedisStoreTimeouts, cached?: { readonly reads: CachedReads; close(): Promise<void> }) {
     this.#cached = cached;
-    this.#client = client;
+    this.#connection = connection;
+    this.#client = connection.commands;
     this.#schema = schema;
     this.#timeouts = timeouts;
     this.#guard = deadlineGuard(timeouts.commandTimeoutMs);
-    this.#effects = new RedisEffects(client, this.#guard, openBlocker);
+    this.#effects = new RedisEffects(this.#client, this.#guard);
+  }
+
+  /** For the connection's error listener: reads waiting for effects try Redis again now. */
+  connectionFailed(): void {
+    this.#effects.connectionFailed();
   }
 
   /** Without the client-side cache, every peek misses and the async read goes to Redis. */
@@ -81,8 +94,15 @@ export class RedisStore implements Store {
     checkTenant(tenant);
     const plan = planCommit(this.#schema, commit);
     const { keys, args } = commitCall(tenantTag(tenant), plan);
-    const reply = await this.#guard(this.#client.peregrineCommit(keys, args));
-    return commitResult(reply, plan);
+    const committing = this.#client.peregrineCommit(keys, args);
+    // asked in the same tick, so it travels in one batch with the commit
+    const replicas = this.#timeouts.waitReplicas > 0 ? this.#connection.onlineReplicas(keys[0]!) : undefined;
+    replicas?.catch(() => {}); // a failed commit reports the failure
+    const result = commitResult(await this.#guard(committing), plan);
+    if (result.ok && plan.effects.length > 0) this.#effects.committed(tenant);
+    // a duplicate may be the retry of a commit whose replication was not confirmed: confirm it now
+    if (replicas !== undefined && (result.ok || result.reason === 'duplicate')) await this.#replicated(keys[0]!, await this.#guard(replicas));
+    return result;
   }
 
   async lookup(tenant: Tenant, kind: string, index: string, key: string): Promise<number | undefined> {
@@ -109,15 +129,7 @@ export class RedisStore implements Store {
   async range(tenant: Tenant, kind: string, index: string, key: string, min: number, max: number, page: Page): Promise<IdPage> {
     checkPage(page);
     checkRange(min, max);
-    const zkey = multiKey(tenantTag(tenant), kind, index, key);
-    const [from, to] = page.desc === true ? [scoreArg(max), scoreArg(min)] : [scoreArg(min), scoreArg(max)];
-    const [ids, total] = await this.#guard(Promise.all([
-      page.limit === 0
-        ? Promise.resolve([])
-        : this.#client.sendCommand<string[]>(['ZRANGE', zkey, from, to, 'BYSCORE', ...(page.desc === true ? ['REV'] : []), 'LIMIT', String(page.offset), String(page.limit)]),
-      this.#client.zCount(zkey, scoreArg(min), scoreArg(max)),
-    ]));
-    return { ids: ids.map(Number), total: Number(total) };
+    return this.#scorePage(multiKey(tenantTag(tenant), kind, index, key), min, max, page);
   }
 
   async count(tenant: Tenant, kind: string, index?: string, key?: string): Promise<number> {
@@ -145,7 +157,7 @@ export class RedisStore implements Store {
     if (polls.length === 0) return;
     const tag = tenantTag(tenant);
     const addresses = polls.filter((p) => p.address !== null).map((p) => [String(p.id), p.address as string] as const);
-    const multi = this.#client.multi().zAdd(pollAtKey(tag), polls.map((p) => ({ score: p.at, value: String(p.id) })));
+    const multi = this.#connection.multi(pollAtKey(tag)).zAdd(pollAtKey(tag), polls.map((p) => ({ score: p.at, value: String(p.id) })));
     if (addresses.length > 0) multi.hSet(pollAddrKey(tag), addresses.flat());
     await this.#guard(multi.exec());
   }
@@ -166,21 +178,14 @@ export class RedisStore implements Store {
 
   async pollRange(tenant: Tenant, min: number, max: number, page: Page): Promise<IdPage> {
     checkPage(page);
-    const key = pollAtKey(tenantTag(tenant));
-    const [ids, total] = await this.#guard(Promise.all([
-      page.desc
-        ? this.#client.zRange(key, scoreArg(max), scoreArg(min), { BY: 'SCORE', REV: true, LIMIT: { offset: page.offset, count: page.limit } })
-        : this.#client.zRange(key, scoreArg(min), scoreArg(max), { BY: 'SCORE', LIMIT: { offset: page.offset, count: page.limit } }),
-      this.#client.zCount(key, scoreArg(min), scoreArg(max)),
-    ]));
-    return { ids: ids.map(Number), total: Number(total) };
+    return this.#scorePage(pollAtKey(tenantTag(tenant)), min, max, page);
   }
 
   async forgetPolls(tenant: Tenant, ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
     const tag = tenantTag(tenant);
     const members = ids.map(String);
-    await this.#guard(this.#client.multi().zRem(pollAtKey(tag), members).hDel(pollAddrKey(tag), members).exec());
+    await this.#guard(this.#connection.multi(pollAtKey(tag)).zRem(pollAtKey(tag), members).hDel(pollAddrKey(tag), members).exec());
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -194,16 +199,46 @@ export class RedisStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await withDeadline(this.#client.ping(), this.#timeouts.pingTimeoutMs, 'PING');
+    await withDeadline(this.#connection.ping(), this.#timeouts.pingTimeoutMs, 'PING');
   }
 
   async close(): Promise<void> {
     await this.#cached?.close();
-    await this.#effects.close();
-    if (!this.#client.isOpen) return;
-    if (!this.#client.isReady) return this.#client.destroy();
-    // close() waits for replies still due; do not let a hung Redis hold up shutdown
-    await withDeadline(this.#client.close(), 2000, 'close').catch(() => this.#client.destroy());
+    this.#effects.close();
+    await this.#connection.close();
+  }
+
+  /**
+   * Redis replicates asynchronously: a master that dies right after a commit may take it along, and
+   * the replica promoted in its place never had it. With waitReplicas, a commit is acknowledged only
+   * once that many replicas have it (or every online replica, when fewer are online: after a
+   * failover the new master has none until the failed node returns, and writes go on); otherwise the
+   * caller gets StoreUnavailableError (503), the answer for an outcome it cannot know, and retries
+   * (compare-and-set and dedupe make that safe).
+   */
+  async #replicated(key: string, online: number): Promise<void> {
+    const replicas = Math.min(this.#timeouts.waitReplicas, online);
+    if (replicas <= 0) return;
+    const { commandTimeoutMs } = this.#timeouts;
+    const timeoutMs = commandTimeoutMs > 0 ? commandTimeoutMs : 0;
+    const acked = await this.#guard(this.#connection.waitReplicas(key, replicas, timeoutMs), timeoutMs);
+    if (acked < replicas) {
+      throw new StoreUnavailableError(`commit confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; its outcome is unknown`);
+    }
+  }
+
+  /** Ids of a sorted set with scores in [min, max], in score order, and how many there are. */
+  async #scorePage(zkey: string, min: number, max: number, page: Page): Promise<IdPage> {
+    const limit = { LIMIT: { offset: page.offset, count: page.limit } };
+    const [ids, total] = await this.#guard(Promise.all([
+      page.limit === 0
+        ? Promise.resolve([])
+        : page.desc === true
+          ? this.#client.zRange(zkey, scoreArg(max), scoreArg(min), { BY: 'SCORE', REV: true, ...limit })
+          : this.#client.zRange(zkey, scoreArg(min), scoreArg(max), { BY: 'SCORE', ...limit }),
+      this.#client.zCount(zkey, scoreArg(min), scoreArg(max)),
+    ]));
+    return { ids: ids.map(Number), total: Number(total) };
   }
 
   async #rankPage(zkey: string, page: Page): Promise<IdPage> {
@@ -218,5 +253,5 @@ export class RedisStore implements Store {
 
 function toStored<T>(id: number, version: unknown, json: unknown): Stored<T> | undefined {
   if (version === null || version === undefined || json === null || json === undefined) return undefined;
-  return { id, version: Number(version), value: JSON.parse(String(json)) as T };
+  return { id, version: Number(version), value: JSON.parse((json as string | Buffer).toString()) as T };
 }

@@ -3,12 +3,10 @@
  * `tenants[].config`), the DDI system switches, trusted proxies and quotas; a device client whose
  * paths are relative to `/{tenant}/controller/v1/{controllerId}`; and assignments.
  */
-import { inject } from 'vitest';
 import type { ActionType, MaintenanceWindow } from '../../../src/domain/action.js';
 import { TARGET, type TargetRecord } from '../../../src/domain/target.js';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
-import type { App, StoreKind } from '../../helpers/app.js';
-import { uniqueTenant } from '../../helpers/redis.js';
+import { storeOptions, tenantFor, type App, type StoreKind } from '../../helpers/app.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer, type RequestOptions, type TestResponse } from '../../helpers/server.js';
 
 export const GATEWAY_KEY = 'gw-0123456789abcdef';
@@ -46,7 +44,7 @@ export const BASE_TENANT_CONFIG: Readonly<Record<string, ConfigValue>> = {
 };
 
 export async function startDdiApp(kind: StoreKind, opts: DdiOptions = {}): Promise<DdiApp> {
-  const tenant = kind === 'redis' ? uniqueTenant('D').toUpperCase() : 'DEFAULT';
+  const tenant = tenantFor(kind, 'D');
   const tenantConfig = { ...BASE_TENANT_CONFIG, ...opts.tenantConfig };
   const admin = { username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] };
   const tenants: unknown[] = [{ name: tenant, users: [admin], config: tenantConfig }];
@@ -58,7 +56,7 @@ export async function startDdiApp(kind: StoreKind, opts: DdiOptions = {}): Promi
       server: { trustedProxies: [...(opts.trustedProxies ?? [])] },
       quotas: opts.quotas ?? {},
     } as never,
-    kind === 'redis' ? { redisUrl: inject('redisUrl') } : {},
+    storeOptions(kind),
   );
   const client = http(server.url);
   const withAdmin = (o?: RequestOptions): RequestOptions => ({ auth: ADMIN, ...o });
@@ -111,14 +109,6 @@ export async function assign(app: DdiApp, controllerId: string, dsId: number, op
   return id;
 }
 
-/** Waits until the server's dispatcher handled every queued effect of the tenant. */
-export async function effectsSettled(app: App, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while ((await app.store.pendingEffects(app.tenant)) > 0) {
-    if (Date.now() > until) throw new Error('effects did not settle');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 export async function targetOf(app: App, controllerId: string): Promise<TargetRecord> {
   const id = await app.store.lookup(app.tenant, TARGET, 'controllerId', controllerId.toLowerCase());

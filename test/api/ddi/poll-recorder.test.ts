@@ -9,7 +9,7 @@ const quiet = { warn: () => {} };
 
 /** The memory store (`store`), and the recorder's view of it (`sink`), which counts recordPolls calls and fails the first `failures`. */
 async function countingStore(failures = 0) {
-  const store = await openMemoryStore(SCHEMA);
+  const store = openMemoryStore(SCHEMA);
   const calls: { tenant: string; polls: readonly (PollRecord & { id: number })[] }[] = [];
   let left = failures;
   const sink = {

@@ -33,11 +33,13 @@ describe.each(STORES)('DDI poll, %s store', (kind) => {
       const res = await app.device('quiet').get();
       expect(res.status).toBe(200);
       expect(res.text).toBe('{"config":{"polling":{"sleep":"00:07:00"}}}');
-      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.headers.get('content-type')).toBe('application/hal+json'); // hawkBit's first type without Accept
     }
     expect((await app.store.get(app.tenant, TARGET, id))!.version).toBe(before);
     const hal = await app.device('quiet').get('', { headers: { accept: 'application/hal+json' } });
     expect(hal.headers.get('content-type')).toBe('application/hal+json');
+    const json = await app.device('quiet').get('', { headers: { accept: 'application/json' } });
+    expect(json.headers.get('content-type')).toBe('application/json');
     expect((await app.device('quiet').get('', { headers: { accept: 'text/html' } })).status).toBe(406);
   });
 

@@ -3,16 +3,13 @@
  * scheduler modules (their own Services, so tests can set tenant configuration and run scheduler
  * passes), Management client logged in as admin, and the seed helpers' App shape.
  */
-import { inject } from 'vitest';
 import { coreModule } from '../../../src/app/core-module.js';
 import type { AppModule } from '../../../src/app/module.js';
 import { createServices, type Services } from '../../../src/app/services.js';
-import type { ConfigInput } from '../../../src/config/index.js';
 import { deploymentsModule } from '../../../src/mgmt/deployments/index.js';
 import { schedulerModule, type SchedulerModule, type SchedulerSettings } from '../../../src/scheduler/index.js';
-import type { App, StoreKind } from '../../helpers/app.js';
-import { uniqueTenant } from '../../helpers/redis.js';
-import { ADMIN, ADMIN_HASH, http, startTestServer, type DeepPartial, type RequestOptions } from '../../helpers/server.js';
+import { storeOptions, tenantFor, type App, type StoreKind } from '../../helpers/app.js';
+import { ADMIN, ADMIN_HASH, http, startTestServer, type RequestOptions } from '../../helpers/server.js';
 
 export interface DeployApp extends App {
   readonly services: Services;
@@ -28,7 +25,7 @@ export interface DeployAppOptions {
 }
 
 export async function startDeployApp(kind: StoreKind, opts: DeployAppOptions = {}): Promise<DeployApp> {
-  const tenant = kind === 'redis' ? uniqueTenant('T').toUpperCase() : 'DEFAULT';
+  const tenant = tenantFor(kind, 'T');
   let services: Services | undefined;
   let scheduler: SchedulerModule | undefined;
   const server = await startTestServer({
@@ -40,8 +37,8 @@ export async function startDeployApp(kind: StoreKind, opts: DeployAppOptions = {
       ],
     }],
     ...(opts.quotas === undefined ? {} : { quotas: opts.quotas }),
-  } as DeepPartial<ConfigInput>, {
-    ...(kind === 'redis' ? { redisUrl: inject('redisUrl') } : {}),
+  }, {
+    ...storeOptions(kind),
     modules: (ctx) => {
       services = createServices(ctx);
       scheduler = schedulerModule(services, { enabled: false, ...opts.scheduler });

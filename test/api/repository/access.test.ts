@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STORES, startApp, type App } from '../../helpers/app.js';
+import { STORES, startApp, tenantFor, type App } from '../../helpers/app.js';
 import { ADMIN_HASH } from '../../helpers/server.js';
-import { uniqueTenant } from '../../helpers/redis.js';
 import { ROOT, completeSet, unique, upload } from './fixture.js';
 
 const READER: readonly [string, string] = ['reader', 'admin'];
@@ -13,7 +12,7 @@ describe.each(STORES)('%s store', (kind) => {
   let artifact: { id: number };
   let tag: { id: number };
   beforeAll(async () => {
-    const [a, b] = kind === 'redis' ? [uniqueTenant('A'), uniqueTenant('B')] : ['DEFAULT', 'OTHER'];
+    const [a, b] = [tenantFor(kind, 'A'), tenantFor(kind, 'B', 'OTHER')];
     app = await startApp(kind, {
       tenants: [
         { name: a, users: [

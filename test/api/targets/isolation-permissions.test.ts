@@ -1,6 +1,5 @@
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { STORES, type StoreKind } from '../../helpers/app.js';
-import { uniqueTenant } from '../../helpers/redis.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STORES, storeOptions, tenantFor, type StoreKind } from '../../helpers/app.js';
 import { ADMIN_HASH, http, startTestServer } from '../../helpers/server.js';
 import { ERR, expectError } from './fixtures.js';
 
@@ -14,8 +13,8 @@ describe.each(STORES)('tenant isolation and permissions on the %s store', (kind:
   const ids: Record<string, number> = {};
 
   beforeAll(async () => {
-    const tenantA = kind === 'redis' ? uniqueTenant('A').toUpperCase() : 'DEFAULT';
-    tenantB = kind === 'redis' ? uniqueTenant('B').toUpperCase() : 'B';
+    const tenantA = tenantFor(kind, 'A');
+    tenantB = tenantFor(kind, 'B', 'B');
     b.auth = `${tenantB}\\admin:admin`;
     const user = (username: string, permissions: string[]) => ({ username, password: ADMIN_HASH, permissions });
     const server = await startTestServer(
@@ -31,7 +30,7 @@ describe.each(STORES)('tenant isolation and permissions on the %s store', (kind:
           { name: tenantB, users: [user('admin', ['ALL'])] },
         ],
       },
-      kind === 'redis' ? { redisUrl: inject('redisUrl') } : {},
+      storeOptions(kind),
     );
     api = http(server.url);
     expect((await api.post('/rest/v1/targets', { ...a, json: [{ controllerId: 'secret-dev' }] })).status).toBe(201);

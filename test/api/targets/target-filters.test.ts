@@ -57,7 +57,7 @@ describe.each(STORES)('target filters on the %s store', (kind) => {
   it.each([
     [{ query: 'name==a' }, 'body.name: required'],
     [{ name: 'x' }, 'body.query: required'],
-    [{ name: 'n'.repeat(65), query: 'name==a' }, 'body.name'],
+    [{ name: 'n'.repeat(129), query: 'name==a' }, 'body.name'], // hawkBit NamedEntity.NAME_MAX_SIZE 128
     [{ name: 'x', query: 'q'.repeat(1025) }, 'body.query'],
     [{ name: 'x', query: 5 }, 'body.query: expected a string'],
   ])('refuses the filter body %j with 400', async (json, message) => {

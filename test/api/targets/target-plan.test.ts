@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TARGET } from '../../../src/domain/target.js';
-import { DEFAULT_TARGET_SORT, targetFields } from '../../../src/mgmt/targets/target-fields.js';
-import { queryTargets } from '../../../src/mgmt/targets/target-query.js';
+import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../../src/query/targets.js';
 import { parseFilter } from '../../../src/query/index.js';
 import type { Store } from '../../../src/store/port.js';
 import { STORES, startApp, type App } from '../../helpers/app.js';

@@ -77,7 +77,8 @@ describe.each(STORES)('target sub-resources on the %s store', (kind) => {
     expectError(await app.mgmt.post(base, { json: [{ value: 'x' }] }), 400, ERR.body, 'body[0].key: required');
     expectError(await app.mgmt.post(base, { json: [{ key: 'k'.repeat(129), value: 'x' }] }), 400, ERR.body, 'body[0].key');
     expectError(await app.mgmt.post(base, { json: [{ key: 'x', value: 'v'.repeat(4001) }] }), 400, ERR.body, 'body[0].value');
-    expectError(await app.mgmt.put(`${base}/a`, { json: { key: 'a' } }), 400, ERR.body, 'body.value: required');
+    // hawkBit's MgmtMetadataBodyPut has an optional value: without one the entry keeps its value
+    expect((await app.mgmt.put(`${base}/a`, { json: { key: 'a' } })).json()).toEqual({ key: 'a', value: '1' });
     expectError(await app.mgmt.post('/rest/v1/targets/ghost/metadata', { json: [{ key: 'a', value: '1' }] }), 404, ERR.notFound);
     expect((await app.mgmt.get(`${base}`)).json().total).toBe(1);
   });

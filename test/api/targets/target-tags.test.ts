@@ -41,7 +41,7 @@ describe.each(STORES)('target tags on the %s store', (kind) => {
   it.each([
     [[{ description: 'no name' }], 'body[0].name: required'],
     [[{ name: '' }], 'body[0].name'],
-    [[{ name: 'n'.repeat(65) }], 'body[0].name: must be at most 64'],
+    [[{ name: 'n'.repeat(129) }], 'body[0].name: must be at most 128'], // hawkBit NamedEntity.NAME_MAX_SIZE
     [[{ name: 'x', description: 'd'.repeat(513) }], 'body[0].description'],
     [[{ name: 'x', colour: 'c'.repeat(17) }], 'body[0].colour'],
     [[{ name: 7 }], 'body[0].name: expected a string'],
@@ -103,7 +103,11 @@ describe.each(STORES)('target tags on the %s store', (kind) => {
     const [a, b] = [uid(), uid()];
     await createTargets(app, [{ controllerId: a }, { controllerId: b }]);
     await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned`, { json: [a] });
-    let res = await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned/toggleTagAssignment`, { json: [{ controllerId: a }, { controllerId: b }, { controllerId: 'ghost' }] });
+    // hawkBit (0.5 JpaTargetManagement.toggleTagAssignment): an unknown controller id fails the whole toggle
+    const ghost = { json: [{ controllerId: a }, { controllerId: b }, { controllerId: 'ghost' }] };
+    expectError(await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned/toggleTagAssignment`, ghost), 404, ERR.notFound, 'ghost');
+    expect(await tagsOf(b)).toEqual([]);
+    let res = await app.mgmt.post(`/rest/v1/targettags/${tag.id}/assigned/toggleTagAssignment`, { json: [{ controllerId: a }, { controllerId: b }] });
     expect(res.status, res.text).toBe(200);
     expect(cids(res.json().assignedTargets)).toEqual([b]);
     expect(res.json().unassignedTargets).toEqual([]);

@@ -70,7 +70,7 @@ describe.each(STORES)('target types on the %s store', (kind) => {
 
   it.each([
     [[{}], 'body[0].name: required'],
-    [[{ name: 'n'.repeat(65) }], 'body[0].name'],
+    [[{ name: 'n'.repeat(129) }], 'body[0].name'], // hawkBit NamedEntity.NAME_MAX_SIZE 128
     [[{ name: 'x', key: 'k'.repeat(65) }], 'body[0].key'],
     [[{ name: 'x', description: 'd'.repeat(513) }], 'body[0].description'],
     [[{ name: 'x', compatibledistributionsettypes: [{ id: 'one' }] }], 'body[0].compatibledistributionsettypes[0].id'],

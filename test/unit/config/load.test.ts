@@ -27,7 +27,7 @@ describe('config loading', () => {
   it('fills every default from an empty document', () => {
     const c = parseConfig({});
     expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, trustedProxies: [] });
-    expect(c.store).toEqual({ kind: 'memory', redisUrl: 'redis://127.0.0.1:6379' });
+    expect(c.store).toEqual({ kind: 'memory', redisUrl: 'redis://127.0.0.1:6379', redisCluster: [], redisCacheEntries: 100_000, redisWaitReplicas: 0 });
     expect(c.dataDir).toBe('./data');
     expect(c.log.level).toBe('info');
     expect(c.limits).toEqual({ jsonBodyBytes: 1048576, uploadBytes: 1074790400, defaultPageSize: 50, maxPageSize: 500 });
@@ -65,6 +65,7 @@ describe('config loading', () => {
     [{ server: { port: 70000 } }, 'config.yaml: server.port: expected a number from 0 to 65535, got 70000'],
     [{ sever: {} }, 'config.yaml: (root): unknown key: sever'],
     [{ store: { kind: 'mongo' } }, 'config.yaml: store.kind: must be one of "memory", "redis", got "mongo"'],
+    [{ store: { redisCluster: ['redis://a:1', 'a:2'] } }, 'config.yaml: store.redisCluster[1]: expected a redis:// or rediss:// URL, got "a:2"'],
     [{ limits: { jsonBodyBytes: 0 } }, 'config.yaml: limits.jsonBodyBytes: must be at least 1, got 0'],
     [{ limits: { defaultPageSize: 900 } }, 'config.yaml: limits.defaultPageSize: must not exceed limits.maxPageSize (500)'],
     [{ tenants: [{ name: 'a b' }] }, 'config.yaml: tenants[0].name: expected 1-64 of A-Z a-z 0-9 _ -, got "a b"'],
@@ -91,9 +92,18 @@ describe('config loading', () => {
     );
     expect(c.server.port).toBe(9090);
     expect(c.server.host).toBe('127.0.0.1');
-    expect(c.store).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:7000' });
+    expect(c.store).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:7000', redisCluster: [], redisCacheEntries: 100_000, redisWaitReplicas: 0 });
     expect(c.dataDir).toBe('/var/lib/p');
     expect(c.log.level).toBe('debug');
+  });
+
+  it('reads the cluster nodes as a YAML list or as one comma-separated environment variable', () => {
+    const nodes = ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7000'];
+    expect(parseConfig({ store: { kind: 'redis', redisCluster: nodes } }).store.redisCluster).toEqual(nodes);
+    const fromEnv = parseConfig({}, { env: { PEREGRINE_STORE: 'redis', PEREGRINE_REDIS_CLUSTER: ' redis://10.0.0.1:7000, redis://10.0.0.2:7000,' } });
+    expect(fromEnv.store).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:6379', redisCluster: nodes, redisCacheEntries: 100_000, redisWaitReplicas: 0 });
+    const msg = errorOf(() => parseConfig({}, { env: { PEREGRINE_REDIS_CLUSTER: 'redis://a:1,b:2' } }));
+    expect(msg).toBe('PEREGRINE_REDIS_CLUSTER (store.redisCluster[1]): expected a redis:// or rediss:// URL, got "b:2"');
   });
 
   it('names the environment variable when an override is invalid', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokensEqual } from '../../../src/ddi/auth.js';
-import { etagOf, noneMatch } from '../../../src/ddi/etag.js';
+import { etagOf, noneMatch } from '../../../src/http/etag.js';
 
 describe('token comparison', () => {
   it.each([

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION, type ActionRecord } from '../../../src/domain/action.js';
-import { TARGET, type TargetRecord } from '../../../src/domain/target.js';
-import { dmfCommitObserver } from '../../../src/dmf/observer.js';
-import type { Write } from '../../../src/store/port.js';
+import type { ActorChange } from '../../../src/actors/runtime.js';
+import type { ActionRecord } from '../../../src/domain/action.js';
+import type { TargetRecord } from '../../../src/domain/target.js';
+import { dmfObserver } from '../../../src/dmf/observer.js';
 import { anAction, aTarget } from '../../fixtures/records.js';
 
 const DMF = 'amqp://%2F/gw.exchange';
-const observe = (...writes: Write[]) => dmfCommitObserver('T', { writes });
-const actionWrite = (before: Partial<ActionRecord> | undefined, after: Partial<ActionRecord> | null): Write =>
-  ({ kind: ACTION, id: 10, expect: before === undefined ? 0 : 3, before: before && anAction(before), after: after && anAction(after) });
-const targetWrite = (before: Partial<TargetRecord> | undefined, after: Partial<TargetRecord> | null): Write =>
-  ({ kind: TARGET, id: 1, expect: before === undefined ? 0 : 2, before: before && aTarget(before), after: after && aTarget(after) });
+const observe = (...changes: ActorChange[]) => dmfObserver('T', changes);
+const actionWrite = (before: Partial<ActionRecord> | undefined, after: Partial<ActionRecord> | null): ActorChange =>
+  ({ kind: 'action', id: 10, before: before && anAction(before), after: after && anAction(after) });
+const targetWrite = (before: Partial<TargetRecord> | undefined, after: Partial<TargetRecord> | null): ActorChange =>
+  ({ kind: 'target', id: 1, before: before && aTarget(before), after: after && aTarget(after) });
 
-describe('which commits tell a DMF device something', () => {
+describe('which actor changes tell a DMF device something', () => {
   it('a new open action of a DMF target, not of a DDI one; unknown targets are checked later', () => {
     const created = actionWrite(undefined, { status: 'running' });
     expect(observe(targetWrite({ address: DMF }, { address: DMF, updateStatus: 'pending' }), created)).toEqual([{ type: 'dmf.action', targetId: 1, actionId: 10 }]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { actionMachine, type ActionEvent } from '../../../src/domain/action.machine.js';
 import type { ActionRecord, ActionStatus } from '../../../src/domain/action.js';
 import { anAction } from '../../fixtures/records.js';
-import { step } from './step.js';
+import { step } from '../../../src/actors/step.js';
 
 const run = (a: ActionRecord, e: ActionEvent) => step(actionMachine, 'status', a, e);
 const report = { at: 100, timestamp: 90, code: null as number | null, details: [] as string[] };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { targetMachine } from '../../../src/domain/target.machine.js';
 import type { TargetRecord, UpdateStatus } from '../../../src/domain/target.js';
 import { aTarget } from '../../fixtures/records.js';
-import { step } from './step.js';
+import { step } from '../../../src/actors/step.js';
 
 const run = (t: TargetRecord, e: Parameters<typeof step>[3]) => step(targetMachine, 'updateStatus', t, e);
 

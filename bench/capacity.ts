@@ -1,0 +1,257 @@
+/**
+ * Inputs of the capacity model (README, "Capacity"): Redis memory, commands and Redis CPU per
+ * operation, for the real server (a child process, driven over HTTP only) on a Redis Cluster node
+ * (a private one-master cluster: the per-key overhead of cluster mode included).
+ *
+ *   npm run bench -- capacity [--targets 10000] [--idle 10]
+ *
+ * Each phase below runs in turn and is measured by INFO snapshots of the Redis node before and after
+ * it: used_memory (bytes), total_commands_processed (every command Redis ran, those a script calls
+ * included), the scripts run (EVALSHA), the main thread's CPU time (includes reading and answering
+ * the commands) and the keys. The idle
+ * rate of commands and CPU (the dispatcher's reads, scheduler ticks, the slot-map watch), measured
+ * first, is subtracted from every phase. Memory and command counts do not depend on the machine's
+ * speed; CPU time does (see the README for how to read it).
+ *
+ * To measure another operation, append a Phase to PHASES: `run` does the operation over HTTP (through
+ * `ctx`) and returns how many it did; the table gains a row with the figures per operation. The
+ * rollout group step is meant to go here: create a rollout over the fleet, start it, let its groups
+ * run, and return the number of group steps.
+ */
+import { Command } from 'commander';
+import { createClient } from 'redis';
+import { request } from 'undici';
+import { api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
+import { startRedis } from './lib/redis.js';
+import { writeResults } from './lib/results.js';
+import { startServer, type BenchServer } from './lib/server.js';
+
+const o = new Command()
+  .option('--targets <n>', 'devices in the fleet', '10000')
+  .option('--idle <s>', 'seconds of idle server to measure the background rate', '10')
+  .parse()
+  .opts<{ targets: string; idle: string }>();
+const TARGETS = Number(o.targets);
+const IDLE_S = Number(o.idle);
+const WORKERS = 32;
+
+export interface Ctx {
+  readonly redisUrl: string;
+  readonly targets: number;
+  server: BenchServer;
+  readonly admin: () => Api;
+  tokens: readonly string[];
+  /** Action id per device index, once assigned. */
+  actions: number[];
+  /** A fresh server process on the same Redis (empty in-process caches). */
+  restart(): Promise<void>;
+}
+
+export interface Phase {
+  readonly name: string;
+  /** Runs before the measurement (e.g. a round that fills the caches). */
+  prepare?(ctx: Ctx): Promise<unknown>;
+  /** Does the operation `ctx.targets` times (or so) over HTTP; returns how many it did. */
+  run(ctx: Ctx): Promise<number>;
+}
+
+/** `n` calls of `fn(i)`, WORKERS at a time. */
+async function each(n: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) await fn(next++);
+  };
+  await Promise.all(Array.from({ length: WORKERS }, worker));
+}
+
+async function ddi(ctx: Ctx, i: number, path = '', body?: unknown): Promise<string> {
+  const res = await request(`${ctx.server.url}/DEFAULT/controller/v1/dev-${i}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `TargetToken ${ctx.tokens[i]}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`dev-${i} ${path || 'poll'} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+  return text;
+}
+
+/** Every device polls once. */
+async function pollRound(ctx: Ctx): Promise<number> {
+  await pollEach(ctx.server.url, ctx.tokens);
+  return ctx.targets;
+}
+
+const feedback = (execution: string, finished: string, details: string) => ({ status: { execution, result: { finished }, details: [details] } });
+
+const PHASES: readonly Phase[] = [
+  {
+    name: 'create target (Management API, arrays of 500)',
+    async run(ctx) {
+      ctx.tokens = await createDevices(ctx.admin(), ctx.targets);
+      return ctx.targets;
+    },
+  },
+  { name: 'first poll (registers the device, last poll written behind)', run: pollRound },
+  {
+    name: 'poll, cached (client-side cache hit, last poll written behind)',
+    // the first poll changed each target (registered): one round reads them into the cache again
+    prepare: pollRound,
+    run: async (ctx) => (await pollRound(ctx)) + (await pollRound(ctx)),
+  },
+  {
+    name: 'poll, cold cache (fresh server process)',
+    async run(ctx) {
+      await ctx.restart();
+      return pollRound(ctx);
+    },
+  },
+  {
+    name: 'assign (one action per target, arrays of 1000)',
+    async run(ctx) {
+      await createReleaseAndAssign(ctx.admin(), ctx.targets);
+      return ctx.targets;
+    },
+  },
+  {
+    name: 'first poll after the assignment (reads the new action)',
+    async run(ctx) {
+      ctx.actions = new Array<number>(ctx.targets);
+      await each(ctx.targets, async (i) => {
+        const href = /deploymentBase\/(\d+)/.exec(await ddi(ctx, i))?.[1];
+        if (href === undefined) throw new Error(`dev-${i} has no open action`);
+        ctx.actions[i] = Number(href);
+      });
+      return ctx.targets;
+    },
+  },
+  { name: 'poll with an open action, cached', run: pollRound },
+  {
+    name: 'feedback proceeding',
+    async run(ctx) {
+      await each(ctx.targets, async (i) => void (await ddi(ctx, i, `/deploymentBase/${ctx.actions[i]}/feedback`, feedback('proceeding', 'none', 'downloading'))));
+      return ctx.targets;
+    },
+  },
+  {
+    name: 'feedback closed success (action finished, target in sync)',
+    async run(ctx) {
+      await each(ctx.targets, async (i) => void (await ddi(ctx, i, `/deploymentBase/${ctx.actions[i]}/feedback`, feedback('closed', 'success', 'installed'))));
+      return ctx.targets;
+    },
+  },
+];
+
+interface Snapshot {
+  readonly at: number;
+  readonly memory: number;
+  readonly commands: number;
+  readonly scripts: number;
+  readonly cpuS: number;
+  readonly keys: number;
+  readonly tracked: number;
+  readonly calls: ReadonlyMap<string, number>;
+}
+
+async function snapshot(redis: ReturnType<typeof createClient>): Promise<Snapshot> {
+  const info = await redis.info('everything');
+  const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  const calls = new Map<string, number>();
+  for (const [, name, n] of info.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm)) calls.set(name!, Number(n));
+  return {
+    at: performance.now(),
+    memory: field('used_memory'),
+    // the INFO of this snapshot is counted in the next window: take it off here
+    commands: field('total_commands_processed') - 1,
+    scripts: calls.get('evalsha') ?? 0,
+    cpuS: field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread'),
+    keys: Number(/^db0:keys=(\d+)/m.exec(info)?.[1] ?? 0),
+    tracked: field('tracking_total_keys'),
+    calls,
+  };
+}
+
+/** Top commands of a window as Redis counts them (the commands inside scripts included). */
+function topCalls(a: Snapshot, b: Snapshot, per: number): string {
+  const deltas = [...b.calls].map(([name, n]) => [name, n - (a.calls.get(name) ?? 0)] as const).filter(([name, d]) => d > 0 && name !== 'info');
+  return deltas.sort((x, y) => y[1] - x[1]).slice(0, 6).map(([name, d]) => `${name} ${(d / per).toFixed(2)}`).join(', ');
+}
+
+const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
+
+async function main(): Promise<void> {
+  const redis = await startRedis({ cluster: true });
+  const admin = createClient({ url: redis.url });
+  await admin.connect();
+  // the shared bench config, with the store on the cluster node
+  const config = serverConfig('redis').replace(/store: \{[^}]*\}/, `store: { kind: redis, redisCluster: ['${redis.url}'] }`);
+  if (!config.includes('redisCluster')) throw new Error('serverConfig no longer has a store line this bench can point at the cluster');
+  const empty = await snapshot(admin);
+  const ctx: Ctx = {
+    redisUrl: redis.url,
+    targets: TARGETS,
+    server: await startServer(config),
+    admin: () => api(ctx.server.url),
+    tokens: [],
+    actions: [],
+    async restart() {
+      await ctx.server.stop();
+      ctx.server = await startServer(config);
+    },
+  };
+  const rows: Record<string, unknown>[] = [];
+  const figures: Record<string, number> = {};
+  try {
+    await new Promise((r) => setTimeout(r, 2000)); // startup work settles
+    const idleFrom = await snapshot(admin);
+    figures['tenant and server bootstrap: Redis bytes'] = idleFrom.memory - empty.memory;
+    figures['tenant and server bootstrap: keys'] = idleFrom.keys - empty.keys;
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    const idleTo = await snapshot(admin);
+    const idleS = (idleTo.at - idleFrom.at) / 1000;
+    const background = {
+      commands: (idleTo.commands - idleFrom.commands) / idleS,
+      scripts: (idleTo.scripts - idleFrom.scripts) / idleS,
+      cpuS: (idleTo.cpuS - idleFrom.cpuS) / idleS,
+    };
+    figures['idle server: commands run/s'] = round(background.commands, 2);
+    figures['idle server: scripts/s'] = round(background.scripts, 2);
+    figures['idle server: Redis CPU µs/s'] = round(background.cpuS * 1e6, 0);
+    console.log(`idle: ${figures['idle server: commands run/s']} commands/s, ${topCalls(idleFrom, idleTo, idleS)} per second`);
+
+    for (const phase of PHASES) {
+      await phase.prepare?.(ctx);
+      const before = await snapshot(admin);
+      const count = await phase.run(ctx);
+      await new Promise((r) => setTimeout(r, 1500)); // the write-behind flush and effects of the last requests land
+      const after = await snapshot(admin);
+      const seconds = (after.at - before.at) / 1000;
+      const commands = after.commands - before.commands - background.commands * seconds;
+      const scripts = after.scripts - before.scripts - background.scripts * seconds;
+      const cpuS = after.cpuS - before.cpuS - background.cpuS * seconds;
+      const row = {
+        phase: phase.name,
+        operations: count,
+        'Redis bytes/op': round((after.memory - before.memory) / count, 0),
+        'keys/op': round((after.keys - before.keys) / count, 2),
+        'commands run/op': round(commands / count, 2),
+        'scripts/op': round(scripts / count, 2),
+        'Redis CPU µs/op': round((cpuS * 1e6) / count, 1),
+        'tracked keys': after.tracked,
+        'calls/op (incl. inside scripts)': topCalls(before, after, count),
+      };
+      rows.push(row);
+      console.log(JSON.stringify(row));
+    }
+    const end = await snapshot(admin);
+    figures['Redis bytes per device (all phases, one finished action)'] = round((end.memory - idleFrom.memory) / TARGETS, 0);
+    figures['keys per device'] = round((end.keys - idleFrom.keys) / TARGETS, 2);
+    figures['tracking table keys at the end'] = end.tracked;
+  } finally {
+    await ctx.server.stop().catch(() => undefined);
+    await admin.close();
+    await redis.stop();
+  }
+  writeResults('capacity', { targets: TARGETS, idleS: IDLE_S, store: 'redis cluster (one master, all slots)' }, rows, figures);
+}
+
+await main();

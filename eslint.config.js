@@ -1,0 +1,112 @@
+// ESLint (flat config): typescript-eslint's type-checked rules, and import boundaries that encode
+// ARCHITECTURE.md's data flow `http -> ddi|mgmt -> actors -> domain -> store`. Runs in `npm test`.
+import tseslint from 'typescript-eslint';
+
+/** Imports a folder must not make: each entry names the folders (or packages) and why. */
+function boundary(files, forbidden) {
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: forbidden.map(([group, message]) => ({ group, message })),
+      }],
+    },
+  };
+}
+
+const IO = ['node:*', 'redis', 'uWebSockets.js', 'piscina', 'pino', 'prom-client', 'undici', 'busboy'];
+const HANDLERS = ['**/mgmt/**', '**/ddi/**', '**/dmf/**'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'test/fixtures/*.mjs'] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports', disallowTypeAnnotations: false }],
+      // async methods without await implement Promise-returning ports (the memory store): a throw still rejects
+      '@typescript-eslint/require-await': 'off',
+      'no-control-regex': 'error',
+      // a variable a closure reads before it is assigned (server.ts's store getter) stays `let`
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  // domain: pure rules and machines; no I/O and nothing from outside domain
+  boundary(['src/domain/**/*.ts'], [
+    [IO, 'domain/ does no I/O (ARCHITECTURE.md: machines never do I/O)'],
+    [['../*'], 'domain/ imports nothing outside domain/'],
+  ]),
+  // store: the port and its adapters know records, not who writes them
+  boundary(['src/store/**/*.ts'], [
+    [[...HANDLERS, '**/actors/**', '**/app/**', '**/scheduler/**', '**/http/**', '**/query/**'], 'store/ sits below everything but domain/'],
+  ]),
+  // query: FIQL, plans and the list engine, below the handlers
+  boundary(['src/query/**/*.ts'], [
+    [[...HANDLERS, '**/actors/**', '**/app/**', '**/scheduler/**', '**/http/**'], 'query/ sits below the handlers and the actors'],
+  ]),
+  // actors: the runtime and what runs on it; handlers and the app sit above it
+  boundary(['src/actors/**/*.ts'], [
+    [[...HANDLERS, '**/app/**', '**/scheduler/**', '**/http/**'], 'actors/ sits below the handlers and the app'],
+  ]),
+  // scheduler: runs on actors and queries, never through handler code
+  boundary(['src/scheduler/**/*.ts'], [
+    [[...HANDLERS, '**/http/**'], 'scheduler/ does not import handler code: move what it needs below (query/, actors/)'],
+  ]),
+  // Management handlers: declare narrow dependencies (no Services locator), know no device API
+  boundary(['src/mgmt/**/*.ts'], [
+    [['**/ddi/**', '**/dmf/**', '**/scheduler/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
+      'mgmt/ handlers declare the narrow dependencies they use (kit/deps.ts) and see only the Store port'],
+  ]),
+  boundary(['src/ddi/**/*.ts'], [
+    [['**/mgmt/**', '**/dmf/**', '**/scheduler/**', '**/store/memory/**', '**/store/redis/**', 'redis'],
+      'ddi/ does not import Management, DMF or scheduler code'],
+  ]),
+  // DMF: the device API over AMQP, beside ddi/: drives the actors, shares the device functions of ddi/ (never
+  // copies them), declares narrow dependencies; only src/modules.ts imports it (the HANDLERS lists above)
+  boundary(['src/dmf/**/*.ts'], [
+    [['**/mgmt/**', '**/scheduler/**', '**/http/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
+      'dmf/ is a device API like ddi/: actors, ddi/ device functions and the Store port, no Management, scheduler or HTTP code'],
+  ]),
+  // app: shared services and module contracts; the registry of modules sits beside server.ts
+  boundary(['src/app/**/*.ts'], [
+    [[...HANDLERS, '**/scheduler/**'], 'app/ does not point back up at the modules: register them in src/modules.ts'],
+  ]),
+  boundary(['src/http/**/*.ts'], [
+    [[...HANDLERS, '**/actors/**', '**/app/**', '**/scheduler/**'], 'http/ is the adapter below the handlers'],
+  ]),
+  // the simulator behaves like a real device: types from src at most
+  {
+    files: ['simulator/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**'], allowTypeImports: true, message: 'the simulator may import types from src, no runtime code' }] }],
+    },
+  },
+  // the actor runtime is the only writer of actor records: no Write literal of those kinds elsewhere
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/actors/**'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: "ObjectExpression:has(> Property[key.name='expect']) > Property[key.name='kind'][value.name=/^(TARGET|ACTION|ACTION_STATUS)$/]",
+        message: 'actor records (targets, actions and their status history) are written only by the actor runtime (src/actors)',
+      }],
+    },
+  },
+  // tests read JSON answers as `any` by design (`res.json().content[0].id`) and pass methods to expect()
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+);

@@ -1,0 +1,40 @@
+import { transition, type AnyStateMachine, type EventObject } from 'xstate';
+import type { EntryParams } from '../domain/action.machine.js';
+import type { Effect } from '../domain/effects.js';
+
+/** What one event does to a persisted actor record, computed without I/O. */
+export interface Step<R> {
+  /** False when no transition was enabled, or it changed nothing: nothing is to be written. */
+  readonly changed: boolean;
+  /** The machine's state value after the event. */
+  readonly state: string;
+  /** The next record: the machine's context with the state value in its state field. */
+  readonly record: R;
+  /** Messages to other actors (the machine's `effect` outputs). */
+  readonly effects: readonly Effect[];
+  /** Status-history entries (the machine's `entry` outputs). */
+  readonly entries: readonly EntryParams[];
+}
+
+/**
+ * The pure step of the actor runtime: hydrate the record as a snapshot (its `stateField` is the state
+ * value, the record the context), apply the event with XState's `transition`, collect the outputs.
+ * The runtime commits the result; the machine tests call it directly.
+ */
+export function step<R extends object>(
+  machine: AnyStateMachine, stateField: keyof R & string, record: R, event: EventObject & { readonly [field: string]: unknown },
+): Step<R> {
+  const current = machine.resolveState({ value: record[stateField] as string, context: record });
+  const [next, actions] = transition(machine, current, event);
+  const changed = next !== current && (actions.length > 0 || next.value !== current.value || next.context !== current.context);
+  const effects: Effect[] = [];
+  const entries: EntryParams[] = [];
+  // xstate does not narrow `params` by action type (ToExecutableAction in its types.ts), hence the casts
+  for (const action of actions as readonly { type: string; params?: unknown }[]) {
+    if (action.params === undefined) continue;
+    if (action.type === 'effect') effects.push(action.params as Effect);
+    else if (action.type === 'entry') entries.push(action.params as EntryParams);
+  }
+  const state = next.value as string;
+  return { changed, state, record: { ...(next.context as R), [stateField]: state }, effects, entries };
+}

@@ -1,0 +1,27 @@
+import type { PermissionRequirement } from '../../http/auth-basic.js';
+import type { Authenticator } from '../../http/types.js';
+import type { Store } from '../../store/port.js';
+import type { TenantConfigService } from '../../tenancy/tenant-config-service.js';
+
+/** Management list paging: `limit` when absent, and its largest value (config.yaml `limits`). */
+export interface PageLimits {
+  readonly defaultPageSize: number;
+  readonly maxPageSize: number;
+}
+
+/**
+ * What every Management resource uses. A resource declares these plus the few services it needs
+ * (`KitDeps & { readonly runtime: Pick<ActorRuntime, 'send'> }`); the composition root passes the
+ * shared services (src/app/services.ts), which provide them all.
+ */
+export interface KitDeps {
+  /** The open store: read it in handlers, never while building routes (it opens after they are built). */
+  readonly store: Store;
+  readonly limits: PageLimits;
+  /** Tenant settings (polling times for `${OVERDUE_TS}`, confirmation flow, ...). */
+  readonly tenantConfig: Pick<TenantConfigService, 'view'>;
+  /** HTTP Basic authentication requiring a permission (see kit/access.ts). */
+  mgmtAuth(permission?: PermissionRequirement): Authenticator;
+  /** Milliseconds since the epoch. */
+  now(): number;
+}

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { AppError, notFound } from '../../domain/errors.js';
+import type { Request, Route } from '../../http/types.js';
+import { bool as boolField, defineFields, queryEntities, text } from '../../query/index.js';
+import type { Tenant } from '../../store/port.js';
+import type { Access } from './access.js';
+import { bool, many, metadataKey, metadataValue, readBody } from './body.js';
+import type { KitDeps } from './deps.js';
+import { pageOf } from './hal.js';
+import { evalContext, listParams } from './list.js';
+import { callerOf, pathText } from './request.js';
+
+/**
+ * Metadata of targets, software modules and distribution sets (`.../{id}/metadata[/{key}]`): create
+ * (201 with the created entries), paged list, and single-entry read, update (200 with the entry, the
+ * spec's 0.5-0.9 behaviour) and delete. Keys are unique per owner; a quota caps their number.
+ * @see spec 2.4, 4.3, 4.4; reference §3.1, §3.9, §3.12
+ */
+export interface MetadataEntry {
+  readonly key: string;
+  readonly value: string;
+  /** Software module entries only: whether devices see the entry. */
+  readonly targetVisible?: boolean;
+}
+
+/** The record that holds the entries, as a resource declares it. */
+export interface MetadataOwner<O> {
+  /** The owner's path, e.g. `/rest/v1/softwaremodules/:softwareModuleId`. */
+  readonly base: string;
+  readonly access: Pick<Access, 'read' | 'update'>;
+  /** hawkBit's entity name of one entry: TargetMetadata, SoftwareModuleMetadata, ... */
+  readonly entryLabel: string;
+  readonly quota: number;
+  /** Entries carry `targetVisible` (software modules). */
+  readonly targetVisible: boolean;
+  /** The owner the request names (404 when there is none). */
+  load(req: Request, tenant: Tenant): Promise<O>;
+  entries(owner: O): MetadataEntry[];
+  /**
+   * Replaces the owner's entries with `edit` of the current ones, with compare-and-set (retried:
+   * `edit` sees the entries as they are then and may throw to refuse). Stamps who changed it.
+   */
+  change(tenant: Tenant, owner: O, by: string, edit: (entries: MetadataEntry[]) => MetadataEntry[]): Promise<void>;
+}
+
+const createItem = z.object({ key: metadataKey, value: metadataValue.nullish(), targetVisible: bool().nullish() });
+const updateBody = z.object({ key: z.string().nullish(), value: metadataValue.nullish(), targetVisible: bool().nullish() });
+const BY_KEY = [{ field: 'key', dir: 'ASC' as const }];
+
+const entryFields = defineFields<MetadataEntry>({
+  resource: 'Metadata',
+  id: (e) => e.key,
+  fields: { key: text((e) => e.key), value: text((e) => e.value) },
+});
+const visibleEntryFields = defineFields<MetadataEntry>({
+  resource: 'Metadata',
+  id: (e) => e.key,
+  fields: { key: text((e) => e.key), value: text((e) => e.value), targetvisible: boolField((e) => e.targetVisible ?? null) },
+});
+
+export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route[] {
+  const base = `${owner.base}/metadata`;
+  const read = deps.mgmtAuth(owner.access.read);
+  const update = deps.mgmtAuth(owner.access.update);
+  const fields = owner.targetVisible ? visibleEntryFields : entryFields;
+  const json = (e: MetadataEntry) =>
+    (owner.targetVisible ? { key: e.key, value: e.value, targetVisible: e.targetVisible ?? false } : { key: e.key, value: e.value });
+  const missing = (key: string) => notFound(owner.entryLabel, key);
+  const find = (entries: readonly MetadataEntry[], key: string): MetadataEntry => {
+    const entry = entries.find((e) => e.key === key);
+    if (entry === undefined) throw missing(key);
+    return entry;
+  };
+  const change = async (req: Request, edit: (entries: MetadataEntry[]) => MetadataEntry[]): Promise<void> => {
+    const { tenant, username } = callerOf(req);
+    await owner.change(tenant, await owner.load(req, tenant), username, edit);
+  };
+  return [
+    {
+      method: 'POST', path: base, auth: update,
+      handler: async (req) => {
+        const added: MetadataEntry[] = readBody(req, many(createItem)).map((b) => ({
+          key: b.key, value: b.value ?? '', ...(owner.targetVisible ? { targetVisible: b.targetVisible ?? false } : {}),
+        }));
+        await change(req, (entries) => {
+          const taken = new Set(entries.map((e) => e.key));
+          for (const e of added) {
+            if (taken.has(e.key)) throw new AppError('ALREADY_EXISTS', `${owner.entryLabel} with key {${e.key}} already exists`);
+            taken.add(e.key);
+          }
+          if (taken.size > owner.quota) {
+            throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: ${taken.size} metadata entries; at most ${owner.quota} are allowed.`);
+          }
+          return [...entries, ...added];
+        });
+        return { status: 201, json: added.map(json) };
+      },
+    },
+    {
+      method: 'GET', path: base, auth: read,
+      handler: async (req) => {
+        const { tenant } = callerOf(req);
+        const found = await owner.load(req, tenant);
+        const params = listParams(deps.limits, req.query, fields, BY_KEY);
+        const page = queryEntities(owner.entries(found), params, fields, await evalContext(deps, tenant));
+        return { status: 200, json: pageOf(page.content.map(json), page.total) };
+      },
+    },
+    {
+      method: 'GET', path: `${base}/:metadataKey`, auth: read,
+      handler: async (req) => {
+        const found = await owner.load(req, callerOf(req).tenant);
+        return { status: 200, json: json(find(owner.entries(found), pathText(req, 'metadataKey'))) };
+      },
+    },
+    {
+      method: 'PUT', path: `${base}/:metadataKey`, auth: update,
+      handler: async (req) => {
+        const key = pathText(req, 'metadataKey');
+        const body = readBody(req, updateBody);
+        let updated: MetadataEntry | undefined;
+        await change(req, (entries) => {
+          const e = find(entries, key);
+          updated = {
+            key, value: body.value ?? e.value,
+            ...(owner.targetVisible ? { targetVisible: body.targetVisible ?? e.targetVisible ?? false } : {}),
+          };
+          return entries.map((x) => (x.key === key ? (updated as MetadataEntry) : x));
+        });
+        return { status: 200, json: json(updated ?? find([], key)) };
+      },
+    },
+    {
+      method: 'DELETE', path: `${base}/:metadataKey`, auth: update,
+      handler: async (req) => {
+        const key = pathText(req, 'metadataKey');
+        await change(req, (entries) => {
+          find(entries, key);
+          return entries.filter((e) => e.key !== key);
+        });
+        return { status: 200 }; // 0.5-0.9 answer 200 (reference §10); newer releases 204
+      },
+    },
+  ];
+}

@@ -1,0 +1,23 @@
+/**
+ * The registry of feature modules, beside the composition root (src/server.ts), which concatenates
+ * every module's schema and routes, opens the store with the combined schema, calls each start() in
+ * this order and each stop() in reverse. Add a module by appending its factory call below; each
+ * takes the shared services as the narrow dependencies it declares.
+ */
+import { coreModule } from './app/core-module.js';
+import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
+import { createServices } from './app/services.js';
+import { ddiModule } from './ddi/index.js';
+import { dmfModule } from './dmf/index.js';
+import { deploymentsModule } from './mgmt/deployments/index.js';
+import { repositoryModule } from './mgmt/repository/index.js';
+import { targetsModule } from './mgmt/targets/index.js';
+import { schedulerModule } from './scheduler/index.js';
+
+export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppModule[] => {
+  const services = createServices(ctx);
+  return [
+    coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
+    schedulerModule(services), dmfModule(services),
+  ];
+};

@@ -1,0 +1,18 @@
+import type { Logger } from 'pino';
+import type { ActorRuntime } from '../actors/runtime.js';
+import type { ModuleContext } from '../app/module.js';
+import type { Quotas } from '../domain/quotas.js';
+import type { Store } from '../store/port.js';
+import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
+
+/** What the scheduler's tasks use (the composition root passes the shared services). */
+export interface SchedulerDeps {
+  readonly ctx: Pick<ModuleContext, 'config' | 'metrics'> & { readonly logger: Pick<Logger, 'warn' | 'error'> };
+  /** The open store: read it when a task runs, never while the module is built. */
+  readonly store: Store;
+  readonly runtime: Pick<ActorRuntime, 'send' | 'remove' | 'creation'>;
+  readonly tenantConfig: Pick<TenantConfigService, 'view'>;
+  readonly quotas: Pick<Quotas, 'maxActionsPerTarget'>;
+  readonly tenants: readonly string[];
+  now(): number;
+}

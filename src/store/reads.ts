@@ -1,0 +1,28 @@
+import type { Page, Store, Stored, Tenant } from './port.js';
+
+/** The most ids a read of "all of a kind" or "all under an index key" takes before answering. */
+export const SCAN_LIMIT = 1_000_000;
+/** The page that reads everything, up to SCAN_LIMIT. */
+export const SCAN_ALL: Page = { offset: 0, limit: SCAN_LIMIT };
+
+/** Ids per getMany round trip. */
+const BATCH = 1000;
+
+/** The records of these ids that exist, in id order given, in batched round trips. */
+export async function loadRecords<T>(
+  store: Pick<Store, 'getMany'>, tenant: Tenant, kind: string, ids: readonly number[],
+): Promise<Stored<T>[]> {
+  const out: Stored<T>[] = [];
+  for (let i = 0; i < ids.length; i += BATCH) {
+    for (const r of await store.getMany<T>(tenant, kind, ids.slice(i, i + BATCH))) if (r !== undefined) out.push(r);
+  }
+  return out;
+}
+
+/** The distinct records of these ids (nulls skipped) that exist, by id. */
+export async function loadMap<T>(
+  store: Pick<Store, 'getMany'>, tenant: Tenant, kind: string, ids: Iterable<number | null>,
+): Promise<Map<number, T>> {
+  const distinct = [...new Set([...ids].filter((x): x is number => x !== null))];
+  return new Map((await loadRecords<T>(store, tenant, kind, distinct)).map((r) => [r.id, r.value]));
+}

@@ -1,0 +1,60 @@
+/**
+ * The root poll's `installedBase` link follows the data: after the installed action is deleted it
+ * names the newest remaining finished action of the installed set (hawkBit's
+ * findInstalledActionByTarget), or disappears; it never names an action that answers 404.
+ * @see issue 7, item 4
+ */
+import { describe, expect, it } from 'vitest';
+import { STORES } from '../../helpers/app.js';
+import { seedDistributionSet } from '../../helpers/seed.js';
+import { assign, feedback, startDdiApp, targetOf, type DdiApp } from './fixture.js';
+
+async function install(app: DdiApp, cid: string, dsId: number): Promise<number> {
+  const id = await assign(app, cid, dsId);
+  expect((await app.device(cid).post(`/deploymentBase/${id}/feedback`, feedback('closed', 'success'))).status).toBe(200);
+  return id;
+}
+
+async function installedLink(app: DdiApp, cid: string): Promise<string | undefined> {
+  const poll = await app.device(cid).get();
+  expect(poll.status).toBe(200);
+  return poll.json()._links?.installedBase?.href;
+}
+
+describe.each(STORES)('installedBase after deleting actions, %s store', (kind) => {
+  it('falls back to the newest remaining finished action of the installed set, then disappears', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00', 'action.delete.allowed.statuses': 'FINISHED,ERROR,CANCELED' } });
+    const cid = 'ib-dev';
+    await app.device(cid).get();
+    const { ds } = await seedDistributionSet(app);
+    const first = await install(app, cid, ds.id);
+    const between = await install(app, cid, (await seedDistributionSet(app)).ds.id);
+    const second = await install(app, cid, ds.id); // the first set again
+    expect(between).toBeLessThan(second);
+    expect(await installedLink(app, cid)).toMatch(new RegExp(`/installedBase/${second}$`));
+
+    expect((await app.mgmt.delete(`/rest/v1/actions/${second}`)).status).toBe(204);
+    const fallback = await installedLink(app, cid);
+    expect(fallback).toMatch(new RegExp(`/installedBase/${first}$`));
+    expect((await app.device(cid).get(`/installedBase/${first}`)).status).toBe(200);
+    expect((await targetOf(app, cid)).installedDs).toBe(ds.id);
+
+    expect((await app.mgmt.delete(`/rest/v1/actions/${first}`)).status).toBe(204);
+    expect(await installedLink(app, cid)).toBeUndefined();
+    const target = await targetOf(app, cid);
+    expect(target.installedAction).toBeNull();
+    expect(target.installedDs).toBe(ds.id); // what the device runs did not change
+  });
+
+  it('keeps the link when another action is deleted, and never falls back to an action of another set', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00', 'action.delete.allowed.statuses': 'FINISHED,ERROR,CANCELED' } });
+    const cid = 'ib-other';
+    await app.device(cid).get();
+    const old = await install(app, cid, (await seedDistributionSet(app)).ds.id);
+    const current = await install(app, cid, (await seedDistributionSet(app)).ds.id);
+    expect((await app.mgmt.delete(`/rest/v1/actions/${old}`)).status).toBe(204);
+    expect(await installedLink(app, cid)).toMatch(new RegExp(`/installedBase/${current}$`));
+    expect((await app.mgmt.delete(`/rest/v1/actions/${current}`)).status).toBe(204);
+    expect(await installedLink(app, cid)).toBeUndefined();
+  });
+});

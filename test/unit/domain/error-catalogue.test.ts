@@ -1,0 +1,59 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ERRORS, type ErrorCode } from '../../../src/domain/errors.js';
+
+/**
+ * The error catalogue (src/domain/errors.ts) and the README's error table say the same: every code
+ * is documented with its status, every documented code exists, and every code is one the server can
+ * answer (named somewhere in src besides the catalogue), as fastify ties its error table to its docs.
+ */
+const ROOT = join(import.meta.dirname, '../../..');
+
+function readmeRows(): Map<string, number> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Errors');
+  const end = readme.indexOf('\n## ', start + 1);
+  const rows = new Map<string, number>();
+  for (const line of readme.slice(start, end === -1 ? undefined : end).split('\n')) {
+    const m = /^\|\s*(\d{3})\s*\|\s*`([^`]+)`\s*\|/.exec(line);
+    if (m !== null) rows.set(m[2] as string, Number(m[1]));
+  }
+  return rows;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sources(path);
+    return e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const codes = Object.keys(ERRORS) as ErrorCode[];
+
+describe('the error catalogue', () => {
+  const rows = readmeRows();
+
+  it('has a README table', () => {
+    expect(rows.size).toBeGreaterThan(0);
+  });
+
+  it.each(codes)('documents %s in the README with its status', (code) => {
+    const { errorCode, status } = ERRORS[code];
+    expect(rows.get(errorCode), `README.md "## Errors" has no row for ${errorCode}`).toBe(status);
+  });
+
+  it('documents no code the catalogue lacks', () => {
+    const known = new Set<string>(codes.map((c) => ERRORS[c].errorCode));
+    expect([...rows.keys()].filter((c) => !known.has(c))).toEqual([]);
+  });
+
+  it('holds only codes the server answers', () => {
+    const text = sources(join(ROOT, 'src'))
+      .filter((f) => !f.endsWith(join('domain', 'errors.ts')))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    expect(codes.filter((c) => !text.includes(`'${c}'`))).toEqual([]);
+  });
+});
