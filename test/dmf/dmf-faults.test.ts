@@ -6,11 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION, type ActionRecord } from '../../src/domain/action.js';
+import { LOCAL_STORES } from '../helpers/app.js';
 import type { SendOptions } from '../helpers/rabbitmq.js';
 import { seedDistributionSet } from '../helpers/seed.js';
 import { newThingId, startDmfApp, useRabbit, type DmfApp } from './fixture.js';
 
-const rabbit = useRabbit(2);
+const rabbit = useRabbit(1 + LOCAL_STORES.length);
 const thing = (): string => newThingId('fault');
 const DLQ = 'dmf_connector_deadletter_ttl';
 
@@ -105,9 +106,10 @@ describe('bad messages and a missing reply-to exchange', () => {
   });
 });
 
-describe('a broker restart while actions are being assigned', () => {
+// the messages wait in the effects queue of the store: Redis Streams on redis (the cluster's per-slot reading is the same code)
+describe.each(LOCAL_STORES)('a broker restart while actions are being assigned (%s store)', (kind) => {
   it('reconnects, delivers every assignment, and makes no second action', { timeout: 90_000 }, async () => {
-    const app = await startDmfApp('memory', rabbit(), 'v2', { durableGateway: true });
+    const app = await startDmfApp(kind, rabbit(), `v${2 + LOCAL_STORES.indexOf(kind)}`, { durableGateway: true });
     try {
       const { ds } = await seedDistributionSet(app);
       const things = Array.from({ length: 8 }, () => thing());
