@@ -171,7 +171,8 @@ export class EffectDispatcher {
       const handled = await handler.batch(group.map((q) => ({ tenant: q.tenant, effect: q.effect as unknown as Effect, id: effectId(q) })));
       const failed = group.filter((_, i) => handled[i] !== true);
       if (failed.length > 0) {
-        this.#opts.log.warn({ failed: failed.length, of: group.length, type: failed[0]?.effect.type }, 'effects not handled; they will be retried');
+        const type = failed[0]?.effect.type;
+        this.#opts.log.warn({ failed: failed.length, of: group.length, type }, 'effects not handled; they will be retried');
       }
       return group.filter((_, i) => handled[i] === true);
     } catch (err) {

@@ -70,7 +70,8 @@ export interface AttributeDeps {
  * actor and clears its "request attributes" flag: checks every entry, refuses growth beyond the quota.
  */
 export async function updateAttributes(
-  deps: AttributeDeps, tenant: string, targetId: number, controllerId: string, mode: AttributeMode, data: Readonly<Record<string, string | null>>,
+  deps: AttributeDeps, tenant: string, targetId: number, controllerId: string, mode: AttributeMode,
+  data: Readonly<Record<string, string | null>>,
 ): Promise<void> {
   for (const [key, value] of Object.entries(data)) checkEntry(key, value);
   const max = deps.quotas.maxAttributeEntriesPerTarget;

@@ -51,7 +51,9 @@ export function updateHandling(a: ActionRecord, state: WindowState | undefined, 
 type ModuleReads = Pick<Store, 'get' | 'getMany' | 'members'>;
 
 /** The artifacts of modules, each module's list in id order. */
-export async function moduleArtifacts(store: ModuleReads, tenant: string, moduleIds: readonly number[]): Promise<Map<number, ArtifactRecord[]>> {
+export async function moduleArtifacts(
+  store: ModuleReads, tenant: string, moduleIds: readonly number[],
+): Promise<Map<number, ArtifactRecord[]>> {
   const pages = await Promise.all(moduleIds.map((m) => store.members(tenant, ARTIFACT, 'module', String(m), { offset: 0, limit: MAX_ARTIFACTS })));
   const out = new Map<number, ArtifactRecord[]>();
   await Promise.all(moduleIds.map(async (m, i) => {

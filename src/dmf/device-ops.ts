@@ -105,7 +105,8 @@ export class DeviceOps {
     checkThingId(thingId);
     const target = await this.#target(tenant, thingId);
     if (!body.enabled) return deactivateAutoConfirm(this.#deps, tenant, target.id);
-    await activateAutoConfirm(this.#deps, tenant, target.id, { initiator: body.initiator, remark: body.remark, fallbackRemark: DMF_FALLBACK_REMARK }, now);
+    const options = { initiator: body.initiator, remark: body.remark, fallbackRemark: DMF_FALLBACK_REMARK };
+    await activateAutoConfirm(this.#deps, tenant, target.id, options, now);
   }
 
   /**

@@ -44,9 +44,8 @@ export function dmfModule(deps: DmfModuleDeps): AppModule {
     schema: {},
     routes: [],
     async start() {
-      const inbound = new DmfInbound({
-        ops: new DeviceOps(deps, log), outbound, channel, tenants: new Set(deps.tenants), vhost: dmf.vhost, log, metrics, now: () => deps.now(),
-      });
+      const ops = new DeviceOps(deps, log);
+      const inbound = new DmfInbound({ ops, outbound, channel, tenants: new Set(deps.tenants), vhost: dmf.vhost, log, metrics, now: () => deps.now() });
       connector = new DmfConnector(dmf, log, metrics, inbound.handle);
       log.info({ url: dmf.url, vhost: dmf.vhost, queue: dmf.receiverQueue }, 'DMF connector started');
     },
