@@ -15,7 +15,7 @@ function boundary(files, forbidden) {
 }
 
 const IO = ['node:*', 'redis', 'uWebSockets.js', 'piscina', 'pino', 'prom-client', 'undici', 'busboy'];
-const HANDLERS = ['**/mgmt/**', '**/ddi/**'];
+const HANDLERS = ['**/mgmt/**', '**/ddi/**', '**/dmf/**'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'test/fixtures/*.mjs'] },
@@ -58,11 +58,18 @@ export default tseslint.config(
   ]),
   // Management handlers: declare narrow dependencies (no Services locator), know no device API
   boundary(['src/mgmt/**/*.ts'], [
-    [['**/ddi/**', '**/scheduler/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
+    [['**/ddi/**', '**/dmf/**', '**/scheduler/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
       'mgmt/ handlers declare the narrow dependencies they use (kit/deps.ts) and see only the Store port'],
   ]),
   boundary(['src/ddi/**/*.ts'], [
-    [['**/mgmt/**', '**/scheduler/**', '**/store/memory/**', '**/store/redis/**', 'redis'], 'ddi/ does not import Management or scheduler code'],
+    [['**/mgmt/**', '**/dmf/**', '**/scheduler/**', '**/store/memory/**', '**/store/redis/**', 'redis'],
+      'ddi/ does not import Management, DMF or scheduler code'],
+  ]),
+  // DMF: the device API over AMQP, beside ddi/: drives the actors, shares the device functions of ddi/ (never
+  // copies them), declares narrow dependencies; only src/modules.ts imports it (the HANDLERS lists above)
+  boundary(['src/dmf/**/*.ts'], [
+    [['**/mgmt/**', '**/scheduler/**', '**/http/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
+      'dmf/ is a device API like ddi/: actors, ddi/ device functions and the Store port, no Management, scheduler or HTTP code'],
   ]),
   // app: shared services and module contracts; the registry of modules sits beside server.ts
   boundary(['src/app/**/*.ts'], [

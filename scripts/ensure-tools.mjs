@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The tests start their own redis-server and nginx processes and make certificates with openssl.
-// Usage: node scripts/ensure-tools.mjs redis-server nginx openssl
+// The tests start their own redis-server, nginx and rabbitmq-server processes and make certificates with openssl.
+// Usage: node scripts/ensure-tools.mjs redis-server nginx openssl rabbitmq-server
 // For each command missing from PATH, install its Debian package (as root, or with sudo), or say
 // exactly what is missing.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -11,6 +11,7 @@ const PACKAGES = {
   'redis-cli': { pkg: 'redis-tools', why: 'the tests create a private Redis Cluster with redis-cli --cluster create' },
   nginx: { pkg: 'nginx', why: 'the reverse-proxy tests start a private nginx in front of peregrine' },
   openssl: { pkg: 'openssl', why: 'the reverse-proxy tests make their certificates with it' },
+  'rabbitmq-server': { pkg: 'rabbitmq-server', why: 'the DMF tests start private RabbitMQ nodes' },
 };
 
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0
@@ -41,5 +42,5 @@ const run = (args) => execFileSync(root ? args[0] : 'sudo', root ? args.slice(1)
 for (const cmd of missing) console.log(`${cmd} not found: installing Debian package ${PACKAGES[cmd].pkg} (${PACKAGES[cmd].why})`);
 run(['apt-get', 'update', '-qq']);
 run(['apt-get', 'install', '-y', '-qq', ...packages]);
-// the packages start system services (redis on 6379, nginx on 80); the tests never use them,
+// the packages start system services (redis on 6379, nginx on 80, rabbitmq on 5672); the tests never use them,
 // so leave them as the system has them

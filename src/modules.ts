@@ -8,6 +8,7 @@ import { coreModule } from './app/core-module.js';
 import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
 import { createServices } from './app/services.js';
 import { ddiModule } from './ddi/index.js';
+import { dmfModule } from './dmf/index.js';
 import { deploymentsModule } from './mgmt/deployments/index.js';
 import { repositoryModule } from './mgmt/repository/index.js';
 import { targetsModule } from './mgmt/targets/index.js';
@@ -17,6 +18,6 @@ export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppMod
   const services = createServices(ctx);
   return [
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
-    schedulerModule(services),
+    schedulerModule(services), dmfModule(services),
   ];
 };

@@ -59,9 +59,20 @@ async function serveAllSlots(url: string): Promise<void> {
 }
 
 function answers(port: number): Promise<boolean> {
+  return answersTcp(port, 'PING\r\n', (d) => d.toString().startsWith('+PONG'), 1000);
+}
+
+/** Whether a server on 127.0.0.1:`port` answers `hello` with something `accept` likes, within `timeoutMs`. */
+export function answersTcp(port: number, hello: Buffer | string, accept: (data: Buffer) => boolean, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const sock = createConnection({ port, host: '127.0.0.1' }, () => sock.write('PING\r\n'));
-    sock.once('data', (d) => { sock.destroy(); resolve(d.toString().startsWith('+PONG')); });
-    sock.once('error', () => resolve(false));
+    const socket = createConnection({ host: '127.0.0.1', port });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write(hello));
+    socket.once('data', (data) => done(accept(data)));
   });
 }

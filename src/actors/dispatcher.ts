@@ -4,10 +4,28 @@ import type { QueuedEffect, Store, Tenant } from '../store/port.js';
 import { StoreUnavailableError } from '../store/port.js';
 
 /** Handles one effect; must be idempotent for `dedupe` (pass it on to the commit it makes). */
-type EffectHandler<T extends EffectType> = (tenant: Tenant, effect: Extract<Effect, { type: T }>, dedupe: string) => Promise<void>;
+type EffectHandler<T extends EffectType> = (tenant: Tenant, effect: EffectOf<T>, dedupe: string) => Promise<void>;
+type EffectOf<T extends EffectType> = Extract<Effect, { type: T }>;
+
+/** One effect of a read batch, as a batch handler gets it. */
+export interface BatchedEffect<E extends Effect = Effect> {
+  readonly tenant: Tenant;
+  readonly effect: E;
+  /** Stable across redeliveries (see effectId). */
+  readonly id: string;
+}
+
+/**
+ * Handles all of a read batch's effects whose types share this object, in one call after the others,
+ * in queue order (e.g. publishing them to a broker with one round of confirms). Resolves with one
+ * flag per effect: true when it was handled (it is acked), false to have it handed out again.
+ */
+export interface BatchHandler<E extends Effect> {
+  readonly batch: (effects: readonly BatchedEffect<E>[]) => Promise<readonly boolean[]>;
+}
 
 /** One handler per effect type: a type added to domain/effects.ts without a handler does not compile. */
-export type EffectHandlers = { readonly [T in EffectType]: EffectHandler<T> };
+export type EffectHandlers = { readonly [T in EffectType]: EffectHandler<T> | BatchHandler<EffectOf<T>> };
 
 export interface DispatcherOptions {
   readonly consumer: string;
@@ -112,9 +130,23 @@ export class EffectDispatcher {
       reclaimIdleMs: this.#opts.reclaimIdleMs ?? 15_000,
     });
     const acked: QueuedEffect[] = [];
+    const grouped = new Map<BatchHandler<Effect>, QueuedEffect[]>();
     for (const queued of batch) {
-      if (await this.#handle(queued)) acked.push(queued);
+      // the queue holds what the runtime committed: domain Effects (or types a newer server added)
+      const type = (queued.effect as unknown as Effect).type;
+      const handler = Object.hasOwn(this.#opts.handlers, type) ? (this.#opts.handlers[type] as AnyHandler) : undefined;
+      if (handler === undefined) {
+        this.#opts.log.error({ effect: queued.effect }, 'no handler for effect type; dropping it');
+        acked.push(queued);
+      } else if (typeof handler === 'function') {
+        if (await this.#handle(handler, queued)) acked.push(queued);
+      } else {
+        let group = grouped.get(handler);
+        if (group === undefined) grouped.set(handler, (group = []));
+        group.push(queued);
+      }
     }
+    for (const [handler, group] of grouped) acked.push(...(await this.#handleBatch(handler, group)));
     if (acked.length > 0) {
       await this.#store.ackEffects(acked);
       for (const q of acked) this.#done.emit('handled', effectId(q));
@@ -122,18 +154,9 @@ export class EffectDispatcher {
     return batch.length;
   }
 
-  async #handle(queued: QueuedEffect): Promise<boolean> {
-    // the queue holds what the runtime committed: domain Effects (or types a newer server added)
-    const effect = queued.effect as unknown as Effect;
-    const handler = Object.hasOwn(this.#opts.handlers, effect.type)
-      ? (this.#opts.handlers[effect.type] as EffectHandler<EffectType>)
-      : undefined;
-    if (handler === undefined) {
-      this.#opts.log.error({ effect: queued.effect }, 'no handler for effect type; dropping it');
-      return true;
-    }
+  async #handle(handler: EffectHandler<EffectType>, queued: QueuedEffect): Promise<boolean> {
     try {
-      await handler(queued.tenant, effect, effectId(queued));
+      await handler(queued.tenant, queued.effect as unknown as Effect, effectId(queued));
       return true;
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) {
@@ -142,7 +165,26 @@ export class EffectDispatcher {
       return false;
     }
   }
+
+  async #handleBatch(handler: BatchHandler<Effect>, group: QueuedEffect[]): Promise<QueuedEffect[]> {
+    try {
+      const handled = await handler.batch(group.map((q) => ({ tenant: q.tenant, effect: q.effect as unknown as Effect, id: effectId(q) })));
+      const failed = group.filter((_, i) => handled[i] !== true);
+      if (failed.length > 0) {
+        const type = failed[0]?.effect.type;
+        this.#opts.log.warn({ failed: failed.length, of: group.length, type }, 'effects not handled; they will be retried');
+      }
+      return group.filter((_, i) => handled[i] === true);
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) {
+        this.#opts.log.warn({ err, effects: group.length }, 'batch effect handler failed; the effects will be retried');
+      }
+      return [];
+    }
+  }
 }
+
+type AnyHandler = EffectHandler<EffectType> | BatchHandler<Effect>;
 
 /** The runtime stamps each effect with `eid`; older entries fall back to the queue's event id. */
 export function effectId(q: QueuedEffect): string {

@@ -1,9 +1,10 @@
 import { ACTION, type ActionRecord } from '../domain/action.js';
+import type { DmfEffect } from '../domain/effects.js';
 import type { ActorKind, EventOf } from '../domain/kinds.js';
 import { TARGET } from '../domain/target.js';
 import type { Store, Tenant } from '../store/port.js';
-import type { EffectHandlers } from './dispatcher.js';
-import type { ActorRuntime } from './runtime.js';
+import type { BatchedEffect, BatchHandler, EffectHandlers } from './dispatcher.js';
+import type { ActorObserver, ActorRuntime } from './runtime.js';
 
 /** The DS of the target's oldest still-active action, or null when none is left. */
 export async function oldestActiveDs(store: Pick<Store, 'members' | 'getMany'>, tenant: string, targetId: number): Promise<number | null> {
@@ -14,8 +15,40 @@ export async function oldestActiveDs(store: Pick<Store, 'members' | 'getMany'>, 
   return oldest ? oldest.ds : null;
 }
 
-/** The handlers of every effect type the machines emit (domain/effects.ts). */
-export function effectHandlers(store: Store, runtime: ActorRuntime): EffectHandlers {
+/**
+ * The DMF connector's outbound side (src/dmf/outbound.ts): publishes the DMF messages of a read batch
+ * at once; one flag per effect, true when it was sent or needs no message any more.
+ */
+export interface DmfOutboundPort {
+  publish(effects: readonly BatchedEffect<DmfEffect>[]): Promise<readonly boolean[]>;
+}
+
+/** What the DMF connector plugs into the actors: the runtime's observer and the dispatcher's port. */
+export interface DmfHooks {
+  readonly observer: ActorObserver;
+  readonly outbound: DmfOutboundPort;
+}
+
+export interface EffectDeps {
+  readonly store: Pick<Store, 'members' | 'getMany'>;
+  readonly runtime: Pick<ActorRuntime, 'send'>;
+  /** Undefined while the DMF connector is off (`dmf.enabled: false`). */
+  readonly dmf: DmfOutboundPort | undefined;
+  readonly log: { error(obj: object, msg: string): void };
+}
+
+/** The handlers of every effect type (domain/effects.ts). */
+export function effectHandlers({ store, runtime, dmf, log }: EffectDeps): EffectHandlers {
+  // one object for every DMF type: a read batch's DMF effects are published together, in queue order
+  const toDmf: BatchHandler<DmfEffect> = {
+    batch: dmf !== undefined
+      ? (effects) => dmf.publish(effects)
+      : async (effects) => {
+        // queued while the connector was on (or by an instance that has it on): nobody can send them here
+        log.error({ effects: effects.map((e) => e.effect) }, 'DMF is off (dmf.enabled: false): dropping DMF messages');
+        return effects.map(() => true);
+      },
+  };
   return {
     /** Deliver an event to another actor, at most once. */
     send: async (tenant, effect, dedupe) => {
@@ -26,11 +59,16 @@ export function effectHandlers(store: Store, runtime: ActorRuntime): EffectHandl
       const nextDs = await oldestActiveDs(store, tenant, effect.targetId);
       await runtime.send(tenant, TARGET, effect.targetId, { type: 'action.canceled', nextDs, at: effect.at }, { dedupe });
     },
+    'dmf.action': toDmf,
+    'dmf.cancel': toDmf,
+    'dmf.next': toDmf,
+    'dmf.attributes': toDmf,
+    'dmf.deleted': toDmf,
   };
 }
 
 async function deliver<K extends ActorKind>(
-  runtime: ActorRuntime, tenant: Tenant, to: { readonly kind: K; readonly id: number }, event: EventOf<K>, dedupe: string,
+  runtime: Pick<ActorRuntime, 'send'>, tenant: Tenant, to: { readonly kind: K; readonly id: number }, event: EventOf<K>, dedupe: string,
 ): Promise<void> {
   await runtime.send(tenant, to.kind, to.id, event, { dedupe });
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Effect } from '../domain/effects.js';
 import type { ActorKind, EventOf, RecordOf } from '../domain/kinds.js';
-import type { Store, Stored, Tenant, Write } from '../store/port.js';
+import type { Commit, Store, Stored, Tenant, Write } from '../store/port.js';
 import { retryCommit, type Attempt } from '../store/retry.js';
 import { MACHINE_VERSION_FIELD, type ActorDefinition, type ActorDefinitions } from './definition.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -50,6 +50,22 @@ export interface RemoveOptions<K extends ActorKind> {
   readonly also?: (current: Stored<RecordOf<K>>) => Promise<Write[]>;
 }
 
+/** A change of one actor record in a commit: `before` is undefined for a creation, `after` null for a removal. */
+export type ActorChange = { readonly [K in ActorKind]: {
+  readonly kind: K;
+  readonly id: number;
+  readonly before: RecordOf<K> | undefined;
+  readonly after: RecordOf<K> | null;
+} }[ActorKind];
+
+/**
+ * Derives effects from the actor changes of one commit; they are committed in it (e.g. the DMF
+ * connector's messages to devices, src/dmf/observer.ts). It sees every change of every actor, because
+ * the runtime is the only writer of actor records: transitions, creations, field edits, removals, and
+ * the actor records a commit's `also` adds. Runs on every such commit: keep it pure and quick.
+ */
+export type ActorObserver = (tenant: Tenant, changes: readonly ActorChange[]) => readonly Effect[];
+
 /** Attempts for events (devices and effects contend on busy actors) and for field edits. */
 const SEND_ATTEMPTS = 40;
 const EDIT_ATTEMPTS = 8;
@@ -69,11 +85,13 @@ type Json = Record<string, unknown>;
 export class ActorRuntime {
   readonly #store: Store;
   readonly #defs: ActorDefinitions;
+  readonly #observers: readonly ActorObserver[];
   readonly #lock = new KeyedLock();
 
-  constructor(store: Store, definitions: ActorDefinitions) {
+  constructor(store: Store, definitions: ActorDefinitions, observers: readonly ActorObserver[] = []) {
     this.#store = store;
     this.#defs = definitions;
+    this.#observers = observers;
   }
 
   definition<K extends ActorKind>(kind: K): ActorDefinition<K> {
@@ -90,7 +108,8 @@ export class ActorRuntime {
     tenant: Tenant, kind: K, records: RecordOf<K> | readonly RecordOf<K>[], also: readonly Write[] = [],
   ): Promise<CreateResult> {
     const list = Array.isArray(records) ? (records as readonly RecordOf<K>[]) : [records as RecordOf<K>];
-    const result = await this.#store.commit(tenant, { writes: [...list.map((r) => this.creation(kind, r)), ...also] });
+    const writes = [...list.map((r) => this.creation(kind, r)), ...also];
+    const result = await this.#store.commit(tenant, this.#observed(tenant, { writes }));
     if (result.ok) return { ok: true };
     if (result.reason === 'unique-conflict') return { ok: false, reason: 'unique-conflict', index: result.index };
     return { ok: false, reason: 'exists' };
@@ -159,7 +178,7 @@ export class ActorRuntime {
         records.push(after as unknown as RecordOf<K>);
       }
       if (writes.length === 0) return { done: { kind: 'unchanged', records } };
-      return { commit: { writes }, result: () => ({ kind: 'updated', records }) };
+      return { commit: this.#observed(tenant, { writes }), result: () => ({ kind: 'updated', records }) };
     }, EDIT_ATTEMPTS);
     if (outcome.ok) return outcome.value;
     if (outcome.reason === 'unique-conflict') return { kind: 'unique-conflict', index: outcome.index, key: outcome.key };
@@ -175,7 +194,7 @@ export class ActorRuntime {
         if (options.when !== undefined && !options.when(stored.value)) return { done: { kind: 'kept' } };
         const also = options.also === undefined ? [] : await options.also(stored);
         const writes: Write[] = [{ kind, id, expect: stored.version, before: stored.value, after: null }, ...also];
-        return { commit: { writes }, result: () => ({ kind: 'removed' }) };
+        return { commit: this.#observed(tenant, { writes }), result: () => ({ kind: 'removed' }) };
       }, EDIT_ATTEMPTS);
       if (outcome.ok) return outcome.value;
       if (outcome.reason === 'contended') return { kind: 'contended' };
@@ -218,7 +237,7 @@ export class ActorRuntime {
       const extra = options.effects ? options.effects(typed, current) : [];
       const effects = [...next.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
       return {
-        commit: { writes, effects, ...dedupe },
+        commit: this.#observed(tenant, { writes, effects, ...dedupe }),
         result: (versions) => ({
           kind: 'committed', record: typed, version: versions[0] ?? stored.version + 1, effectIds: effects.map((e) => e.eid),
         }),
@@ -228,6 +247,19 @@ export class ActorRuntime {
     if (outcome.reason === 'duplicate') return { kind: 'duplicate' };
     if (outcome.reason === 'contended') return { kind: 'contended' };
     throw new Error(`unique conflict on ${outcome.kind}.${outcome.index} during a transition`);
+  }
+
+  /** The commit with the effects the observers derive from its actor changes (not among a send's `effectIds`). */
+  #observed(tenant: Tenant, commit: Commit): Commit {
+    if (this.#observers.length === 0) return commit;
+    const changes: ActorChange[] = [];
+    for (const w of commit.writes) {
+      if (Object.hasOwn(this.#defs, w.kind)) changes.push({ kind: w.kind, id: w.id, before: w.before, after: w.after } as ActorChange);
+    }
+    if (changes.length === 0) return commit;
+    const derived = this.#observers.flatMap((observe) => observe(tenant, changes));
+    if (derived.length === 0) return commit;
+    return { ...commit, effects: [...(commit.effects ?? []), ...derived.map((e) => ({ ...e, eid: randomUUID() }))] };
   }
 
   #checkVersion(def: { readonly kind: string; readonly machineVersion: number }, stored: Stored<Json>): void {

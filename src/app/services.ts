@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ActorRuntime } from '../actors/runtime.js';
 import { ACTORS } from '../actors/kinds.js';
 import { EffectDispatcher } from '../actors/dispatcher.js';
-import { effectHandlers } from '../actors/effects.js';
+import { effectHandlers, type DmfHooks } from '../actors/effects.js';
 import { ArtifactStorage } from '../artifacts/index.js';
 import { createHashPool } from '../artifacts/hash-pool.js';
 import { basicAuth, type PermissionRequirement } from '../http/auth-basic.js';
@@ -34,6 +34,12 @@ export interface Services {
   readonly dispatcher: EffectDispatcher;
   readonly tenantConfig: TenantConfigService;
   readonly artifacts: ArtifactStorage;
+  /**
+   * Plugs the DMF connector (src/dmf) into the actors: the runtime commits the effects its observer
+   * derives from actor changes, the dispatcher hands them to its outbound port. Call it while the
+   * modules are built: the runtime and the dispatcher take both when they are created.
+   */
+  connectDmf(dmf: DmfHooks): void;
   /** Basic authentication for Management routes, requiring the given permission(s). */
   mgmtAuth(permission?: PermissionRequirement): Authenticator;
   /** Milliseconds since the epoch; one place to read the clock. */
@@ -52,6 +58,7 @@ export function createServices(ctx: ModuleContext): Services {
   let artifacts: ArtifactStorage | undefined;
   let hashPool: ReturnType<typeof createHashPool> | undefined;
   const auths = new Map<string, Authenticator>();
+  let dmf: DmfHooks | undefined;
 
   const services: Services = {
     ctx,
@@ -62,13 +69,13 @@ export function createServices(ctx: ModuleContext): Services {
     quotas,
     tenants,
     get runtime() {
-      return (runtime ??= new ActorRuntime(ctx.store, ACTORS));
+      return (runtime ??= new ActorRuntime(ctx.store, ACTORS, dmf === undefined ? [] : [dmf.observer]));
     },
     get dispatcher() {
       return (dispatcher ??= new EffectDispatcher(ctx.store, {
         consumer: `${hostname()}-${process.pid}`,
         tenants: () => tenants,
-        handlers: effectHandlers(ctx.store, services.runtime),
+        handlers: effectHandlers({ store: ctx.store, runtime: services.runtime, dmf: dmf?.outbound, log: ctx.logger }),
         log: ctx.logger,
       }));
     },
@@ -84,6 +91,12 @@ export function createServices(ctx: ModuleContext): Services {
     get artifacts() {
       hashPool ??= createHashPool();
       return (artifacts ??= new ArtifactStorage({ dataDir: join(config.dataDir), hashPool }));
+    },
+    connectDmf(hooks) {
+      if (runtime !== undefined || dispatcher !== undefined) {
+        throw new Error('connectDmf: call it before the runtime and the dispatcher are created');
+      }
+      dmf = hooks;
     },
     mgmtAuth(permission) {
       const key = JSON.stringify(permission ?? null);

@@ -59,6 +59,41 @@ const ddi = z.strictObject({
   pollFlushMs: positiveInt.default(1000), // 1 second
 });
 
+/**
+ * The DMF connector (Device Management Federation over AMQP 0-9-1, src/dmf). Off by default, so a
+ * plain `npm start` needs no broker. `url` names the broker only (scheme, host, port); credentials
+ * and the virtual host have their own keys, so they never hide inside a URL in logs.
+ */
+const dmf = z.strictObject({
+  enabled: z.boolean().default(false),
+  url: z
+    .string()
+    .default('amqp://127.0.0.1:5672')
+    .superRefine((raw, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `expected an amqp:// or amqps:// URL, got ${show(raw)}` });
+        return;
+      }
+      if (url.protocol !== 'amqp:' && url.protocol !== 'amqps:') ctx.addIssue({ code: 'custom', message: `expected an amqp:// or amqps:// URL, got ${show(raw)}` });
+      else if (url.username !== '' || url.password !== '') ctx.addIssue({ code: 'custom', message: 'put the credentials in dmf.username and dmf.password, not in the URL' });
+      else if (url.pathname !== '' && url.pathname !== '/') ctx.addIssue({ code: 'custom', message: 'put the virtual host in dmf.vhost, not in the URL' });
+    }),
+  vhost: z.string().min(1).default('/'),
+  username: z.string().default('guest'),
+  password: z.string().default('guest'),
+  /** Messages taken from dmf_receiver before acknowledging (and worked on at once, one at a time per device). */
+  prefetch: positiveInt.max(65535).default(64),
+  /** Base of the artifact download URLs in DMF messages (a DDI download URL); default http://<server.host>:<server.port>. */
+  downloadBaseUrl: z.string().regex(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, { error: (iss) => `expected an http:// or https:// URL without query, got ${show(iss.input)}` }).optional(),
+  receiverQueue: z.string().min(1).max(255).default('dmf_receiver'),
+  deadLetterExchange: z.string().min(1).max(255).default('dmf.connector.deadletter'),
+  deadLetterQueue: z.string().min(1).max(255).default('dmf_connector_deadletter_ttl'),
+  deadLetterTtlMs: positiveInt.default(1_814_400_000), // 21 days, hawkBit's default
+});
+
 const user = z.strictObject({
   username: z.string().regex(/^[^\\:\s]{1,128}$/, { error: (iss) => `expected 1-128 characters without spaces, ':' or '\\', got ${show(iss.input)}` }),
   password: z.string().refine(isPasswordHash, {
@@ -92,6 +127,7 @@ export const configSchema = z
     log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).prefault({}),
     limits: limits.prefault({}),
     ddi: ddi.prefault({}),
+    dmf: dmf.prefault({}),
     quotas: z.looseObject({}).prefault({}),
     /** Background work intervals (ms); see src/scheduler/settings.ts. */
     scheduler: z

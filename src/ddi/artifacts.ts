@@ -46,7 +46,7 @@ export function artifactListHandler(services: Services): Handler {
     const moduleId = idParam(req, 'softwareModuleId');
     const reachable = await reachableModules(services, d, target, true);
     if (!reachable.has(moduleId)) throw notFound('SoftwareModule', moduleId);
-    const artifacts = (await moduleArtifacts(services, d.tenant, [moduleId])).get(moduleId) ?? [];
+    const artifacts = (await moduleArtifacts(services.store, d.tenant, [moduleId])).get(moduleId) ?? [];
     // hawkBit's ETag filter excludes .../artifacts/** (the list included): the route sets etag: false
     return { status: 200, json: artifacts.map((a) => artifactJson(req, d, a)) };
   };

@@ -9,7 +9,9 @@
  */
 import type { Services } from '../app/services.js';
 import { edited } from '../actors/outcomes.js';
+import type { ActorRuntime } from '../actors/runtime.js';
 import { AppError } from '../domain/errors.js';
+import type { Quotas } from '../domain/quotas.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
@@ -20,7 +22,7 @@ const MAX_LENGTH = 128;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-type Mode = 'merge' | 'replace' | 'remove';
+export type AttributeMode = 'merge' | 'replace' | 'remove';
 
 function invalid(message: string): AppError {
   return new AppError('INVALID_TARGET_ATTRIBUTES', message);
@@ -34,7 +36,7 @@ function checkEntry(key: string, value: string | null): void {
   if (CONTROL.test(value)) throw invalid(`body.data.${key.slice(0, 40)}: attribute value contains a control character`);
 }
 
-export function applyAttributes(current: Readonly<Record<string, string>>, mode: Mode, data: Readonly<Record<string, string | null>>): Record<string, string> {
+export function applyAttributes(current: Readonly<Record<string, string>>, mode: AttributeMode, data: Readonly<Record<string, string | null>>): Record<string, string> {
   const next: Record<string, string> = mode === 'replace' ? {} : { ...current };
   for (const [key, value] of Object.entries(data)) {
     if (mode === 'remove' || value === null) delete next[key];
@@ -51,24 +53,36 @@ export function configDataHandler(services: Services): Handler {
     const entries = Object.entries(body.data);
     if (entries.length === 0) throw new AppError('BODY_NOT_READABLE', 'body.data: must not be empty');
     const data: Record<string, string | null> = Object.create(null) as Record<string, string | null>;
-    for (const [key, raw] of entries) {
-      const value = raw === null ? null : String(raw);
-      checkEntry(key, value);
-      data[key] = value;
-    }
-    const mode: Mode = body.mode ?? 'merge';
-    const max = services.quotas.maxAttributeEntriesPerTarget;
-    const targetId = (d.target as TargetRecord).id;
-    const result = await services.runtime.update(d.tenant, TARGET, targetId, (current) => {
-      const attributes = applyAttributes(current.attributes, mode, data);
-      const size = Object.keys(attributes).length;
-      // only growth is refused: a device may still shrink a map that is over a lowered quota
-      if (size > max && size > Object.keys(current.attributes).length) {
-        throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target '${d.controllerId}' would have ${size} attributes; at most ${max} are allowed.`);
-      }
-      return { ...current, attributes, requestAttributes: false };
-    });
-    edited(result, 'Target', d.controllerId);
+    for (const [key, raw] of entries) data[key] = raw === null ? null : String(raw);
+    await updateAttributes(services, d.tenant, (d.target as TargetRecord).id, d.controllerId, body.mode ?? 'merge', data);
     return { status: 200 };
   };
+}
+
+/** What a device's attribute report reads and writes through. */
+export interface AttributeDeps {
+  readonly runtime: Pick<ActorRuntime, 'update'>;
+  readonly quotas: Pick<Quotas, 'maxAttributeEntriesPerTarget'>;
+}
+
+/**
+ * Applies a device's attribute report (DDI configData, DMF UPDATE_ATTRIBUTES) through the target's
+ * actor and clears its "request attributes" flag: checks every entry, refuses growth beyond the quota.
+ */
+export async function updateAttributes(
+  deps: AttributeDeps, tenant: string, targetId: number, controllerId: string, mode: AttributeMode,
+  data: Readonly<Record<string, string | null>>,
+): Promise<void> {
+  for (const [key, value] of Object.entries(data)) checkEntry(key, value);
+  const max = deps.quotas.maxAttributeEntriesPerTarget;
+  const result = await deps.runtime.update(tenant, TARGET, targetId, (current) => {
+    const attributes = applyAttributes(current.attributes, mode, data);
+    const size = Object.keys(attributes).length;
+    // only growth is refused: a device may still shrink a map that is over a lowered quota
+    if (size > max && size > Object.keys(current.attributes).length) {
+      throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: target '${controllerId}' would have ${size} attributes; at most ${max} are allowed.`);
+    }
+    return { ...current, attributes, requestAttributes: false };
+  });
+  edited(result, 'Target', controllerId);
 }

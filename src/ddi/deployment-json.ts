@@ -12,7 +12,7 @@ import {
   type ArtifactRecord, type DistributionSetRecord, type SoftwareModuleRecord, type SoftwareModuleTypeRecord,
 } from '../domain/repository.js';
 import type { Request } from '../http/types.js';
-import type { Stored } from '../store/port.js';
+import type { Store, Stored } from '../store/port.js';
 import type { Device } from './device.js';
 import { artifactLinks, type Href } from './links.js';
 
@@ -47,9 +47,13 @@ export function updateHandling(a: ActionRecord, state: WindowState | undefined, 
   return downloadHandling(a, now);
 }
 
+/** The reads that give a set's modules and artifacts. */
+type ModuleReads = Pick<Store, 'get' | 'getMany' | 'members'>;
+
 /** The artifacts of modules, each module's list in id order. */
-export async function moduleArtifacts(services: Services, tenant: string, moduleIds: readonly number[]): Promise<Map<number, ArtifactRecord[]>> {
-  const store = services.ctx.store;
+export async function moduleArtifacts(
+  store: ModuleReads, tenant: string, moduleIds: readonly number[],
+): Promise<Map<number, ArtifactRecord[]>> {
   const pages = await Promise.all(moduleIds.map((m) => store.members(tenant, ARTIFACT, 'module', String(m), { offset: 0, limit: MAX_ARTIFACTS })));
   const out = new Map<number, ArtifactRecord[]>();
   await Promise.all(moduleIds.map(async (m, i) => {
@@ -64,25 +68,41 @@ export function partOf(typeKey: string): string {
   return typeKey === 'application' ? 'bApp' : typeKey === 'runtime' ? 'jvm' : typeKey;
 }
 
-async function chunks(services: Services, req: Request, d: Device, dsId: number): Promise<object[]> {
-  const store = services.ctx.store;
-  const ds = (await store.get<DistributionSetRecord>(d.tenant, DS, dsId))?.value;
+/** One module of a set as devices see it (DDI chunks, DMF softwareModules). */
+export interface DeviceModule {
+  readonly module: SoftwareModuleRecord;
+  /** The module type's key ('' when the type is gone). */
+  readonly typeKey: string;
+  readonly artifacts: readonly ArtifactRecord[];
+  /** Only the entries marked targetVisible. */
+  readonly metadata: readonly { readonly key: string; readonly value: string }[];
+}
+
+/** The modules of a distribution set with their types, artifacts and target-visible metadata; [] when the set is gone. */
+export async function deviceModules(store: ModuleReads, tenant: string, dsId: number): Promise<DeviceModule[]> {
+  const ds = (await store.get<DistributionSetRecord>(tenant, DS, dsId))?.value;
   if (ds === undefined) return [];
-  const modules = (await store.getMany<SoftwareModuleRecord>(d.tenant, SM, ds.modules)).filter((m): m is Stored<SoftwareModuleRecord> => m !== undefined).map((m) => m.value);
+  const modules = (await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules)).filter((m): m is Stored<SoftwareModuleRecord> => m !== undefined).map((m) => m.value);
   const typeIds = [...new Set(modules.map((m) => m.type))];
-  const types = new Map((await store.getMany<SoftwareModuleTypeRecord>(d.tenant, SM_TYPE, typeIds)).filter((t) => t !== undefined).map((t) => [t.id, t.value]));
-  const artifacts = await moduleArtifacts(services, d.tenant, modules.map((m) => m.id));
-  return modules.map((m) => {
-    const metadata = Object.entries(m.metadata).filter(([, v]) => v.targetVisible).map(([key, v]) => ({ key, value: v.value }));
-    return {
-      part: partOf(types.get(m.type)?.key ?? ''),
-      version: m.version,
-      name: m.name,
-      ...(m.encrypted ? { encrypted: true } : {}),
-      artifacts: (artifacts.get(m.id) ?? []).map((a) => artifactJson(req, d, a)),
-      ...(metadata.length > 0 ? { metadata } : {}),
-    };
-  });
+  const types = new Map((await store.getMany<SoftwareModuleTypeRecord>(tenant, SM_TYPE, typeIds)).filter((t) => t !== undefined).map((t) => [t.id, t.value]));
+  const artifacts = await moduleArtifacts(store, tenant, modules.map((m) => m.id));
+  return modules.map((m) => ({
+    module: m,
+    typeKey: types.get(m.type)?.key ?? '',
+    artifacts: artifacts.get(m.id) ?? [],
+    metadata: Object.entries(m.metadata).filter(([, v]) => v.targetVisible).map(([key, v]) => ({ key, value: v.value })),
+  }));
+}
+
+async function chunks(services: Services, req: Request, d: Device, dsId: number): Promise<object[]> {
+  return (await deviceModules(services.store, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
+    part: partOf(typeKey),
+    version: m.version,
+    name: m.name,
+    ...(m.encrypted ? { encrypted: true } : {}),
+    artifacts: artifacts.map((a) => artifactJson(req, d, a)),
+    ...(metadata.length > 0 ? { metadata } : {}),
+  }));
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { ActorRuntime } from '../actors/runtime.js';
 import type { Services } from '../app/services.js';
 import { created } from '../domain/audit.js';
 import { AppError, notFound } from '../domain/errors.js';
@@ -14,7 +15,7 @@ import { canonicalTenant, isValidControllerId } from '../domain/ids.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import type { Authenticator, DdiPrincipal, Request } from '../http/types.js';
-import { MISS, type CachedReads, type Miss, type Reads } from '../store/port.js';
+import { MISS, type CachedReads, type Miss, type Reads, type Store } from '../store/port.js';
 import { authenticateDevice, type AuthSwitches, type DdiMode } from './auth.js';
 
 export interface Device {
@@ -135,26 +136,45 @@ export async function findTarget(reads: Reads, tenant: string, controllerId: str
  * known `unknown` target becomes `registered`. Only modes that do not need the target's own token
  * reach here without a target (a target token cannot name an unknown target).
  */
-export async function registerTarget(services: Services, d: Device, address: string | null, now: number): Promise<TargetRecord> {
-  if (d.target !== undefined) {
-    if (d.target.updateStatus !== 'unknown') return d.target;
-    const r = await services.runtime.send(d.tenant, TARGET, d.target.id, { type: 'device.polled', at: now });
-    return r.kind === 'committed' || r.kind === 'ignored' ? r.record : d.target;
+export function registerTarget(deps: RegisterDeps, d: Device, address: string | null, now: number): Promise<TargetRecord> {
+  return registerController(deps, d.tenant, d.controllerId, d.target, { address }, now);
+}
+
+/** What registration reads and writes through. */
+export interface RegisterDeps {
+  readonly store: Reads & Pick<Store, 'nextIds'>;
+  readonly runtime: Pick<ActorRuntime, 'send' | 'create'>;
+}
+
+/** What a device tells about itself when it registers (DMF THING_CREATED carries a name and type too). */
+export interface Registration {
+  readonly address: string | null;
+  readonly name?: string | null;
+  readonly targetType?: number | null;
+}
+
+/** Registration by controller id, for DDI and DMF alike; `existing` is the target when it is known. */
+export async function registerController(
+  deps: RegisterDeps, tenant: string, controllerId: string, existing: TargetRecord | undefined, reg: Registration, now: number,
+): Promise<TargetRecord> {
+  if (existing !== undefined) {
+    if (existing.updateStatus !== 'unknown') return existing;
+    const r = await deps.runtime.send(tenant, TARGET, existing.id, { type: 'device.polled', at: now });
+    return r.kind === 'committed' || r.kind === 'ignored' ? r.record : existing;
   }
-  const store = services.ctx.store;
-  const id = await store.nextIds(d.tenant, TARGET, 1);
+  const id = await deps.store.nextIds(tenant, TARGET, 1);
   const record: TargetRecord = {
-    id, controllerId: d.controllerId, name: d.controllerId, description: `Plug and Play target: ${d.controllerId}`,
-    securityToken: randomToken(), address, updateStatus: 'registered', requestAttributes: true, targetType: null,
+    id, controllerId, name: reg.name ?? controllerId, description: `Plug and Play target: ${controllerId}`,
+    securityToken: randomToken(), address: reg.address, updateStatus: 'registered', requestAttributes: true, targetType: reg.targetType ?? null,
     assignedDs: null, installedDs: null, installedAt: null, installedAction: null, tags: [], attributes: {}, metadata: {},
     autoConfirm: null, group: null, ...created(CONTROLLER_USER, now),
   };
-  const result = await services.runtime.create(d.tenant, TARGET, record);
+  const result = await deps.runtime.create(tenant, TARGET, record);
   if (result.ok) return record;
   // another request of the same device registered it first
-  const existing = await findTarget(store, d.tenant, d.controllerId);
-  if (existing === undefined) throw new AppError('CONCURRENT_MODIFICATION', `target '${d.controllerId}' is being registered concurrently; retry`);
-  return existing;
+  const found = await findTarget(deps.store, tenant, controllerId);
+  if (found === undefined) throw new AppError('CONCURRENT_MODIFICATION', `target '${controllerId}' is being registered concurrently; retry`);
+  return found;
 }
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

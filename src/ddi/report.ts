@@ -8,19 +8,20 @@ import type { Services } from '../app/services.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import type { ActionEvent } from '../domain/action.machine.js';
 import { AppError, notFound } from '../domain/errors.js';
+import type { Quotas } from '../domain/quotas.js';
 import type { Stored } from '../store/port.js';
 
 /** At most `maxMessagesPerActionStatus` messages in one status entry. */
-export function checkMessageQuota(services: Services, messages: number): void {
-  const max = services.quotas.maxMessagesPerActionStatus;
+export function checkMessageQuota(deps: { readonly quotas: Pick<Quotas, 'maxMessagesPerActionStatus'> }, messages: number): void {
+  const max = deps.quotas.maxMessagesPerActionStatus;
   if (messages > max) {
     throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: a status report may carry at most ${max} messages (details plus the status code), got ${messages}.`);
   }
 }
 
 /** At most `maxStatusEntriesPerAction` entries; only intermediate reports count (a final one is never refused). */
-export function checkEntryQuota(services: Services, action: ActionRecord): void {
-  const max = services.quotas.maxStatusEntriesPerAction;
+export function checkEntryQuota(deps: { readonly quotas: Pick<Quotas, 'maxStatusEntriesPerAction'> }, action: ActionRecord): void {
+  const max = deps.quotas.maxStatusEntriesPerAction;
   if (action.entries >= max) {
     throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: action ${action.id} has ${action.entries} status entries; at most ${max} are allowed.`);
   }

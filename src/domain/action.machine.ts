@@ -149,7 +149,7 @@ const STEP = [
 ] as const;
 const to = (target: ActionStatus) => ({ target, actions: STEP });
 const stay = { actions: STEP };
-type GuardName = 'finishedOk' | 'finishedFailed' | 'downloadOnlyDone' | 'cancelRefused' | 'notYetRetrieved' | 'confirmRequired';
+type GuardName = 'finishedOk' | 'finishedFailed' | 'downloadOnlyDone' | 'downloadOnlyFinished' | 'downloadOnlyFailed' | 'cancelRefused' | 'notYetRetrieved' | 'confirmRequired';
 const guarded = (guard: GuardName, target?: ActionStatus) => (target ? { guard, target, actions: STEP } : { guard, actions: STEP });
 const final = (state: ActionStatus) => ({
   type: 'final' as const,
@@ -190,6 +190,8 @@ export const actionMachine = setup({
     finishedOk: ({ event }) => isFeedback(event, 'closed', 'notFailure'),
     finishedFailed: ({ event }) => isFeedback(event, 'closed', 'failure'),
     downloadOnlyDone: ({ context, event }) => context.actionType === 'downloadonly' && isFeedback(event, 'downloaded'),
+    downloadOnlyFinished: ({ context, event }) => context.actionType === 'downloadonly' && isFeedback(event, 'closed', 'notFailure'),
+    downloadOnlyFailed: ({ context, event }) => context.actionType === 'downloadonly' && isFeedback(event, 'closed', 'failure'),
     cancelRefused: ({ event }) => isFeedback(event, 'closed', 'failure') || isFeedback(event, 'rejected'),
     notYetRetrieved: ({ context }) => context.lastEntry !== 'retrieved',
     confirmRequired: ({ event }) => event.type === 'group.started' && event.confirm,
@@ -232,6 +234,11 @@ export const actionMachine = setup({
     finished: final('finished'),
     error: final('error'),
     canceled: final('canceled'),
-    downloaded: final('downloaded'),
+    // hawkBit takes one final report for a download-only action after DOWNLOADED (reference §4.2, "only DMF
+    // can deliver it": DDI refuses feedback on closed actions before the machine sees it)
+    downloaded: {
+      entry: final('downloaded').entry,
+      on: { 'device.feedback': [guarded('downloadOnlyFailed', 'error'), guarded('downloadOnlyFinished', 'finished')] },
+    },
   },
 });

@@ -25,5 +25,24 @@ export type ActionCanceledEffect = Stamp & {
   readonly at: number;
 };
 
-export type Effect = SendEffect | ActionCanceledEffect;
+/**
+ * What an AMQP-connected (DMF) device must be told, queued in the commit of the change so that a crash
+ * before the publish loses nothing. They name ids only: the DMF outbound port (src/dmf/outbound.ts)
+ * reads the current state when it sends, and sends nothing when it no longer applies.
+ * @see reference/hawkbit-api.md §9 (outbound messages)
+ */
+export type DmfEffect = Stamp & (
+  /** DOWNLOAD_AND_INSTALL, DOWNLOAD or CONFIRM for this action (or its part of a batch). */
+  | { readonly type: 'dmf.action'; readonly targetId: number; readonly actionId: number }
+  /** CANCEL_DOWNLOAD for this action. */
+  | { readonly type: 'dmf.cancel'; readonly targetId: number; readonly actionId: number }
+  /** Whatever the target should work on now (its highest-priority active action), if anything. */
+  | { readonly type: 'dmf.next'; readonly targetId: number }
+  /** REQUEST_ATTRIBUTES_UPDATE. */
+  | { readonly type: 'dmf.attributes'; readonly targetId: number }
+  /** THING_DELETED; the target is gone, so the effect carries its controller id and address. */
+  | { readonly type: 'dmf.deleted'; readonly controllerId: string; readonly address: string }
+);
+
+export type Effect = SendEffect | ActionCanceledEffect | DmfEffect;
 export type EffectType = Effect['type'];

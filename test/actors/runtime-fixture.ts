@@ -23,7 +23,8 @@ export async function openInstance(kind: 'memory' | 'redis', redisUrl: string | 
   const store = await openStore({ kind, redisUrl, schema: SCHEMA });
   const runtime = new ActorRuntime(store, ACTORS);
   const dispatcher = new EffectDispatcher(store, {
-    consumer, tenants: () => [tenant], handlers: effectHandlers(store, runtime), log: quiet, reclaimIdleMs, blockMs: 50,
+    consumer, tenants: () => [tenant], log: quiet, reclaimIdleMs, blockMs: 50,
+    handlers: effectHandlers({ store, runtime, dmf: undefined, log: quiet }),
   });
   return { store, runtime, dispatcher, close: async () => { await dispatcher.stop(); await store.close(); } };
 }

@@ -76,7 +76,7 @@ export async function startAppOn(store: StoreOptions, tenant: string, overrides:
 }
 
 /** The same client, sending admin's credentials unless a request names others. */
-function withAuth(client: ReturnType<typeof http>, auth: readonly [string, string]): ReturnType<typeof http> {
+export function withAuth(client: ReturnType<typeof http>, auth: readonly [string, string]): ReturnType<typeof http> {
   const w = (o?: RequestOptions): RequestOptions => ({ auth, ...o });
   return {
     request: (method, path, o) => client.request(method, path, w(o)),

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { inject } from 'vitest';
+import { answersTcp } from '../../bench/lib/redis.js';
 
 /** A redis-server started by a test. `stop` shuts it down cleanly, `kill` simulates a crash (SIGKILL). */
 export interface RedisServer {
@@ -102,17 +103,7 @@ export async function freePort(): Promise<number> {
 
 /** Whether a Redis on `port` answers PING within `timeoutMs`. */
 export function pingRedis(port: number, timeoutMs = 500): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
-  });
+  return answersTcp(port, 'PING\r\n', (data) => data.toString().startsWith('+PONG'), timeoutMs);
 }
 
 /** Starts a private redis-server and resolves when it answers PING. */

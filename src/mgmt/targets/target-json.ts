@@ -28,11 +28,16 @@ export interface TargetRenderContext {
   readonly showToken: boolean;
 }
 
-/** The host part of an address URI (`http://1.2.3.4` -> `1.2.3.4`); undefined when it has none. */
+/**
+ * The host part of an address URI (`http://1.2.3.4` -> `1.2.3.4`); undefined when it has none.
+ * An `amqp://` address (a DMF target) names a virtual host, not the device: no ipAddress (hawkBit's IpUtil.isIpAddresKnown).
+ */
 export function hostOf(address: string | null): string | undefined {
   if (address === null) return undefined;
   try {
-    const host = new URL(address).hostname;
+    const url = new URL(address);
+    if (url.protocol === 'amqp:') return undefined;
+    const host = url.hostname;
     return host === '' ? undefined : host.replace(/^\[(.*)\]$/, '$1');
   } catch {
     return undefined;

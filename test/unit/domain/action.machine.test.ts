@@ -34,6 +34,15 @@ describe('action machine: deployment feedback (reference §1.5)', () => {
     expect(r.effects).toEqual([{ type: 'send', to: { kind: 'target', id: 1 }, event: { type: 'action.downloaded', ds: 7, at: 100 } }]);
   });
 
+  it('a downloaded download-only action takes one final report (the DMF path), installing or failing', () => {
+    const done = anAction({ actionType: 'downloadonly', status: 'downloaded', active: false });
+    const ok = run(done, fb('closed', 'success'));
+    expect(ok.state).toBe('finished');
+    expect(ok.effects).toEqual([{ type: 'send', to: { kind: 'target', id: 1 }, event: { type: 'action.finished', ds: 7, action: 10, at: 100, reportedAt: 90, downloadOnly: true } }]);
+    expect(run(done, fb('closed', 'failure')).state).toBe('error');
+    expect(run(done, fb('proceeding', 'none')).changed).toBe(false);
+  });
+
   it('closed/success tells the target with the device timestamp as installation time', () => {
     const r = run(anAction(), fb('closed', 'success'));
     expect(r.effects).toEqual([{

@@ -1,0 +1,146 @@
+/**
+ * The AMQP side of the DMF connector: one connection to the broker, the topology hawkBit declares
+ * (fanout `dmf.exchange` -> durable `dmf_receiver`, whose rejected messages dead-letter through the
+ * fanout `dmf.connector.deadletter` into `dmf_connector_deadletter_ttl`, kept 21 days), a consumer
+ * on the receiver queue and a publisher with confirms.
+ *
+ * Client library: rabbitmq-client, not amqplib. Both are maintained AMQP 0-9-1 clients without
+ * dependencies and both offer publisher confirms. amqplib is the low-level, far more widely used
+ * one, but it does not reconnect: after a broker restart or a channel closed by the server (e.g. a
+ * publish to an exchange that does not exist) the caller must build a new connection and channels
+ * and declare the topology again, which is exactly the fault handling this connector must get right.
+ * rabbitmq-client does that itself (reconnect with back-off, re-declare queues, exchanges and bindings
+ * on every new channel, restart consumers), maps handler outcomes to ack / nack-requeue / reject, and
+ * is written in TypeScript. So peregrine keeps no reconnection code of its own.
+ * @see reference/hawkbit-api.md §9; hawkBit DmfAmqpDeclarationConfiguration, AmqpDeadletterProperties
+ */
+import { Connection, ConsumerStatus, type AsyncMessage, type Consumer, type Publisher } from 'rabbitmq-client';
+import type { Config } from '../config/index.js';
+import type { DmfMetrics } from './metrics.js';
+import { DMF_EXCHANGE } from './protocol.js';
+
+type DmfConfig = Config['dmf'];
+
+export interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** One message to publish to an exchange of the connector's virtual host. */
+export interface OutboundMessage {
+  readonly exchange: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly contentType: 'application/json' | 'text/plain';
+  readonly body: Buffer;
+  readonly correlationId: string;
+}
+
+export { ConsumerStatus };
+type InboundHandler = (msg: AsyncMessage) => Promise<ConsumerStatus>;
+
+export class DmfConnector {
+  readonly #config: DmfConfig;
+  readonly #log: Log;
+  readonly #connection: Connection;
+  readonly #consumer: Consumer;
+  readonly #publisher: Publisher;
+  #closed = false;
+
+  constructor(config: DmfConfig, log: Log, metrics: DmfMetrics, onMessage: InboundHandler) {
+    this.#config = config;
+    this.#log = log;
+    const url = new URL(config.url);
+    this.#connection = new Connection({
+      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port || (url.protocol === 'amqps:' ? 5671 : 5672),
+      tls: url.protocol === 'amqps:',
+      vhost: config.vhost,
+      username: config.username,
+      password: config.password,
+      connectionName: 'peregrine dmf',
+      // a publish waits this long for a channel; the effects dispatcher retries later rather than stall
+      acquireTimeout: 5_000, // 5 seconds
+      retryLow: 500, // first reconnect after 0.5 s, growing to 10 s
+      retryHigh: 10_000,
+    });
+    let down = false;
+    this.#connection.on('error', (err: unknown) => {
+      if (!down) log.warn({ err: errorText(err), url: config.url, vhost: config.vhost }, 'DMF: broker connection failed; reconnecting');
+      down = true;
+      metrics.connected(false);
+    });
+    this.#connection.on('connection', () => {
+      log.info({ url: config.url, vhost: config.vhost }, 'DMF: connected to the broker');
+      down = false;
+      metrics.connected(true);
+      void this.#declareDeadLetterQueue();
+    });
+    this.#consumer = this.#connection.createConsumer({
+      queue: config.receiverQueue,
+      queueOptions: { durable: true, arguments: { 'x-dead-letter-exchange': config.deadLetterExchange } },
+      qos: { prefetchCount: config.prefetch },
+      concurrency: config.prefetch,
+      requeue: true,
+      exchanges: [
+        { exchange: DMF_EXCHANGE, type: 'fanout', durable: true },
+        { exchange: config.deadLetterExchange, type: 'fanout', durable: true },
+      ],
+      queueBindings: [{ queue: config.receiverQueue, exchange: DMF_EXCHANGE, routingKey: '' }],
+    }, onMessage);
+    this.#consumer.on('error', (err: unknown) => {
+      // while the broker is away the connection's warning says it all; the consumer retries by itself
+      if (!this.#closed && this.#connection.ready) log.warn({ err: errorText(err) }, 'DMF: consumer error');
+    });
+    this.#publisher = this.#connection.createPublisher({ confirm: true, maxAttempts: 1 });
+  }
+
+  /** Connected to the broker right now. */
+  get ready(): boolean {
+    return this.#connection.ready && !this.#closed;
+  }
+
+  /** Publishes with a broker confirm (persistent, so a broker restart keeps it in durable queues). */
+  publish(m: OutboundMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the DMF connector is stopped'));
+    return this.#publisher.send(
+      { exchange: m.exchange, routingKey: '', headers: m.headers, contentType: m.contentType, correlationId: m.correlationId, messageId: m.correlationId, durable: true },
+      m.body,
+    );
+  }
+
+  /** Stops consuming (messages being handled finish first), then closes the publisher and the connection. */
+  async stop(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#consumer.close().catch(() => undefined);
+    await this.#publisher.close().catch(() => undefined);
+    await this.#connection.close().catch(() => undefined);
+  }
+
+  async #declareDeadLetterQueue(): Promise<void> {
+    const c = this.#config;
+    try {
+      await this.#connection.exchangeDeclare({ exchange: c.deadLetterExchange, type: 'fanout', durable: true });
+      await this.#connection.queueDeclare({ queue: c.deadLetterQueue, durable: true, arguments: { 'x-message-ttl': c.deadLetterTtlMs } });
+      await this.#connection.queueBind({ queue: c.deadLetterQueue, exchange: c.deadLetterExchange, routingKey: '' });
+    } catch (err) {
+      if (!this.#closed) this.#log.warn({ err: errorText(err) }, 'DMF: declaring the dead-letter queue failed; retried at the next connection');
+    }
+  }
+}
+
+/** The error's code and message (never the connection options, which hold the password). */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+/** The AMQP reply code of a failed publish, e.g. NOT_FOUND for a missing exchange. */
+export function amqpCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
