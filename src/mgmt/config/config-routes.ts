@@ -49,7 +49,9 @@ export function configRoutes(deps: ConfigDeps): Route[] {
         const hidden = Object.keys(values).find((k) => !maySee(principal, k));
         if (hidden !== undefined) throw new AppError('INSUFFICIENT_PERMISSION', `Writing ${hidden} needs the permission READ_GATEWAY_SECURITY_TOKEN`);
         await cfg().set(principal.tenant, values, principal.username, deps.now());
-        const written = await Promise.all(Object.keys(values).map(async (k) => configEntryJson(req, k, await cfg().entry(principal.tenant, k))));
+        const written = await Promise.all(
+          Object.keys(values).map(async (k) => configEntryJson(req, k, await cfg().entry(principal.tenant, k))),
+        );
         return { status: 200, json: written };
       },
     },

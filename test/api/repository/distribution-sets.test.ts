@@ -13,10 +13,13 @@ async function seedAction(app: App, dsId: number): Promise<number> {
   const id = await app.store.nextIds(app.tenant, ACTION, 1);
   const record = {
     id, targetId: target.id, controllerId: target.controllerId, ds: dsId, actionType: 'forced', forceTime: 0, weight: null, status: 'running',
-    active: true, maintenanceWindow: null, rollout: null, rolloutGroup: null, lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
+    active: true, maintenanceWindow: null, rollout: null, rolloutGroup: null, lastStatusCode: null, externalRef: null,
+    lastEntry: null, entries: 0,
     ...created('seed', Date.now()),
   };
-  const result = await app.store.commit(app.tenant, { writes: [{ kind: ACTION, id, expect: 0, after: { ...record, _mv: ACTION_MACHINE_VERSION } }] });
+  const result = await app.store.commit(app.tenant, {
+    writes: [{ kind: ACTION, id, expect: 0, after: { ...record, _mv: ACTION_MACHINE_VERSION } }],
+  });
   expect(result.ok).toBe(true);
   return id;
 }
