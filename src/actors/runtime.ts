@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Effect } from '../domain/effects.js';
 import type { ActorKind, EventOf, RecordOf } from '../domain/kinds.js';
-import type { Commit, Store, Stored, Tenant, Write } from '../store/port.js';
+import type { Commit, CounterIncrement, Store, Stored, Tenant, Write } from '../store/port.js';
 import { retryCommit, type Attempt } from '../store/retry.js';
 import { MACHINE_VERSION_FIELD, type ActorDefinition, type ActorDefinitions } from './definition.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -249,17 +249,28 @@ export class ActorRuntime {
     throw new Error(`unique conflict on ${outcome.kind}.${outcome.index} during a transition`);
   }
 
-  /** The commit with the effects the observers derive from its actor changes (not among a send's `effectIds`). */
+  /**
+   * The commit with the counters its actor changes move (the kinds' `counters`) and the effects the
+   * observers derive from them (not among a send's `effectIds`).
+   */
   #observed(tenant: Tenant, commit: Commit): Commit {
-    if (this.#observers.length === 0) return commit;
     const changes: ActorChange[] = [];
+    const counters: CounterIncrement[] = [];
     for (const w of commit.writes) {
-      if (Object.hasOwn(this.#defs, w.kind)) changes.push({ kind: w.kind, id: w.id, before: w.before, after: w.after } as ActorChange);
+      if (!Object.hasOwn(this.#defs, w.kind)) continue;
+      const change = { kind: w.kind, id: w.id, before: w.before, after: w.after } as ActorChange;
+      changes.push(change);
+      const count = (this.#defs[change.kind] as ActorDefinition<ActorKind>).counters;
+      if (count !== undefined) counters.push(...count(change.before, change.after));
     }
     if (changes.length === 0) return commit;
     const derived = this.#observers.flatMap((observe) => observe(tenant, changes));
-    if (derived.length === 0) return commit;
-    return { ...commit, effects: [...(commit.effects ?? []), ...derived.map((e) => ({ ...e, eid: randomUUID() }))] };
+    if (derived.length === 0 && counters.length === 0) return commit;
+    return {
+      ...commit,
+      ...(derived.length === 0 ? {} : { effects: [...(commit.effects ?? []), ...derived.map((e) => ({ ...e, eid: randomUUID() }))] }),
+      ...(counters.length === 0 ? {} : { counters: [...(commit.counters ?? []), ...counters] }),
+    };
   }
 
   #checkVersion(def: { readonly kind: string; readonly machineVersion: number }, stored: Stored<Json>): void {
