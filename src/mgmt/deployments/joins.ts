@@ -6,7 +6,6 @@ import type { Store, Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
 import type { ActionView } from './action-fields.js';
 
-
 export interface Joins {
   target(id: number): TargetRecord | undefined;
   ds(id: number): DistributionSetRecord | undefined;
