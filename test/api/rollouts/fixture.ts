@@ -71,7 +71,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
       ],
     }],
     quotas: opts.quotas ?? {},
-  } as never, storeOptions(kind));
+  }, storeOptions(kind));
   const client = http(server.url);
   return {
     url: server.url,
