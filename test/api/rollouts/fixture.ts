@@ -55,10 +55,12 @@ export interface Device {
 export interface RolloutAppOptions {
   readonly quotas?: Readonly<Record<string, number>>;
   readonly tenantConfig?: Readonly<Record<string, ConfigValue>>;
+  /** Share another app's store and tenant (a second server instance); the store options must match. */
+  readonly sameAs?: { readonly tenant: string };
 }
 
 export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions = {}): Promise<RolloutApp> {
-  const tenant = tenantFor(kind, 'R');
+  const tenant = opts.sameAs?.tenant ?? tenantFor(kind, 'R');
   const handle = ['CREATE', 'READ', 'UPDATE', 'DELETE'].flatMap((op) => [`${op}_ROLLOUT`, `${op}_TARGET`]);
   const server = await startTestServer({
     tenants: [{
