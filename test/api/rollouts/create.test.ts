@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import {
-  ROLLOUTS, counts, createRollout, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, otherSetType, readyRollout,
+  ROLLOUTS, conditionsOf, counts, createRollout, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, otherSetType, readyRollout,
   startRolloutApp, uid, waitFor, waitStatus, type Json, type RolloutApp,
 } from './fixture.js';
 
@@ -35,11 +35,8 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
     expect(groups.map((g) => g.name)).toEqual(['group-1', 'group-2', 'group-3', 'group-4']);
     expect(groups.map((g) => g.description)).toEqual(['group-1', 'group-2', 'group-3', 'group-4']);
     for (const g of groups) {
-      expect(g).toMatchObject({
-        status: 'ready', totalTargets: 2, totalTargetsPerStatus: counts({ notstarted: 2 }),
-        successCondition: { condition: 'threshold', expression: '50' }, successAction: { action: 'nextgroup' },
-        errorCondition: { condition: 'threshold', expression: '50' }, errorAction: { action: 'pause' },
-      });
+      expect(g).toMatchObject({ status: 'ready', totalTargets: 2, totalTargetsPerStatus: counts({ notstarted: 2 }) });
+      expect(conditionsOf(g)).toEqual({ success: 'threshold:50', successAction: 'nextgroup', error: 'threshold:50', errorAction: 'pause' });
       expect(g.targetPercentage).toBeCloseTo(25, 3);
     }
     const members = await Promise.all(groups.map((g) => groupTargets(app, created.id, g.id)));
@@ -79,15 +76,9 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
     expect(groups.map((g) => [g.name, g.totalTargets, g.targetPercentage])).toEqual([
       ['europe', 2, 50], ['europe-rest', 2, 100], ['everyone-else', 4, 100],
     ]);
-    expect(groups[0]).toMatchObject({
-      description: 'EU first', targetFilterQuery: 'description==eu',
-      successCondition: { condition: 'threshold', expression: '75' }, successAction: { action: 'nextgroup' },
-      errorCondition: { condition: 'threshold', expression: '25' }, errorAction: { action: 'pause' },
-    });
-    expect(groups[2]).toMatchObject({
-      successCondition: { condition: 'threshold', expression: '80' }, successAction: { action: 'nextgroup' },
-      errorCondition: { condition: 'threshold', expression: '20' }, errorAction: { action: 'pause' },
-    });
+    expect(groups[0]).toMatchObject({ description: 'EU first', targetFilterQuery: 'description==eu' });
+    expect(conditionsOf(groups[0])).toEqual({ success: 'threshold:75', successAction: 'nextgroup', error: 'threshold:25', errorAction: 'pause' });
+    expect(conditionsOf(groups[2])).toEqual({ success: 'threshold:80', successAction: 'nextgroup', error: 'threshold:20', errorAction: 'pause' });
     // no target twice in one rollout: the catch-all group holds exactly the targets the EU groups left
     expect((await groupTargets(app, r.id, groups[2].id)).sort()).toEqual(us);
     const eu = [...await groupTargets(app, r.id, groups[0].id), ...await groupTargets(app, r.id, groups[1].id)];
@@ -103,10 +94,7 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
       successCondition: {}, successAction: {}, errorCondition: {}, errorAction: {},
     });
     const [g] = await getGroups(app, r.id);
-    expect(g).toMatchObject({
-      successCondition: { condition: 'threshold', expression: '100' }, successAction: { action: 'nextgroup' },
-      errorCondition: { condition: 'threshold', expression: '100' }, errorAction: { action: 'pause' },
-    });
+    expect(conditionsOf(g)).toEqual({ success: 'threshold:100', successAction: 'nextgroup', error: 'threshold:100', errorAction: 'pause' });
   });
 
   it.each([

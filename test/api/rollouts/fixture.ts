@@ -257,3 +257,17 @@ export async function setConfig(app: App, key: string, value: ConfigValue): Prom
   const res = await app.mgmt.put(`/rest/v1/system/configs/${key}`, { json: { value } });
   expect([200, 204], res.text).toContain(res.status);
 }
+
+/**
+ * A group's (or rollout's) conditions and actions as `threshold:50` / `nextgroup` strings. hawkBit
+ * writes these enums upper case, the spec (2.9) enumerates them lower case: either spelling passes.
+ */
+export function conditionsOf(g: Json): { success: string; successAction: string; error: string; errorAction: string } {
+  const lc = (v: unknown): string => String(v).toLowerCase();
+  return {
+    success: `${lc(g.successCondition?.condition)}:${g.successCondition?.expression}`,
+    successAction: lc(g.successAction?.action),
+    error: `${lc(g.errorCondition?.condition)}:${g.errorCondition?.expression}`,
+    errorAction: lc(g.errorAction?.action),
+  };
+}
