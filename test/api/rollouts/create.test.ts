@@ -142,6 +142,15 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
     expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ notstarted: g.totalTargets }));
   });
 
+  it('creating a rollout locks its distribution set (implicit.lock.enabled, on by default)', async () => {
+    const set = (await createSet(app)).id;
+    expect((await app.mgmt.get(`/rest/v1/distributionsets/${set}`)).json().locked).toBe(false);
+    const p = uid();
+    await createTargets(app, p, 1);
+    await createRollout(app, { name: uid('lock'), targetFilterQuery: fleet(p), distributionSetId: set });
+    expect((await app.mgmt.get(`/rest/v1/distributionsets/${set}`)).json().locked).toBe(true);
+  });
+
   it('a filter that matches nothing creates an empty rollout that runs to finished', async () => {
     const r = await createRollout(app, { name: uid('empty'), targetFilterQuery: `controllerid==${uid('nobody')}`, distributionSetId: ds, amountGroups: 2 });
     expect(r).toMatchObject({ status: 'creating', totalTargets: 0 });
