@@ -5,11 +5,12 @@
  *   artifact-upload  a 1 GiB artifact upload: MB/s and the server's event-loop delay (Redis)
  *   capacity         Redis memory, commands and CPU per target, poll, assignment and feedback (cluster node)
  *   dmf-status       UPDATE_ACTION_STATUS messages per second through the DMF connector (private RabbitMQ)
+ *   rollout          a rollout over 100,000 targets (POST -> ready, start -> first group), 10,000 answering devices (Redis)
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['poll', 'mgmt-targets', 'artifact-upload', 'capacity', 'dmf-status'] as const;
+const BENCHMARKS = ['poll', 'mgmt-targets', 'artifact-upload', 'capacity', 'dmf-status', 'rollout'] as const;
 const [name, ...rest] = process.argv.slice(2);
 if (name === undefined || !(BENCHMARKS as readonly string[]).includes(name)) {
   console.error(`usage: npm run bench -- <${BENCHMARKS.join('|')}> [options]   (each takes --help)`);
