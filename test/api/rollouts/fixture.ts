@@ -271,3 +271,11 @@ export function conditionsOf(g: Json): { success: string; successAction: string;
     errorAction: lc(g.errorAction?.action),
   };
 }
+
+/** Waits until the groups (in id order) show these statuses and exactly these per-status counts. */
+export function waitGroupCounts(app: App, id: number, expected: readonly (readonly [string, Record<string, number>])[]): Promise<Json[]> {
+  const want = JSON.stringify(expected);
+  return waitFor(() => getGroups(app, id), (gs) => JSON.stringify(gs.map((g) => [g.status, g.totalTargetsPerStatus])) === want, {
+    what: `groups ${want}`,
+  });
+}
