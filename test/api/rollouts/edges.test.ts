@@ -7,8 +7,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import {
-  ROLLOUTS, counts, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, openAction, readyRollout, runDevice,
-  runningRollout, startRolloutApp, uid, waitFor, waitGroupCounts, waitGroups, waitStatus, type Json, type RolloutApp,
+  CREATOR, ERR, ROLLOUTS, counts, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, openAction, readyRollout, runDevice,
+  runningRollout, setConfig, startRolloutApp, uid, waitFor, waitGroupCounts, waitGroups, waitStatus, type Json, type RolloutApp,
 } from './fixture.js';
 
 const LONG = 60_000;
@@ -125,4 +125,80 @@ describe.each(LOCAL_STORES)('rollout edges on the %s store', (kind) => {
     }
     expect((await getGroups(app, r.id))[0]).not.toHaveProperty('confirmationRequired'); // shown only with the confirmation flow on
   });
+});
+
+describe.each(LOCAL_STORES)('rollout edges, more, on the %s store', (kind) => {
+  let app: RolloutApp;
+  let ds: number;
+  beforeAll(async () => {
+    app = await startRolloutApp(kind);
+    ds = (await createSet(app)).id;
+  });
+
+  it('twenty devices finishing at once are each counted once', async () => {
+    const p = uid();
+    const cids = await createTargets(app, p, 20);
+    const r = await runningRollout(app, { name: uid('burst'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    await Promise.all(cids.map((c, i) => runDevice(app, c, i % 5 === 0 ? 'failure' : 'success')));
+    const done = await waitStatus(app, r.id, 'finished');
+    expect(done.totalTargetsPerStatus).toEqual(counts({ finished: 16, error: 4 }));
+    expect((await getGroups(app, r.id))[0].totalTargetsPerStatus).toEqual(counts({ finished: 16, error: 4 }));
+  }, LONG);
+
+  it('PUT while running renames', async () => {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const r = await runningRollout(app, { name: uid('put-running'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    const name = uid('renamed');
+    const res = await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { name } });
+    expect(res.status, res.text).toBe(200);
+    expect(await getRollout(app, r.id)).toMatchObject({ name, status: 'running' });
+  });
+
+  it('an approval remark longer than 255 characters is refused and decides nothing', async () => {
+    await setConfig(app, 'rollout.approval.enabled', true);
+    try {
+      const p = uid();
+      await createTargets(app, p, 1);
+      const r = await readyRollout(app, { name: uid('remark'), targetFilterQuery: fleet(p), distributionSetId: ds }, CREATOR);
+      expect(r.status).toBe('waiting_for_approval');
+      const res = await app.mgmt.post(`${ROLLOUTS}/${r.id}/approve?remark=${'x'.repeat(256)}`);
+      expect(res.status, res.text).toBe(400);
+      expect([ERR.body, ERR.constraint, 'hawkbit.server.error.rest.param.invalid']).toContain(res.json().errorCode);
+      expect((await getRollout(app, r.id)).status).toBe('waiting_for_approval');
+      await op(app, r.id, `approve?remark=${'y'.repeat(255)}`);
+      expect((await waitStatus(app, r.id, 'ready')).approvalRemark).toBe('y'.repeat(255));
+    } finally {
+      await setConfig(app, 'rollout.approval.enabled', false);
+    }
+  });
+
+  it('the targets of a group of another rollout: 404', async () => {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const a = await readyRollout(app, { name: uid('a'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    const b = await readyRollout(app, { name: uid('b'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    const [ga] = await getGroups(app, a.id);
+    const res = await app.mgmt.get(`${ROLLOUTS}/${b.id}/deploygroups/${ga.id}/targets`);
+    expect(res.status, res.text).toBe(404);
+  });
+
+  it('confirmationRequired on the rollout defaults to the confirmation flow setting and can be turned off', async () => {
+    const set = await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: true } });
+    expect([200, 204]).toContain(set.status);
+    try {
+      const p = uid();
+      const [waits] = await createTargets(app, p, 1);
+      await runningRollout(app, { name: uid('confirm-default'), targetFilterQuery: fleet(p), distributionSetId: ds });
+      const [a] = (await app.mgmt.get(`/rest/v1/targets/${waits}/actions`)).json().content;
+      expect(a.detailStatus).toBe('wait_for_confirmation');
+      const q = uid();
+      const [runs] = await createTargets(app, q, 1);
+      await runningRollout(app, { name: uid('confirm-off'), targetFilterQuery: fleet(q), distributionSetId: ds, confirmationRequired: false });
+      const [b] = (await app.mgmt.get(`/rest/v1/targets/${runs}/actions`)).json().content;
+      expect(b.detailStatus).toBe('running');
+    } finally {
+      await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: false } });
+    }
+  }, LONG);
 });
