@@ -139,6 +139,18 @@ describe.each(LOCAL_STORES)('rollout bad input on the %s store', (kind) => {
     expect((await app.mgmt.post(ROLLOUTS, { json: base({ amountGroups: 2 }) })).status).toBe(201);
   });
 
+  it('a taken name: 409 entityAlreadyExists; groups empty, without name or percentage: 400; a non-numeric id: 400', async () => {
+    const taken = base();
+    expect((await app.mgmt.post(ROLLOUTS, { json: taken })).status).toBe(201);
+    const dup = await app.mgmt.post(ROLLOUTS, { json: { ...taken, amountGroups: 3 } });
+    expectError(dup, 409, 'hawkbit.server.error.repo.entityAlreadyExists');
+    expect((await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`name==${String(taken['name'])}`)}`)).json().total).toBe(1);
+    expectError(await refused(base({ amountGroups: undefined, groups: [] })), 400, ERR.body, 'groups');
+    expectError(await refused(base({ amountGroups: undefined, groups: [{ targetPercentage: 50 }, { name: 'b', targetPercentage: 100 }] })), 400, ERR.body, 'name');
+    expectError(await refused(base({ amountGroups: undefined, groups: [{ name: 'a' }, { name: 'b', targetPercentage: 100 }] })), 400, ERR.body, 'targetPercentage');
+    expectError(await app.mgmt.get(`${ROLLOUTS}/abc`), 400, 'hawkbit.server.error.rest.param.invalid');
+  });
+
   it('operations on an unknown rollout: 404', async () => {
     for (const what of ['start', 'pause', 'resume', 'stop', 'approve', 'deny', 'triggerNextGroup']) {
       expectError(await app.mgmt.post(`${ROLLOUTS}/987654321/${what}`), 404, ERR.notFound);
