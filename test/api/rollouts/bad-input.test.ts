@@ -146,8 +146,9 @@ describe.each(LOCAL_STORES)('rollout bad input on the %s store', (kind) => {
     expectError(dup, 409, 'hawkbit.server.error.repo.entityAlreadyExists');
     expect((await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`name==${String(taken['name'])}`)}`)).json().total).toBe(1);
     expectError(await refused(base({ amountGroups: undefined, groups: [] })), 400, ERR.body, 'groups');
-    expectError(await refused(base({ amountGroups: undefined, groups: [{ targetPercentage: 50 }, { name: 'b', targetPercentage: 100 }] })), 400, ERR.body, 'name');
-    expectError(await refused(base({ amountGroups: undefined, groups: [{ name: 'a' }, { name: 'b', targetPercentage: 100 }] })), 400, ERR.body, 'targetPercentage');
+    const rest = { name: 'b', targetPercentage: 100 };
+    expectError(await refused(base({ amountGroups: undefined, groups: [{ targetPercentage: 50 }, rest] })), 400, ERR.body, 'name');
+    expectError(await refused(base({ amountGroups: undefined, groups: [{ name: 'a' }, rest] })), 400, ERR.body, 'targetPercentage');
     expectError(await app.mgmt.get(`${ROLLOUTS}/abc`), 400, 'hawkbit.server.error.rest.param.invalid');
   });
 

@@ -5,8 +5,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import {
-  ROLLOUTS, conditionsOf, counts, createRollout, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, otherSetType, readyRollout,
-  startRolloutApp, uid, waitFor, waitStatus, type Json, type RolloutApp,
+  ROLLOUTS, conditionsOf, counts, createRollout, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, otherSetType,
+  readyRollout, startRolloutApp, uid, waitFor, waitStatus, type Json, type RolloutApp,
 } from './fixture.js';
 
 describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
@@ -21,7 +21,9 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
     const p = uid();
     await createTargets(app, p, 8);
     const name = uid('rollout');
-    const created = await createRollout(app, { name, description: 'four groups', targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 4 });
+    const created = await createRollout(app, {
+      name, description: 'four groups', targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 4,
+    });
     expect(created).toMatchObject({
       name, description: 'four groups', targetFilterQuery: fleet(p), distributionSetId: ds, status: 'creating',
       type: 'forced', weight: 1000, deleted: false, totalTargets: 8, createdBy: 'admin',
@@ -77,8 +79,12 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
       ['europe', 2, 50], ['europe-rest', 2, 100], ['everyone-else', 4, 100],
     ]);
     expect(groups[0]).toMatchObject({ description: 'EU first', targetFilterQuery: 'description==eu' });
-    expect(conditionsOf(groups[0])).toEqual({ success: 'threshold:75', successAction: 'nextgroup', error: 'threshold:25', errorAction: 'pause' });
-    expect(conditionsOf(groups[2])).toEqual({ success: 'threshold:80', successAction: 'nextgroup', error: 'threshold:20', errorAction: 'pause' });
+    expect(conditionsOf(groups[0])).toEqual({
+      success: 'threshold:75', successAction: 'nextgroup', error: 'threshold:25', errorAction: 'pause',
+    });
+    expect(conditionsOf(groups[2])).toEqual({
+      success: 'threshold:80', successAction: 'nextgroup', error: 'threshold:20', errorAction: 'pause',
+    });
     // no target twice in one rollout: the catch-all group holds exactly the targets the EU groups left
     expect((await groupTargets(app, r.id, groups[2].id)).sort()).toEqual(us);
     const eu = [...await groupTargets(app, r.id, groups[0].id), ...await groupTargets(app, r.id, groups[1].id)];
@@ -129,7 +135,8 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
   it('fills groups only with targets created before the rollout and compatible with the set type', async () => {
     const p = uid();
     await createTargets(app, p, 2);
-    const typeRes = await app.mgmt.post('/rest/v1/targettypes', { json: [{ name: uid('type'), compatibledistributionsettypes: [{ id: await otherSetType(app) }] }] });
+    const type = { name: uid('type'), compatibledistributionsettypes: [{ id: await otherSetType(app) }] };
+    const typeRes = await app.mgmt.post('/rest/v1/targettypes', { json: [type] });
     expect(typeRes.status, typeRes.text).toBe(201);
     await createTargets(app, `${p}-typed`, 2, { targetType: typeRes.json()[0].id });
     const r = await createRollout(app, { name: uid('filling'), targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 1 });
@@ -152,7 +159,8 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
   });
 
   it('a filter that matches nothing creates an empty rollout that runs to finished', async () => {
-    const r = await createRollout(app, { name: uid('empty'), targetFilterQuery: `controllerid==${uid('nobody')}`, distributionSetId: ds, amountGroups: 2 });
+    const nobody = `controllerid==${uid('nobody')}`;
+    const r = await createRollout(app, { name: uid('empty'), targetFilterQuery: nobody, distributionSetId: ds, amountGroups: 2 });
     expect(r).toMatchObject({ status: 'creating', totalTargets: 0 });
     const ready = await waitStatus(app, r.id, 'ready');
     expect(ready).toMatchObject({ totalTargets: 0, totalGroups: 2, totalTargetsPerStatus: counts({}) });

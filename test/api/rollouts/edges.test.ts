@@ -7,8 +7,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import {
-  CREATOR, ERR, ROLLOUTS, counts, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, openAction, readyRollout, runDevice,
-  runningRollout, setConfig, startRolloutApp, uid, waitFor, waitGroupCounts, waitGroups, waitStatus, type Json, type RolloutApp,
+  CREATOR, ERR, ROLLOUTS, counts, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, openAction, readyRollout,
+  runDevice, runningRollout, setConfig, startRolloutApp, uid, waitFor, waitGroupCounts, waitGroups, waitStatus, type Json, type RolloutApp,
 } from './fixture.js';
 
 const LONG = 60_000;
@@ -34,7 +34,9 @@ describe.each(LOCAL_STORES)('rollout edges on the %s store', (kind) => {
     await waitStatus(app, r.id, 'paused');
     await waitGroups(app, r.id, ['error', 'scheduled', 'scheduled']);
     await op(app, r.id, 'resume');
-    await waitGroupCounts(app, r.id, [['error', counts({ error: 1 })], ['running', counts({ running: 1 })], ['scheduled', counts({ scheduled: 1 })]]);
+    await waitGroupCounts(app, r.id, [
+      ['error', counts({ error: 1 })], ['running', counts({ running: 1 })], ['scheduled', counts({ scheduled: 1 })],
+    ]);
     await runDevice(app, (await groupTargets(app, r.id, g2.id))[0]!, 'success');
     await waitGroups(app, r.id, ['error', 'finished', 'running']);
     await runDevice(app, (await groupTargets(app, r.id, g3.id))[0]!, 'failure');
@@ -60,13 +62,16 @@ describe.each(LOCAL_STORES)('rollout edges on the %s store', (kind) => {
     const poll = await app.device(cid!).poll();
     expect(poll._links.cancelAction).toBeDefined();
     const cancelId = Number(/cancelAction\/(\d+)/.exec(poll._links.cancelAction.href)?.[1]);
-    const fb = await app.device(cid!).post(`/cancelAction/${cancelId}/feedback`, { status: { execution: 'closed', result: { finished: 'success' } } });
+    const closed = { status: { execution: 'closed', result: { finished: 'success' } } };
+    const fb = await app.device(cid!).post(`/cancelAction/${cancelId}/feedback`, closed);
     expect(fb.status, fb.text).toBe(200);
-    const after = await waitFor(() => getRollout(app, r.id), (x) => x.totalTargetsPerStatus.cancelled === 1, { what: 'the cancel counted' });
+    const after = await waitFor(() => getRollout(app, r.id), (x) => x.totalTargetsPerStatus.cancelled === 1, {
+      what: 'the cancel counted',
+    });
     expect(after).toMatchObject({ status: 'stopped', totalTargetsPerStatus: counts({ cancelled: 1, notstarted: 1 }) });
   }, LONG);
 
-  it('DELETE of a finished rollout keeps it soft-deleted (its actions are not only scheduled); listed with INCLUDE_SOFT_DELETED', async () => {
+  it('DELETE of a finished rollout soft-deletes it (not only scheduled actions); listed with INCLUDE_SOFT_DELETED', async () => {
     const p = uid();
     const [cid] = await createTargets(app, p, 1);
     const name = uid('finished-delete');
@@ -119,7 +124,8 @@ describe.each(LOCAL_STORES)('rollout edges on the %s store', (kind) => {
     await createTargets(app, p, 1);
     const r = await readyRollout(app, { name: uid('fiql-ds'), targetFilterQuery: fleet(p), distributionSetId: set.id });
     // distributionset.type is checked in known-gaps.test.ts
-    for (const fiql of [`distributionset.name==${dsJson.name}`, `distributionset.version==${dsJson.version};distributionset.id==${set.id}`]) {
+    const fiqls = [`distributionset.name==${dsJson.name}`, `distributionset.version==${dsJson.version};distributionset.id==${set.id}`];
+    for (const fiql of fiqls) {
       const page = (await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(fiql)}`)).json();
       expect(page.content.map((x: Json) => x.id), fiql).toEqual([r.id]);
     }
@@ -194,7 +200,9 @@ describe.each(LOCAL_STORES)('rollout edges, more, on the %s store', (kind) => {
       expect(a.detailStatus).toBe('wait_for_confirmation');
       const q = uid();
       const [runs] = await createTargets(app, q, 1);
-      await runningRollout(app, { name: uid('confirm-off'), targetFilterQuery: fleet(q), distributionSetId: ds, confirmationRequired: false });
+      await runningRollout(app, {
+        name: uid('confirm-off'), targetFilterQuery: fleet(q), distributionSetId: ds, confirmationRequired: false,
+      });
       const [b] = (await app.mgmt.get(`/rest/v1/targets/${runs}/actions`)).json().content;
       expect(b.detailStatus).toBe('running');
     } finally {

@@ -68,7 +68,10 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
       config: { ...BASE_TENANT_CONFIG, ...opts.tenantConfig },
       users: [
         { username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] },
-        { username: 'creator', password: ADMIN_HASH, permissions: [...handle, 'HANDLE_ROLLOUT', 'READ_REPOSITORY', 'READ_DISTRIBUTION_SET'] },
+        {
+          username: 'creator', password: ADMIN_HASH,
+          permissions: [...handle, 'HANDLE_ROLLOUT', 'READ_REPOSITORY', 'READ_DISTRIBUTION_SET'],
+        },
         { username: 'reader', password: ADMIN_HASH, permissions: ['READ_ROLLOUT', 'READ_TARGET'] },
       ],
     }],
@@ -112,7 +115,8 @@ export async function createTargets(app: App, prefix: string, count: number, ext
   const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
   if (count === 0) return ids;
   for (let i = 0; i < ids.length; i += 200) {
-    const res = await app.mgmt.post('/rest/v1/targets', { json: ids.slice(i, i + 200).map((controllerId) => ({ controllerId, ...extra })) });
+    const json = ids.slice(i, i + 200).map((controllerId) => ({ controllerId, ...extra }));
+    const res = await app.mgmt.post('/rest/v1/targets', { json });
     expect(res.status, res.text).toBe(201);
   }
   return ids;
@@ -190,17 +194,22 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
     if (Date.now() > until) break;
     await new Promise((r) => setTimeout(r, pause));
   }
-  throw new Error(`timed out waiting${opts.what === undefined ? '' : ` for ${opts.what}`}; last seen: ${JSON.stringify(last).slice(0, 2000)}`);
+  const what = opts.what === undefined ? '' : ` for ${opts.what}`;
+  throw new Error(`timed out waiting${what}; last seen: ${JSON.stringify(last).slice(0, 2000)}`);
 }
 
 /** Waits until the rollout shows `status`; returns it. */
 export function waitStatus(app: App, id: number, status: string, deadline?: number): Promise<Json> {
-  return waitFor(() => getRollout(app, id), (r) => r.status === status, { what: `rollout ${id} ${status}`, ...(deadline ? { deadline } : {}) });
+  return waitFor(() => getRollout(app, id), (r) => r.status === status, {
+    what: `rollout ${id} ${status}`, ...(deadline ? { deadline } : {}),
+  });
 }
 
 /** Waits until the group statuses (in id order) are `statuses`. */
 export function waitGroups(app: App, id: number, statuses: readonly string[]): Promise<Json[]> {
-  return waitFor(() => getGroups(app, id), (gs) => gs.map((g) => g.status).join() === statuses.join(), { what: `groups ${statuses.join()}` });
+  return waitFor(() => getGroups(app, id), (gs) => gs.map((g) => g.status).join() === statuses.join(), {
+    what: `groups ${statuses.join()}`,
+  });
 }
 
 /** Creates a rollout and waits until it left creating (ready, or waiting_for_approval). */
@@ -248,7 +257,8 @@ export async function runDevice(app: RolloutApp, controllerId: string, outcome: 
 }
 
 /** The per-status counts as hawkBit names them, all six keys. */
-export function counts(c: Partial<Record<'scheduled' | 'running' | 'error' | 'finished' | 'cancelled' | 'notstarted', number>>): Record<string, number> {
+type CountKey = 'scheduled' | 'running' | 'error' | 'finished' | 'cancelled' | 'notstarted';
+export function counts(c: Partial<Record<CountKey, number>>): Record<string, number> {
   return { scheduled: 0, running: 0, error: 0, finished: 0, cancelled: 0, notstarted: 0, ...c };
 }
 

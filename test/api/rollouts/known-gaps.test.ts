@@ -24,18 +24,22 @@ describe.each(LOCAL_STORES)('rollout known gaps on the %s store', (kind) => {
     await createTargets(app, prefix, 4, { description: 'eu' });
     await createTargets(app, `${prefix}-us`, 2, { description: 'us' });
   });
-  const withGroups = (groups: unknown[]): Record<string, unknown> => ({ name: uid('gap'), targetFilterQuery: fleet(prefix), distributionSetId: ds, groups });
+  const withGroups = (groups: unknown[]): Record<string, unknown> => ({
+    name: uid('gap'), targetFilterQuery: fleet(prefix), distributionSetId: ds, groups,
+  });
 
   // hawkBit: RolloutHelper.verifyRolloutGroupHasConditions throws jakarta.validation.ValidationException
   // ("Target percentage has to be between 1 and 100"), which the reference (7.1) maps to 400 constraintViolation
   it.each([0, 101])('a group targetPercentage of %s answers 400 constraintViolation', async (targetPercentage) => {
-    const res = await app.mgmt.post(ROLLOUTS, { json: withGroups([{ name: 'g', targetPercentage }, { name: 'rest', targetPercentage: 100 }]) });
+    const groups = [{ name: 'g', targetPercentage }, { name: 'rest', targetPercentage: 100 }];
+    const res = await app.mgmt.post(ROLLOUTS, { json: withGroups(groups) });
     expectError(res, 400, ERR.constraint, 'percentage');
   });
 
   // hawkBit: RolloutHelper.verifyRemainingTargets throws ValidationException("Rollout groups don't match all targets") (reference 4.7, 7.1)
   it('groups that leave matching targets out answer 400 constraintViolation', async () => {
-    const res = await app.mgmt.post(ROLLOUTS, { json: withGroups([{ name: 'us', targetFilterQuery: 'description==us', targetPercentage: 100 }]) });
+    const onlyUs = [{ name: 'us', targetFilterQuery: 'description==us', targetPercentage: 100 }];
+    const res = await app.mgmt.post(ROLLOUTS, { json: withGroups(onlyUs) });
     expectError(res, 400, ERR.constraint, "Rollout groups don't match all targets");
   });
 
@@ -52,7 +56,9 @@ describe.each(LOCAL_STORES)('rollout known gaps on the %s store', (kind) => {
     await waitGroups(app, r.id, ['running', 'scheduled']);
     expect((await app.mgmt.post(`${ROLLOUTS}/${r.id}/triggerNextGroup`)).status).toBe(204);
     const groups = await getGroups(app, r.id);
-    expect(groups.map((g) => [g.status, g.totalTargetsPerStatus])).toEqual([['running', counts({ running: 1 })], ['running', counts({ running: 1 })]]);
+    expect(groups.map((g) => [g.status, g.totalTargetsPerStatus])).toEqual([
+      ['running', counts({ running: 1 })], ['running', counts({ running: 1 })],
+    ]);
     expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ running: 2 }));
   });
 

@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import {
   CREATOR, ERR, ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, groupTargets, op,
-  readyRollout, runDevice, runningRollout, setConfig, startRolloutApp, uid, waitFor, waitGroupCounts, waitGroups, waitStatus, type Json, type RolloutApp,
+  readyRollout, runDevice, runningRollout, setConfig, startRolloutApp, uid, waitFor, waitGroupCounts, waitGroups, waitStatus, type Json,
+  type RolloutApp,
 } from './fixture.js';
 
 const LONG = 60_000;
@@ -135,7 +136,7 @@ describe.each(LOCAL_STORES)('rollout lifecycle on the %s store', (kind) => {
     await waitStatus(app, fresh.id, 'stopped');
   });
 
-  it('approval: waiting_for_approval for a creator without APPROVE_ROLLOUT, approve/deny with remark, ready at once for admin', async () => {
+  it('approval: a creator without APPROVE_ROLLOUT waits for approval, approve/deny with remark; admin gets ready at once', async () => {
     await setConfig(app, 'rollout.approval.enabled', true);
     try {
       const p = uid();
@@ -204,7 +205,9 @@ describe.each(LOCAL_STORES)('rollout lifecycle on the %s store', (kind) => {
     const res = await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { name, description: 'new words', type: 'forced', weight: 3 } });
     expect(res.status, res.text).toBe(200);
     expect(res.json()).toMatchObject({ id: r.id, name, description: 'new words', type: 'soft', weight: 1000, status: 'ready' });
-    expect(await getRollout(app, r.id)).toMatchObject({ name, description: 'new words', type: 'soft', weight: 1000, lastModifiedBy: 'admin' });
+    expect(await getRollout(app, r.id)).toMatchObject({
+      name, description: 'new words', type: 'soft', weight: 1000, lastModifiedBy: 'admin',
+    });
     expectError(await app.mgmt.put(`${ROLLOUTS}/987654321`, { json: { name: 'x' } }), 404, ERR.notFound);
   });
 

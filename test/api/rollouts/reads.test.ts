@@ -25,7 +25,8 @@ describe.each(LOCAL_STORES)('rollout reads on the %s store', (kind) => {
     await createTargets(app, prefix, 6);
     for (const [i, set] of [[1, ds], [2, ds], [3, otherDs]] as const) {
       rollouts.push(await readyRollout(app, {
-        name: `${tag}-${i}`, description: i === 2 ? 'the second' : undefined, targetFilterQuery: fleet(prefix), distributionSetId: set, amountGroups: 3,
+        name: `${tag}-${i}`, description: i === 2 ? 'the second' : undefined, targetFilterQuery: fleet(prefix), distributionSetId: set,
+        amountGroups: 3,
       }));
     }
     await op(app, rollouts[2].id, 'start');
@@ -46,7 +47,8 @@ describe.each(LOCAL_STORES)('rollout reads on the %s store', (kind) => {
     expect(names(await list(`${q(`name==${tag}-*;status==ready`)}&sort=id:ASC`))).toEqual([`${tag}-1`, `${tag}-2`]);
     expect(names(await list(`${q(`name==${tag}-*;distributionset.id==${otherDs}`)}`))).toEqual([`${tag}-3`]);
     expect(names(await list(q(`description=='the second';name==${tag}-*`)))).toEqual([`${tag}-2`]);
-    expect(names(await list(`${q(`name==${tag}-*`)}&sort=id:ASC`))).toEqual([`${tag}-1`, `${tag}-2`, `${tag}-3`]); // id order is creation order
+    // id order is creation order
+    expect(names(await list(`${q(`name==${tag}-*`)}&sort=id:ASC`))).toEqual([`${tag}-1`, `${tag}-2`, `${tag}-3`]);
     const page = await list(`${q(`name==${tag}-*`)}&sort=name:ASC&offset=1&limit=1`);
     expect(page).toMatchObject({ total: 3, size: 1 });
     expect(names(page)).toEqual([`${tag}-2`]);
@@ -102,7 +104,9 @@ describe.each(LOCAL_STORES)('rollout reads on the %s store', (kind) => {
 
     const one = await app.mgmt.get(`${ROLLOUTS}/${id}/deploygroups/${full[0].id}`);
     expect(one.status).toBe(200);
-    expect(one.json()).toMatchObject({ id: full[0].id, name: 'group-1', status: 'running', totalTargets: 2, totalTargetsPerStatus: counts({ running: 2 }) });
+    expect(one.json()).toMatchObject({
+      id: full[0].id, name: 'group-1', status: 'running', totalTargets: 2, totalTargetsPerStatus: counts({ running: 2 }),
+    });
     expect(one.json()._links.self.href).toBe(`${app.url}${ROLLOUTS}/${id}/deploygroups/${full[0].id}`);
     expectError(await app.mgmt.get(`${ROLLOUTS}/${rollouts[0].id}/deploygroups/${full[0].id}`), 404, ERR.notFound);
     expectError(await app.mgmt.get(`${ROLLOUTS}/${id}/deploygroups/987654321`), 404, ERR.notFound);
