@@ -7,8 +7,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import {
-  CREATOR, ERR, ROLLOUTS, counts, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, openAction, readyRollout,
-  runDevice, runningRollout, setConfig, startRolloutApp, uid, waitFor, waitGroupCounts, waitGroups, waitStatus, type Json, type RolloutApp,
+  CREATOR, ERR, MAKER, ROLLOUTS, counts, createSet, createTargets, expectError, fleet, getGroups, getRollout, groupTargets, op, openAction,
+  readyRollout, runDevice, runningRollout, setConfig, startRolloutApp, uid, waitFor, waitGroupCounts, waitGroups, waitStatus, type Json,
+  type RolloutApp,
 } from './fixture.js';
 
 const LONG = 60_000;
@@ -208,5 +209,58 @@ describe.each(LOCAL_STORES)('rollout edges, more, on the %s store', (kind) => {
     } finally {
       await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: false } });
     }
+  }, LONG);
+});
+
+describe.each(LOCAL_STORES)('rollout actions and permissions on the %s store', (kind) => {
+  let app: RolloutApp;
+  let ds: number;
+  beforeAll(async () => {
+    app = await startRolloutApp(kind);
+    ds = (await createSet(app)).id;
+  });
+
+  it('without HANDLE_ROLLOUT: create works, startAt and start answer 403 insufficientPermission', async () => {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const body = { name: uid('maker'), targetFilterQuery: fleet(p), distributionSetId: ds };
+    const r = await readyRollout(app, body, MAKER);
+    expect(r.status).toBe('ready');
+    expectError(await app.mgmt.post(`${ROLLOUTS}/${r.id}/start`, { auth: MAKER }), 403, ERR.permission);
+    const timed = { ...body, name: uid('maker-at'), startAt: Date.now() };
+    expectError(await app.mgmt.post(ROLLOUTS, { json: timed, auth: MAKER }), 403, ERR.permission);
+    expect((await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`name==${timed.name}`)}`)).json().total).toBe(0);
+  });
+
+  it('a rollout action in the full action list links its rollout', async () => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    const r = await runningRollout(app, { name: uid('links'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    const id = await openAction(app, cid!);
+    const page = (await app.mgmt.get(`/rest/v1/actions?representation=full&q=${encodeURIComponent(`rollout.id==${r.id}`)}`)).json();
+    expect(page.content.map((a: Json) => a.id)).toEqual([id]);
+    expect(page.content[0]._links.rollout.href).toBe(`${app.url}${ROLLOUTS}/${r.id}`);
+    const byName = (await app.mgmt.get(`/rest/v1/actions?q=${encodeURIComponent(`rollout.name==${r.name}`)}`)).json();
+    expect(byName.content.map((a: Json) => a.id)).toEqual([id]);
+  });
+
+  it('DOWNLOADED in an update rollout counts as running; a canceled action completes its group (cancelled)', async () => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    const r = await runningRollout(app, { name: uid('downloaded'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    const id = await openAction(app, cid!);
+    const dev = app.device(cid!);
+    expect((await dev.get(`/deploymentBase/${id}`)).status).toBe(200);
+    const fb = await dev.post(`/deploymentBase/${id}/feedback`, { status: { execution: 'downloaded', result: { finished: 'none' } } });
+    expect(fb.status, fb.text).toBe(200);
+    expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ running: 1 }));
+    // the operator cancels the action, the device confirms the cancellation: the only action is final, the rollout finishes
+    expect((await app.mgmt.delete(`/rest/v1/targets/${cid}/actions/${id}`)).status).toBe(204);
+    const poll = await dev.poll();
+    const cancelId = Number(/cancelAction\/(\d+)/.exec(poll._links.cancelAction.href)?.[1]);
+    const closed = { status: { execution: 'closed', result: { finished: 'success' } } };
+    expect((await dev.post(`/cancelAction/${cancelId}/feedback`, closed)).status).toBe(200);
+    const done = await waitStatus(app, r.id, 'finished');
+    expect(done.totalTargetsPerStatus).toEqual(counts({ cancelled: 1 }));
   }, LONG);
 });

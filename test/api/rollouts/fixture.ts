@@ -19,6 +19,8 @@ export type Json = any;
 
 /** Creates, reads and handles rollouts, but may not approve them. */
 export const CREATOR: readonly [string, string] = ['creator', 'admin'];
+/** Creates, reads, updates and deletes rollouts, but may neither handle (start, startAt, ...) nor approve them. */
+export const MAKER: readonly [string, string] = ['maker', 'admin'];
 /** Reads rollouts and targets only. */
 export const READER: readonly [string, string] = ['reader', 'admin'];
 
@@ -73,6 +75,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
           permissions: [...handle, 'HANDLE_ROLLOUT', 'READ_REPOSITORY', 'READ_DISTRIBUTION_SET'],
         },
         { username: 'reader', password: ADMIN_HASH, permissions: ['READ_ROLLOUT', 'READ_TARGET'] },
+        { username: 'maker', password: ADMIN_HASH, permissions: [...handle, 'READ_REPOSITORY', 'READ_DISTRIBUTION_SET'] },
       ],
     }],
     quotas: opts.quotas ?? {},
