@@ -21,7 +21,9 @@ function positive(v: string): number {
   return n;
 }
 
-interface Flags { scenario: string; url?: string; tenant?: string; devices?: number; duration?: number; admin?: string; report?: string; quiet?: boolean }
+interface Flags {
+  scenario: string; url?: string; tenant?: string; devices?: number; duration?: number; admin?: string; report?: string; quiet?: boolean;
+}
 
 const program = new Command('peregrine-sim')
   .description('a virtual fleet of devices speaking DDI to a peregrine or hawkBit server, driven by a scenario')

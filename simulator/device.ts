@@ -128,7 +128,8 @@ export class Device {
     const c = await this.getJson<DdiCancel>('cancel', href);
     const stopId = c.cancelAction.stopId;
     const accept = this.g.pick('cancel') === 'accept';
-    const body = accept ? report('closed', 'success', 'canceled by the simulator') : report('rejected', 'none', 'cancel rejected by the simulator');
+    const body = accept ? report('closed', 'success', 'canceled by the simulator')
+      : report('rejected', 'none', 'cancel rejected by the simulator');
     await this.call('cancel', 'POST', subResource(href, '/feedback'), body, [410]);
     if (accept) {
       this.g.stats.counters['cancels accepted']++;
@@ -159,7 +160,8 @@ export class Device {
           const link = a._links?.['download-http']?.href ?? a._links?.['download']?.href;
           const r = link === undefined ? { ok: false as const, retry: false, reason: `no download link for ${a.filename}` }
             : await downloadArtifact({
-              http: this.g.http, stats: this.g.stats, headers: this.g.authOf(this.n), faults: this.g.faults, mode, pieceBytes: this.g.behaviour.download.pieceBytes,
+              http: this.g.http, stats: this.g.stats, headers: this.g.authOf(this.n), faults: this.g.faults,
+              mode, pieceBytes: this.g.behaviour.download.pieceBytes,
             }, { ...a, href: link });
           if (!r.ok) {
             if (r.retry) throw new RetryLater();
@@ -210,7 +212,8 @@ export class Device {
 
   private async getJson<T>(kind: 'deployment' | 'cancel', url: string): Promise<T> {
     let out: T | undefined;
-    const status = await this.g.http.send({ kind, method: 'GET', url, headers: this.g.authOf(this.n), faults: this.g.faults }, async (res) => {
+    const spec = { kind, method: 'GET' as const, url, headers: this.g.authOf(this.n), faults: this.g.faults };
+    const status = await this.g.http.send(spec, async (res) => {
       if (res.status === 200) out = (await res.body.json()) as T;
     });
     check(status);
@@ -219,10 +222,11 @@ export class Device {
   }
 
   /** A request whose answer must be 2xx (or one of `tolerated`); returns the status. */
-  private async call(kind: 'configData' | 'confirmation' | 'autoConfirm' | 'feedback' | 'cancel', method: 'GET' | 'PUT' | 'POST', url: string,
-    json?: Json, tolerated: readonly number[] = []): Promise<number> {
+  private async call(kind: 'configData' | 'confirmation' | 'autoConfirm' | 'feedback' | 'cancel', method: 'GET' | 'PUT' | 'POST',
+    url: string, json?: Json, tolerated: readonly number[] = []): Promise<number> {
     let after: number | undefined;
-    const status = await this.g.http.send({ kind, method, url, headers: this.g.authOf(this.n), json, faults: this.g.faults }, async (res) => {
+    const spec = { kind, method, url, headers: this.g.authOf(this.n), json, faults: this.g.faults };
+    const status = await this.g.http.send(spec, async (res) => {
       after = retryAfter(res.status, res);
     });
     if (status === 429) throw new RetryLater(after);

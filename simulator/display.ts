@@ -21,10 +21,12 @@ export class LiveDisplay {
   private lastRequests = 0;
   private lastAt = Date.now();
 
-  constructor(private readonly src: DisplaySource, private readonly out: NodeJS.WritableStream & { isTTY?: boolean }, private readonly plainEveryMs = 5000) {}
+  constructor(private readonly src: DisplaySource, private readonly out: NodeJS.WritableStream & { isTTY?: boolean },
+    private readonly plainEveryMs = 5000) {}
 
   start(): void {
     const tty = this.out.isTTY === true;
+    if (!tty) this.draw(false);
     this.timer = setInterval(() => this.draw(tty), tty ? 500 : this.plainEveryMs);
     this.timer.unref();
   }
@@ -33,6 +35,7 @@ export class LiveDisplay {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (this.out.isTTY === true && this.drawn > 0) this.out.write(`\x1b[${this.drawn}A\x1b[J`);
+    else if (this.out.isTTY !== true) this.draw(false);
     this.drawn = 0;
   }
 

@@ -40,23 +40,25 @@ export async function downloadArtifact(o: DownloadOptions, a: ArtifactRef): Prom
     let failure: DownloadResult | undefined;
     let cut = false;
     try {
-      await o.http.send({ kind: 'download', method: 'GET', url: a.href, headers, faults: o.faults, dropInside: true }, async (res, dropped) => {
+      const spec = { kind: 'download' as const, method: 'GET' as const, url: a.href, headers, faults: o.faults, dropInside: true };
+      await o.http.send(spec, async (res, dropped) => {
         if (res.status !== expected) {
           // 5xx/429 and lost connections are worth another try later; anything else is the update's failure
           const retry = res.status >= 500 || res.status === 429;
           failure = { ok: false, retry, reason: `download of ${a.filename} answered ${res.status}` };
           return;
         }
-        const want = end - offset + 1;
+        // an injected drop cuts the connection half-way through the answer: the device keeps what arrived
+        const limit = dropped ? Math.floor((end - offset + 1) / 2) : Number.POSITIVE_INFINITY;
         let got = 0;
         for await (const chunk of res.body) {
-          const buf = chunk as Buffer;
+          let buf = chunk as Buffer;
+          if (got + buf.length > limit) { buf = buf.subarray(0, limit - got); cut = true; }
           sha1.update(buf);
           got += buf.length;
           offset += buf.length;
           o.stats.downloads.bytes += buf.length;
-          // an injected drop cuts the connection half-way through the answer
-          if (dropped && got >= want / 2 && got < want) { res.body.destroy(); cut = true; break; }
+          if (cut) { res.body.destroy(); break; }
         }
       });
     } catch {
@@ -65,7 +67,9 @@ export async function downloadArtifact(o: DownloadOptions, a: ArtifactRef): Prom
     if (failure) return failure;
     if (a.size === 0) break;
     if (cut) {
-      if (++restarts > MAX_RESTARTS) return { ok: false, retry: true, reason: `download of ${a.filename} lost its connection ${restarts} times` };
+      if (++restarts > MAX_RESTARTS) {
+        return { ok: false, retry: true, reason: `download of ${a.filename} lost its connection ${restarts} times` };
+      }
       o.stats.downloads.resumes++;
       if (!ranged) { sha1 = createHash('sha1'); offset = 0; } // a whole download starts over
       continue;

@@ -5,6 +5,7 @@
  *   rollout paused                     ... reaches the state before the run ends
  *   rollout paused by its error threshold   paused with a group in error (its error condition tripped)
  *   all devices in_sync                every target of the fleet has that update status (Management API)
+ *   all devices of GROUP in_sync       ... every target of that device group
  *   failure share below 5%             failed updates / finished updates on the devices
  *   no 5xx  |  no errors               no answer 5xx (any error) to any device request
  *   at least 10 updates                a device counter reached N: updates, successes, failures,
@@ -22,7 +23,7 @@ export type Counter = (typeof COUNTERS)[number];
 export type Expectation = { readonly text: string } & (
   | { readonly kind: 'rollout'; readonly status: (typeof ROLLOUT_STATES)[number]; readonly withinS?: number }
   | { readonly kind: 'errorThreshold' }
-  | { readonly kind: 'allDevices'; readonly status: (typeof TARGET_STATES)[number] }
+  | { readonly kind: 'allDevices'; readonly status: (typeof TARGET_STATES)[number]; readonly group?: string }
   | { readonly kind: 'failureShare'; readonly belowPercent: number }
   | { readonly kind: 'noErrors'; readonly only5xx: boolean }
   | { readonly kind: 'atLeast'; readonly n: number; readonly counter: Counter }
@@ -40,10 +41,10 @@ export function parseExpectation(raw: string): Expectation | string {
     return m[2] === undefined ? { text, kind: 'rollout', status } : { text, kind: 'rollout', status, withinS: Number(m[2]) };
   }
   if (text === 'rollout paused by its error threshold') return { text, kind: 'errorThreshold' };
-  if ((m = /^all devices ([a-z_]+)$/.exec(text))) {
-    const status = m[1]!;
+  if ((m = /^all devices(?: of ([A-Za-z0-9_-]+))? ([a-z_]+)$/.exec(text))) {
+    const status = m[2]!;
     if (!oneOf(TARGET_STATES, status)) return `unknown update status '${status}' (one of ${TARGET_STATES.join(', ')})`;
-    return { text, kind: 'allDevices', status };
+    return m[1] === undefined ? { text, kind: 'allDevices', status } : { text, kind: 'allDevices', status, group: m[1] };
   }
   if ((m = /^failure share below (\d+(?:\.\d+)?) ?%$/.exec(text))) return { text, kind: 'failureShare', belowPercent: Number(m[1]) };
   if (text === 'no 5xx' || text === 'no errors') return { text, kind: 'noErrors', only5xx: text === 'no 5xx' };
@@ -69,8 +70,8 @@ export interface Observation {
   };
   readonly counters: Readonly<Record<Counter, number>>;
   readonly errorsByStatus: Readonly<Record<string, number>>;
-  /** Targets of the fleet NOT in the status (asks the Management API). */
-  targetsNotIn(status: string): Promise<number>;
+  /** Targets of the fleet (or of one group) NOT in the status (asks the Management API). */
+  targetsNotIn(status: string, group?: string): Promise<number>;
 }
 
 export type Verdict = { readonly state: 'pass' | 'fail' | 'open'; readonly expected: string; readonly seen: string };
@@ -96,8 +97,8 @@ export async function judge(e: Expectation, o: Observation, final: boolean): Pro
       return o.rollout.pausedByError ? { state: 'pass', expected, seen } : open(expected, seen);
     }
     case 'allDevices': {
-      const expected = `0 targets of the fleet not ${e.status}`;
-      const n = await o.targetsNotIn(e.status);
+      const expected = `0 targets of ${e.group === undefined ? 'the fleet' : `group ${e.group}`} not ${e.status}`;
+      const n = await o.targetsNotIn(e.status, e.group);
       return n === 0 ? { state: 'pass', expected, seen: '0' } : open(expected, `${n} targets not ${e.status}`);
     }
     case 'atLeast': {

@@ -74,7 +74,8 @@ export class GroupRuntime {
   /** Attributes of device n: fixed values, and list values picked by the device number (stable across runs). */
   attributesOf(n: number): Record<string, string> {
     // configData must not be empty (reference §2): a group without attributes reports its name
-    const out: Record<string, string> = this.lists.length === 0 && Object.keys(this.fixed).length === 0 ? { 'sim.group': this.spec.name } : { ...this.fixed };
+    const none = this.lists.length === 0 && Object.keys(this.fixed).length === 0;
+    const out: Record<string, string> = none ? { 'sim.group': this.spec.name } : { ...this.fixed };
     this.lists.forEach(([k, list], i) => { out[k] = list[mix32(n * 31 + i) % list.length]!; });
     return out;
   }

@@ -35,7 +35,9 @@ export class SimHttp {
 
   constructor(server: string, connections: number, private readonly stats: Stats, private readonly random: () => number) {
     this.origin = new URL(server).origin;
-    this.pool = new Pool(this.origin, { connections, keepAliveTimeout: 60_000, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
+    this.pool = new Pool(this.origin, {
+      connections, keepAliveTimeout: 60_000, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000,
+    });
   }
 
   /**

@@ -56,7 +56,8 @@ export class Mgmt {
 
   /** Reaches the server (attempts with exponential backoff) and checks the credentials with GET /rest/v1/userinfo. */
   async check(attempts: number): Promise<void> {
-    const status = await reach(this.server, attempts, this.log, () => this.call('GET', '/rest/v1/userinfo', undefined, undefined, 0).then((r) => r.status));
+    const probe = (): Promise<number> => this.call('GET', '/rest/v1/userinfo', undefined, undefined, 0).then((r) => r.status);
+    const status = await reach(this.server, attempts, this.log, probe);
     if (status === 401 || status === 403) {
       throw new AdminAuthError(`admin credentials rejected by ${this.server} (${status}) for user '${this.user}'`);
     }
@@ -121,13 +122,15 @@ export class Mgmt {
   /** A software module of type os with random artifacts and a distribution set of type os holding it; answers the set's id. */
   async createDistributionSet(o: { name: string; version?: string; artifacts: number; artifactBytes: number }): Promise<number> {
     const version = o.version ?? `${Date.now()}`;
-    const [sm] = await this.expect('POST', '/rest/v1/softwaremodules', [201], [{ name: o.name, version, type: 'os', vendor: 'peregrine-sim' }]) as { id: number }[];
+    const module = { name: o.name, version, type: 'os', vendor: 'peregrine-sim' };
+    const [sm] = await this.expect('POST', '/rest/v1/softwaremodules', [201], [module]) as { id: number }[];
     for (let i = 0; i < o.artifacts; i++) {
       const form = new FormData();
       form.append('file', new Blob([randomBytes(o.artifactBytes)]), `image-${i}.bin`);
       await this.expect('POST', `/rest/v1/softwaremodules/${sm!.id}/artifacts`, [201], undefined, form);
     }
-    const [ds] = await this.expect('POST', '/rest/v1/distributionsets', [201], [{ name: o.name, version, type: 'os', modules: [{ id: sm!.id }] }]) as { id: number }[];
+    const set = { name: o.name, version, type: 'os', modules: [{ id: sm!.id }] };
+    const [ds] = await this.expect('POST', '/rest/v1/distributionsets', [201], [set]) as { id: number }[];
     return ds!.id;
   }
 
@@ -185,8 +188,8 @@ export async function reach(server: string, attempts: number, log: (line: string
     try {
       return await probe();
     } catch (e) {
-      const err = e as Error & { cause?: { code?: string; message?: string } };
-      last = err.cause?.code ?? err.cause?.message ?? err.message;
+      const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
+      last = err.cause?.code ?? err.code ?? err.cause?.message ?? err.message;
       if (i + 1 < attempts) {
         const wait = 250 * 2 ** i;
         log(`cannot reach ${server} (${last}); retrying in ${wait} ms (attempt ${i + 1} of ${attempts})`);

@@ -34,7 +34,10 @@ export interface Report {
   readonly devicesByState: Readonly<Record<DeviceState, number>>;
   readonly counters: Readonly<Record<Counter, number>>;
   readonly updatesCompletedPerMinute: readonly number[];
-  readonly rollout?: { readonly id: number; readonly status: string; readonly totalTargetsPerStatus?: Readonly<Record<string, number>>; readonly runSeconds?: number };
+  readonly rollout?: {
+    readonly id: number; readonly status: string; readonly runSeconds?: number;
+    readonly totalTargetsPerStatus?: Readonly<Record<string, number>>;
+  };
   readonly expectations: readonly ExpectationResult[];
 }
 
@@ -46,7 +49,8 @@ const ms = (h: RecordableHistogram, unit: number): Percentiles => {
 
 export function buildReport(o: {
   scenario: string; server: string; tenant: string; devices: number; stats: Stats; seconds: number; exitCode: number;
-  phases: Report['phases']; devicesByState: Report['devicesByState']; rollout?: Report['rollout']; expectations: readonly ExpectationResult[];
+  phases: Report['phases']; devicesByState: Report['devicesByState']; rollout?: Report['rollout'];
+  expectations: readonly ExpectationResult[];
 }): Report {
   const s = o.stats;
   const all = createHistogram();
@@ -72,7 +76,8 @@ const round = (x: number): number => Math.round(x * 10) / 10;
 
 function table(rows: readonly (readonly string[])[], numeric = true): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 || !numeric ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()).join('\n');
+  const cell = (c: string, i: number): string => (i === 0 || !numeric ? c.padEnd(widths[i]!) : c.padStart(widths[i]!));
+  return rows.map((r) => r.map(cell).join('  ').trimEnd()).join('\n');
 }
 
 export function formatReport(r: Report): string {
@@ -80,7 +85,9 @@ export function formatReport(r: Report): string {
   lines.push(`${r.scenario}: ${r.devices} devices against ${r.server} (tenant ${r.tenant}), ${r.seconds} s, exit ${r.exitCode}`);
   lines.push('', table([
     ['request', 'count', 'errors', 'p50 ms', 'p95 ms', 'p99 ms'],
-    ...Object.entries(r.requests.byKind).map(([k, v]) => [k, String(v.count), String(v.errors), String(v.latencyMs.p50), String(v.latencyMs.p95), String(v.latencyMs.p99)]),
+    ...Object.entries(r.requests.byKind).map(([k, v]) => [
+      k, String(v.count), String(v.errors), String(v.latencyMs.p50), String(v.latencyMs.p95), String(v.latencyMs.p99),
+    ]),
     ['all', String(r.requests.total), String(Object.values(r.errorsByStatus).reduce((a, b) => a + b, 0)),
       String(r.requests.latencyMs.p50), String(r.requests.latencyMs.p95), String(r.requests.latencyMs.p99)],
   ]));
@@ -90,17 +97,25 @@ export function formatReport(r: Report): string {
     ['errors by status', errors],
     ['injected faults', `dropped ${r.faults.dropped}, delayed ${r.faults.delayed}`],
     ['downloads', `${r.downloads.bytes} bytes, ${r.downloads.resumes} resumed, ${r.downloads.verifyFailures} failed verification`],
-    ['poll lag', `p50 ${r.polls.lagMs.p50} ms, p99 ${r.polls.lagMs.p99} ms, max ${r.polls.lagMs.max} ms, ${r.polls.lateOver1s} polls late > 1 s`],
+    ['poll lag', `p50 ${r.polls.lagMs.p50} ms, p99 ${r.polls.lagMs.p99} ms, max ${r.polls.lagMs.max} ms, `
+      + `${r.polls.lateOver1s} polls late > 1 s`],
     ['devices by state', Object.entries(r.devicesByState).map(([k, v]) => `${k} ${v}`).join(', ')],
     ['device counters', Object.entries(r.counters).map(([k, v]) => `${k} ${v}`).join(', ')],
     ['updates per minute', r.updatesCompletedPerMinute.join(' ') || '-'],
-    ...(r.rollout ? [['rollout', `#${r.rollout.id} ${r.rollout.status}${r.rollout.runSeconds !== undefined ? ` after ${r.rollout.runSeconds} s` : ''}`
-      + (r.rollout.totalTargetsPerStatus ? ` (${Object.entries(r.rollout.totalTargetsPerStatus).map(([k, v]) => `${k} ${v}`).join(', ')})` : '')]] : []),
+    ...(r.rollout ? [['rollout', rolloutLine(r.rollout)]] : []),
     ['phases', r.phases.map((p) => `${p.name} ${p.seconds} s`).join(', ')],
   ], false));
   if (r.expectations.length > 0) {
     lines.push('', 'expectations:');
-    for (const e of r.expectations) lines.push(`  ${e.passed ? 'ok  ' : 'FAIL'} ${e.text}${e.passed ? '' : `: expected ${e.expected}, seen ${e.seen}`}`);
+    for (const e of r.expectations) {
+      lines.push(`  ${e.passed ? 'ok  ' : 'FAIL'} ${e.text}${e.passed ? '' : `: expected ${e.expected}, seen ${e.seen}`}`);
+    }
   }
   return lines.join('\n');
+}
+
+function rolloutLine(r: NonNullable<Report['rollout']>): string {
+  const after = r.runSeconds !== undefined ? ` after ${r.runSeconds} s` : '';
+  const per = r.totalTargetsPerStatus ? ` (${Object.entries(r.totalTargetsPerStatus).map(([k, v]) => `${k} ${v}`).join(', ')})` : '';
+  return `#${r.id} ${r.status}${after}${per}`;
 }

@@ -75,7 +75,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
   };
   let rollout: RolloutState | undefined;
   let dsId: number | undefined;
-  const display = o.quiet ? undefined : new LiveDisplay({ fleet, stats, phase: () => phaseName, rollout: () => rollout?.view }, out, o.plainEveryMs);
+  const display = o.quiet ? undefined
+    : new LiveDisplay({ fleet, stats, phase: () => phaseName, rollout: () => rollout?.view }, out, o.plainEveryMs);
   const deadline = Date.now() + s.durationSeconds * 1000;
   const over = (): boolean => Date.now() >= deadline || o.signal?.aborted === true;
   const verdicts = new Map<number, Verdict>();
@@ -96,8 +97,15 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
   const filter = groupFilter(fleet.groups);
   const observation = (): Observation => ({
     now: Date.now(), counters: stats.counters, errorsByStatus: stats.errorsByStatus,
-    ...(rollout ? { rollout: { status: rollout.view?.status ?? 'unknown', startedAt: rollout.startedAt, seen: rollout.seen, pausedByError: rollout.pausedByError } } : {}),
-    targetsNotIn: async (status) => (mgmt ? mgmt.countTargets(`(${filter});updateStatus!=${status}`) : Number.NaN),
+    ...(rollout ? {
+      rollout: {
+        status: rollout.view?.status ?? 'unknown', startedAt: rollout.startedAt, seen: rollout.seen, pausedByError: rollout.pausedByError,
+      },
+    } : {}),
+    targetsNotIn: async (status, group) => {
+      const f = group === undefined ? filter : groupFilter(fleet.groups.filter((g) => g.spec.name === group));
+      return mgmt ? mgmt.countTargets(`(${f});updateStatus!=${status}`) : Number.NaN;
+    },
   });
   /** Judges the open expectations; true when every eventual one is decided. */
   const review = async (final: boolean): Promise<boolean> => {
@@ -124,7 +132,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
 
   const runStep = async (step: Step): Promise<void> => {
     if (!mgmt) return;
-    const idsOf = (names: readonly string[] | undefined): string[] => fleet.devices.filter((d) => !names || names.includes(d.g.spec.name)).map((d) => d.controllerId);
+    const idsOf = (names: readonly string[] | undefined): string[] =>
+      fleet.devices.filter((d) => !names || names.includes(d.g.spec.name)).map((d) => d.controllerId);
     if ('createDistributionSet' in step) dsId = await mgmt.createDistributionSet(step.createDistributionSet);
     else if ('assign' in step) {
       const { groups, ...options } = step.assign;
@@ -142,7 +151,10 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
       await refreshRollout();
     } else if ('waitRollout' in step) {
       const w = step.waitRollout;
-      await until(`rollout ${w.status}`, w.timeoutSeconds * 1000, async () => { await refreshRollout(); return rollout!.seen.has(w.status); });
+      await until(`rollout ${w.status}`, w.timeoutSeconds * 1000, async () => {
+        await refreshRollout();
+        return rollout!.seen.has(w.status);
+      });
     } else if ('waitUpdates' in step) {
       const w = step.waitUpdates;
       await until(`${w.atLeast} updates`, w.timeoutSeconds * 1000, () => stats.counters.updates >= w.atLeast);
@@ -168,7 +180,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     display?.start();
     fleet.start(s.rampSeconds * 1000);
     if (s.steps.length > 0) {
-      await until(`all ${fleet.size} devices to register`, Math.max(60_000, s.rampSeconds * 1000 + 60_000), () => fleet.registered >= fleet.size);
+      const limit = Math.max(60_000, s.rampSeconds * 1000 + 60_000);
+      await until(`all ${fleet.size} devices to register`, limit, () => fleet.registered >= fleet.size);
     }
     for (const [i, step] of s.steps.entries()) {
       phase(`step ${i + 1} ${Object.keys(step)[0]}`);
@@ -208,12 +221,14 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
   }
   await http.close();
   const report = buildReport({
-    scenario: s.name, server: s.server, tenant: s.tenant, devices: fleet.size, stats, seconds: (Date.now() - stats.startedAt) / 1000, exitCode,
+    scenario: s.name, server: s.server, tenant: s.tenant, devices: fleet.size, stats, exitCode,
+    seconds: (Date.now() - stats.startedAt) / 1000,
     phases,
     devicesByState: fleet.byState(),
     ...(rollout ? { rollout: {
       id: rollout.id, status: rollout.view?.status ?? 'unknown', totalTargetsPerStatus: rollout.view?.totalTargetsPerStatus,
-      ...(rollout.startedAt !== undefined ? { runSeconds: Math.round(((rollout.endedAt ?? Date.now()) - rollout.startedAt) / 100) / 10 } : {}),
+      ...(rollout.startedAt !== undefined
+        ? { runSeconds: Math.round(((rollout.endedAt ?? Date.now()) - rollout.startedAt) / 100) / 10 } : {}),
     } } : {}),
     expectations: results,
   });

@@ -18,7 +18,8 @@ const ms = z.number().int().min(0).max(86_400_000);
 /** A mix of outcomes by relative weight (`{ success: 9, failure: 1 }` = 90 % / 10 %). */
 function mix<K extends string>(...keys: readonly [K, ...K[]]) {
   const shape = Object.fromEntries(keys.map((k) => [k, weight.optional()])) as Record<K, z.ZodOptional<typeof weight>>;
-  return z.object(shape).strict().refine((m) => Object.values(m as Record<string, number | undefined>).some((v) => (v ?? 0) > 0), 'at least one weight must be above 0');
+  const positive = (m: object): boolean => Object.values(m as Record<string, number | undefined>).some((v) => (v ?? 0) > 0);
+  return z.object(shape).strict().refine(positive, 'at least one weight must be above 0');
 }
 
 const installTime = z.union([
@@ -56,7 +57,8 @@ const groupSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - (1-40)'),
   count: z.number().int().min(0).max(1_000_000),
   /** `{n}` is the device number in the group, `{n:6}` zero-padded to 6 digits; default `<name>-{n:6}`. */
-  idPattern: z.string().regex(/^[A-Za-z0-9_.:-]*\{n(:\d{1,2})?\}[A-Za-z0-9_.:-]*$/, 'needs exactly one {n} or {n:W} and id characters').optional(),
+  idPattern: z.string()
+    .regex(/^[A-Za-z0-9_.:-]*\{n(:\d{1,2})?\}[A-Za-z0-9_.:-]*$/, 'needs exactly one {n} or {n:W} and id characters').optional(),
   /** Fixed values, or a list to pick from per device. */
   attributes: z.record(z.string().max(128), z.union([z.string().max(128), z.array(z.string().max(128)).min(1)])).default({}),
   auth: authSchema.optional(),
@@ -84,7 +86,9 @@ const stepSchema = z.union([
   /** Waits until the rollout reaches a state (fails the run after timeoutSeconds). */
   z.object({ waitRollout: z.object({ status: rolloutStates, timeoutSeconds: z.number().positive().default(120) }).strict() }).strict(),
   /** Waits until this many updates finished on the devices (success or failure). */
-  z.object({ waitUpdates: z.object({ atLeast: z.number().int().min(0), timeoutSeconds: z.number().positive().default(120) }).strict() }).strict(),
+  z.object({
+    waitUpdates: z.object({ atLeast: z.number().int().min(0), timeoutSeconds: z.number().positive().default(120) }).strict(),
+  }).strict(),
   z.object({ sleep: z.number().min(0).max(86_400) }).strict(),
 ]);
 export type Step = z.infer<typeof stepSchema>;
@@ -145,17 +149,24 @@ export function validateScenario(raw: unknown, source = 'scenario'): Scenario {
   let ds = false;
   let rollout = false;
   for (const [i, s] of r.data.steps.entries()) {
-    if (('assign' in s || 'createRollout' in s) && !ds) throw new ScenarioError(`${source}: steps.${i}: needs a createDistributionSet step before it`);
-    if (('rollout' in s || 'waitRollout' in s) && !rollout) throw new ScenarioError(`${source}: steps.${i}: needs a createRollout step before it`);
+    const fail = (problem: string): never => { throw new ScenarioError(`${source}: steps.${i}: ${problem}`); };
+    if (('assign' in s || 'createRollout' in s) && !ds) fail('needs a createDistributionSet step before it');
+    if (('rollout' in s || 'waitRollout' in s) && !rollout) fail('needs a createRollout step before it');
     ds ||= 'createDistributionSet' in s;
     rollout ||= 'createRollout' in s;
     const groups = 'assign' in s ? s.assign.groups : 'createRollout' in s ? s.createRollout.groups : undefined;
     const unknown = groups?.find((g) => !names.has(g));
     if (unknown !== undefined) throw new ScenarioError(`${source}: steps.${i}: no fleet group named '${unknown}'`);
   }
+  for (const [i, e] of r.data.expect.entries()) {
+    if (e.kind === 'allDevices' && e.group !== undefined && !names.has(e.group)) {
+      throw new ScenarioError(`${source}: expect.${i}: no fleet group named '${e.group}'`);
+    }
+  }
   const managed = r.data.expect.some((e) => e.kind === 'rollout' || e.kind === 'errorThreshold' || e.kind === 'allDevices');
   if (!r.data.admin && (r.data.steps.length > 0 || Object.keys(r.data.tenantConfig).length > 0 || managed)) {
-    throw new ScenarioError(`${source}: admin: steps, tenantConfig and server-side expectations need Management credentials (admin: user:password or --admin)`);
+    throw new ScenarioError(`${source}: admin: steps, tenantConfig and server-side expectations need Management credentials `
+      + '(admin: user:password or --admin)');
   }
   return r.data;
 }

@@ -13,7 +13,8 @@ export interface KindStats { count: number; errors: number; readonly latency: Re
 
 export class Stats {
   readonly startedAt = Date.now();
-  readonly byKind = Object.fromEntries(KINDS.map((k) => [k, { count: 0, errors: 0, latency: createHistogram() }])) as Record<Kind, KindStats>;
+  readonly byKind = Object.fromEntries(KINDS.map((k) => [k, { count: 0, errors: 0, latency: createHistogram() }])) as
+    Record<Kind, KindStats>;
   /** Unexpected answers by status code; `network` for transport errors (refused, reset, timeout). */
   readonly errorsByStatus: Record<string, number> = {};
   readonly counters: Record<Counter, number> = {
