@@ -18,6 +18,7 @@ export interface DisplaySource {
 export class LiveDisplay {
   private timer: NodeJS.Timeout | undefined;
   private drawn = 0;
+  private started = false;
   private lastRequests = 0;
   private lastAt = Date.now();
 
@@ -26,6 +27,7 @@ export class LiveDisplay {
 
   start(): void {
     const tty = this.out.isTTY === true;
+    this.started = true;
     if (!tty) this.draw(false);
     this.timer = setInterval(() => this.draw(tty), tty ? 500 : this.plainEveryMs);
     this.timer.unref();
@@ -35,7 +37,8 @@ export class LiveDisplay {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (this.out.isTTY === true && this.drawn > 0) this.out.write(`\x1b[${this.drawn}A\x1b[J`);
-    else if (this.out.isTTY !== true) this.draw(false);
+    else if (this.out.isTTY !== true && this.started) this.draw(false);
+    this.started = false;
     this.drawn = 0;
   }
 

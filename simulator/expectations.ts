@@ -70,8 +70,8 @@ export interface Observation {
   };
   readonly counters: Readonly<Record<Counter, number>>;
   readonly errorsByStatus: Readonly<Record<string, number>>;
-  /** Targets of the fleet (or of one group) NOT in the status (asks the Management API). */
-  targetsNotIn(status: string, group?: string): Promise<number>;
+  /** Targets of the fleet (or of one group) on the server, and how many of them are NOT in the status (Management API). */
+  targets(status: string, group?: string): Promise<{ readonly devices: number; readonly found: number; readonly notIn: number }>;
 }
 
 export type Verdict = { readonly state: 'pass' | 'fail' | 'open'; readonly expected: string; readonly seen: string };
@@ -98,8 +98,10 @@ export async function judge(e: Expectation, o: Observation, final: boolean): Pro
     }
     case 'allDevices': {
       const expected = `0 targets of ${e.group === undefined ? 'the fleet' : `group ${e.group}`} not ${e.status}`;
-      const n = await o.targetsNotIn(e.status, e.group);
-      return n === 0 ? { state: 'pass', expected, seen: '0' } : open(expected, `${n} targets not ${e.status}`);
+      // vacuous truth does not count: every device must exist on the server as a target
+      const t = await o.targets(e.status, e.group);
+      if (t.found < t.devices) return open(expected, `${t.found} of ${t.devices} devices known to the server`);
+      return t.notIn === 0 ? { state: 'pass', expected, seen: '0' } : open(expected, `${t.notIn} targets not ${e.status}`);
     }
     case 'atLeast': {
       const n = o.counters[e.counter];

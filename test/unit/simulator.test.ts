@@ -109,7 +109,7 @@ describe('simulator expectations', () => {
   const obs = (o: Partial<Observation> = {}): Observation => ({
     now: 100_000,
     counters: { updates: 10, successes: 9, failures: 1, 'cancels accepted': 0, 'cancels rejected': 0, confirmations: 0, denials: 0 },
-    errorsByStatus: {}, targetsNotIn: async () => 0, ...o,
+    errorsByStatus: {}, targets: async () => ({ devices: 5, found: 5, notIn: 0 }), ...o,
   });
   const parsed = (text: string) => {
     const e = parseExpectation(text);
@@ -136,8 +136,12 @@ describe('simulator expectations', () => {
     expect((await judge(parsed('no 5xx'), obs({ errorsByStatus: { '503': 1 } }), false)).state).toBe('fail');
     expect((await judge(parsed('at least 9 successes'), obs(), false)).state).toBe('pass');
     expect((await judge(parsed('at least 2 failures'), obs(), true))).toMatchObject({ state: 'fail', seen: 'failures = 1' });
-    expect((await judge(parsed('all devices of g1 in_sync'), obs({ targetsNotIn: async () => 3 }), true)))
+    expect((await judge(parsed('all devices of g1 in_sync'), obs({ targets: async () => ({ devices: 5, found: 5, notIn: 3 }) }), true)))
       .toMatchObject({ state: 'fail', expected: '0 targets of group g1 not in_sync', seen: '3 targets not in_sync' });
+    // no targets at all is not "all in sync"
+    expect((await judge(parsed('all devices in_sync'), obs({ targets: async () => ({ devices: 5, found: 0, notIn: 0 }) }), true)))
+      .toMatchObject({ state: 'fail', seen: '0 of 5 devices known to the server' });
+    expect((await judge(parsed('all devices in_sync'), obs(), false)).state).toBe('pass');
     expect(parseExpectation('at least 3 bananas')).toMatch(/unknown counter/);
   });
 });
