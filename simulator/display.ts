@@ -28,7 +28,7 @@ export class LiveDisplay {
   start(): void {
     const tty = this.out.isTTY === true;
     this.started = true;
-    if (!tty) this.draw(false);
+    this.draw(tty);
     this.timer = setInterval(() => this.draw(tty), tty ? 500 : this.plainEveryMs);
     this.timer.unref();
   }

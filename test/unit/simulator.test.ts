@@ -3,8 +3,12 @@
  * step order, group references), command-line overrides, expectations and the fleet scheduler.
  */
 import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { LiveDisplay } from '../../simulator/display.js';
 import { parseExpectation, judge, type Observation } from '../../simulator/expectations.js';
-import { idPattern, resolveBehaviour } from '../../simulator/fleet.js';
+import { Fleet, idPattern, resolveBehaviour } from '../../simulator/fleet.js';
+import { SimHttp } from '../../simulator/http.js';
+import { Stats } from '../../simulator/stats.js';
 import { loadScenario, parseScenario, rescale, ScenarioError, validateScenario, withOverrides } from '../../simulator/scenario.js';
 import { Scheduler } from '../../simulator/scheduler.js';
 
@@ -143,5 +147,47 @@ describe('simulator expectations', () => {
       .toMatchObject({ state: 'fail', seen: '0 of 5 devices known to the server' });
     expect((await judge(parsed('all devices in_sync'), obs(), false)).state).toBe('pass');
     expect(parseExpectation('at least 3 bananas')).toMatch(/unknown counter/);
+  });
+});
+
+describe('simulator live display', () => {
+  class Sink extends Writable {
+    text = '';
+    constructor(readonly isTTY: boolean) { super(); }
+    override _write(chunk: Buffer, _enc: string, done: () => void): void { this.text += chunk.toString(); done(); }
+  }
+  const setup = (tty: boolean) => {
+    const groups = [{ name: 'a', count: 3 }, { name: 'b', count: 2 }];
+    const s = validateScenario({ durationSeconds: 1, fleet: { auth: { mode: 'anonymous' }, groups } });
+    const stats = new Stats();
+    const fleet = new Fleet(s, new SimHttp(s.server, 1, stats, Math.random), stats);
+    fleet.moved(0, 2);
+    fleet.moved(0, 4);
+    stats.completed(true);
+    const out = new Sink(tty);
+    const rollout = { id: 7, status: 'running', totalTargetsPerStatus: { running: 2, finished: 1 } };
+    return { out, display: new LiveDisplay({ fleet, stats, phase: () => 'running', rollout: () => rollout }, out, 60_000) };
+  };
+
+  it('shows devices by state, rates, errors and rollout progress', () => {
+    const { display } = setup(false);
+    const lines = display.lines();
+    expect(lines[0]).toMatch(/^\[0 s\] running {2}devices 5 \(registered 0\)$/);
+    expect(lines[1]).toBe('  idle 3  downloading 0  installing 1  waiting 0  done 1  failed 0');
+    expect(lines[2]).toMatch(/^ {2}0 req\/s {2}errors 0 {2}updates ok 1 failed 0$/);
+    expect(lines[3]).toBe('  rollout #7 running running 2 finished 1');
+  });
+
+  it('writes plain lines when not a TTY and redraws in place on a TTY', () => {
+    const plain = setup(false);
+    plain.display.start();
+    plain.display.stop();
+    expect(plain.out.text.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(plain.out.text).not.toContain('\x1b[');
+    const tty = setup(true);
+    tty.display.start();
+    tty.display.stop();
+    expect(tty.out.text.startsWith('[0 s] running')).toBe(true);
+    expect(tty.out.text.endsWith('\n\u001b[4A\u001b[J')).toBe(true); // cursor up over the 4 lines, clear
   });
 });
