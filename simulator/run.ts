@@ -30,6 +30,8 @@ export interface RunOptions {
   readonly plainEveryMs?: number;
   /** Ends the run early, as if its duration were over. */
   readonly signal?: AbortSignal;
+  /** Called as the fleet starts, with its live figures (benchmarks sample them). */
+  readonly observe?: (stats: Stats, fleet: Fleet) => void;
 }
 
 export interface RunResult {
@@ -183,9 +185,12 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     phase('registering');
     display?.start();
     fleet.start(s.rampSeconds * 1000);
+    o.observe?.(stats, fleet);
     if (s.steps.length > 0) {
       const limit = Math.max(60_000, s.rampSeconds * 1000 + 60_000);
-      await until(`all ${fleet.size} devices to register`, limit, () => fleet.registered >= fleet.size);
+      const errors = (): string => Object.entries(stats.errorsByStatus).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none';
+      await until(`all ${fleet.size} devices to register`, limit, () => fleet.registered >= fleet.size)
+        .catch((e: Error) => { throw new StepError(`${e.message} (${fleet.registered} did; device errors: ${errors()})`); });
     }
     for (const [i, step] of s.steps.entries()) {
       phase(`step ${i + 1} ${Object.keys(step)[0]}`);

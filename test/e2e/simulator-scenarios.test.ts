@@ -124,6 +124,23 @@ describe('simulator scenarios against the server', () => {
     expect((await app.mgmt.get('/rest/v1/targets?q=controllerId==cert-*')).json().total).toBe(3);
   }, 30_000);
 
+  it('anonymous devices on a server that allows them', async () => {
+    const open = await startApp('memory', { ddi: { authentication: { anonymous: true } } });
+    try {
+      const r = await run(open, {
+        name: 'anon', durationSeconds: 30, timeScale: 0.002, tenantConfig: { pollingTime: '00:05:00', minPollingTime: '00:00:00' },
+        fleet: { auth: { mode: 'anonymous' }, groups: [{ name: 'anon', count: 3, attributes: { model: ['x1', 'x2'] } }] },
+        steps: [{ createDistributionSet: { name: 'anon-release' } }, { assign: {} }],
+        expect: ['all devices in_sync', 'no errors'],
+      });
+      expect(r.err).toBe('');
+      expect(r.exitCode).toBe(0);
+      expect(r.report!.devicesByState.done).toBe(3);
+    } finally {
+      await open.server.close();
+    }
+  }, 60_000);
+
   describe('rollouts', () => {
     it('rollout-10k at a small size: five groups, one rollout, every device in sync', async (ctx) => {
       if (!rollouts) ctx.skip();
