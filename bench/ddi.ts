@@ -127,11 +127,18 @@ async function compare(
       + `wrk CPU ${ps.map((p) => p.generatorCpu).join('/')} vs ceiling ${cs.map((c) => c.generatorCpu).join('/')}, server CPU ${ps.map((p) => p.serverCpu).join('/')}`);
     if (options.halfRate === true) {
       const rate = Math.round(result.peregrine.median / 2);
+      // wrk paces with a think time per connection, so latency lowers the rate it achieves: a short
+      // run at the nominal rate tells how much to offer on each side to achieve `rate`
+      const calibrate = async (url: string, pid: number): Promise<number> => {
+        const r = await wrk({ url, requests, connections, durationS: Math.min(DURATION, 2), rate }, pid);
+        return Math.round(rate * Math.min(2, rate / Math.max(1, r.rps)));
+      };
+      const [po, co] = [await calibrate(server.url, server.pid), await calibrate(ceiling.url, ceiling.pid)];
       const hp: WrkResult[] = [];
       const hc: WrkResult[] = [];
       for (let i = 0; i < ROUNDS; i++) {
-        hp.push(await ours(rate));
-        hc.push(await theirs(rate));
+        hp.push(await ours(po));
+        hc.push(await theirs(co));
       }
       result = {
         ...result,
