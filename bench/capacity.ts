@@ -81,7 +81,9 @@ async function pollRound(ctx: Ctx): Promise<number> {
   return ctx.targets;
 }
 
-const feedback = (execution: string, finished: string, details: string) => ({ status: { execution, result: { finished }, details: [details] } });
+const feedback = (execution: string, finished: string, details: string) => ({
+  status: { execution, result: { finished }, details: [details] },
+});
 
 const PHASES: readonly Phase[] = [
   {

@@ -72,7 +72,10 @@ interface Row {
   readonly p99AtMax: number;
   readonly wrkCpu: number;
   readonly serverCpu: number;
-  readonly half?: { readonly rate: number; readonly peregrineP99: number; readonly ceilingP99: number; readonly peregrineRps: number; readonly ceilingRps: number };
+  readonly half?: {
+    readonly rate: number; readonly peregrineP99: number; readonly ceilingP99: number;
+    readonly peregrineRps: number; readonly ceilingRps: number;
+  };
 }
 
 const rows: Row[] = [];
@@ -102,11 +105,13 @@ async function compare(
     status: `${sample.statusCode} ${STATUS_TEXT[sample.statusCode] ?? 'OK'}`, headers,
   });
   try {
-    const ours = (rate?: number): Promise<WrkResult> => wrk({ url: server.url, requests, connections, durationS: DURATION, ...(rate ? { rate } : {}) }, server.pid).then((r) => {
+    const load = (url: string, pid: number, rate?: number): Promise<WrkResult> =>
+      wrk({ url, requests, connections, durationS: DURATION, ...(rate ? { rate } : {}) }, pid);
+    const ours = (rate?: number): Promise<WrkResult> => load(server.url, server.pid, rate).then((r) => {
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`${row}: ${r.non2xx} answers outside 2xx/3xx and ${r.errors} errors of ${r.requests}`);
       return r;
     });
-    const theirs = (rate?: number): Promise<WrkResult> => wrk({ url: ceiling.url, requests, connections, durationS: DURATION, ...(rate ? { rate } : {}) }, ceiling.pid);
+    const theirs = (rate?: number): Promise<WrkResult> => load(ceiling.url, ceiling.pid, rate);
     // warm-up (JIT, caches, connections): a second each
     await wrk({ url: server.url, requests, connections, durationS: 1 });
     await wrk({ url: ceiling.url, requests, connections, durationS: 1 });
@@ -121,7 +126,8 @@ async function compare(
     let result: Row = {
       row, store, peregrine: stats(ps.map((p) => p.rps)), ceiling: stats(cs.map((c) => c.rps)), ratio: median(ratios), ratios,
       mbPerS: options.bytes === true ? Number((median(ps.map((p) => p.bytesPerS)) / 2 ** 20).toFixed(1)) : undefined,
-      p99AtMax: median(ps.map((p) => p.p99)), wrkCpu: Math.max(...ps.map((p) => p.generatorCpu)), serverCpu: median(ps.map((p) => p.serverCpu ?? NaN)),
+      p99AtMax: median(ps.map((p) => p.p99)), wrkCpu: Math.max(...ps.map((p) => p.generatorCpu)),
+      serverCpu: median(ps.map((p) => p.serverCpu ?? NaN)),
     };
     console.log(`${row} (${store}): peregrine ${result.peregrine.median} req/s, ceiling ${result.ceiling.median} req/s, ratio ${result.ratio} (rounds ${ratios.join(' ')}); `
       + `wrk CPU ${ps.map((p) => p.generatorCpu).join('/')} vs ceiling ${cs.map((c) => c.generatorCpu).join('/')}, server CPU ${ps.map((p) => p.serverCpu).join('/')}`);

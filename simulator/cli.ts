@@ -42,7 +42,10 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   const fleet = startFleet({
     server: s.server, tenant: s.tenant, count: s.devices.count, prefix: s.devices.prefix, auth,
     durationMs: s.durationSeconds * 1000, concurrency: s.concurrency,
-    behaviour: { timeScale: s.timeScale, minSleepMs: s.minSleepMs, maxSleepMs: s.maxSleepMs, failureRate: s.failureRate, denyRate: s.denyRate, attributes: s.attributes, rangeChunkBytes: s.rangeChunkBytes },
+    behaviour: {
+      timeScale: s.timeScale, minSleepMs: s.minSleepMs, maxSleepMs: s.maxSleepMs, failureRate: s.failureRate, denyRate: s.denyRate,
+      attributes: s.attributes, rangeChunkBytes: s.rangeChunkBytes,
+    },
   });
   const stopOnSignal = (): void => { void fleet.stop(); };
   process.once('SIGINT', stopOnSignal);

@@ -16,7 +16,9 @@ export type DownloadResult =
   | { readonly ok: true; readonly bytes: number }
   | { readonly ok: false; readonly bytes: number; readonly status?: number; readonly reason: string };
 
-export async function downloadArtifact(http: SimHttp, auth: Record<string, string>, a: ArtifactRef, rangeChunkBytes = 0): Promise<DownloadResult> {
+export async function downloadArtifact(
+  http: SimHttp, auth: Record<string, string>, a: ArtifactRef, rangeChunkBytes = 0,
+): Promise<DownloadResult> {
   const sha1 = createHash('sha1');
   let bytes = 0;
   const ranged = rangeChunkBytes > 0 && a.size > rangeChunkBytes;

@@ -34,7 +34,8 @@ export interface FleetHandle {
 }
 
 export const DEFAULT_BEHAVIOUR: DeviceBehaviour = {
-  timeScale: 0.001, minSleepMs: 50, maxSleepMs: Number.POSITIVE_INFINITY, failureRate: 0, denyRate: 0, attributes: {}, rangeChunkBytes: 0, random: Math.random,
+  timeScale: 0.001, minSleepMs: 50, maxSleepMs: Number.POSITIVE_INFINITY, failureRate: 0, denyRate: 0,
+  attributes: {}, rangeChunkBytes: 0, random: Math.random,
 };
 
 export function controllerIdOf(prefix: string, index: number): string {

@@ -80,7 +80,9 @@ export async function pollAll(baseUrl: string, tokens: readonly string[], tenant
  * A one-module release assigned to dev-0..dev-(n-1): each device then has an open action. With
  * `artifact`, the module carries it as `bench.bin` (uploaded to `baseUrl` before the assignment).
  */
-export async function createReleaseAndAssign(a: Api, n: number, artifact?: { readonly baseUrl: string; readonly bytes: Buffer }): Promise<{ moduleId: number }> {
+export async function createReleaseAndAssign(
+  a: Api, n: number, artifact?: { readonly baseUrl: string; readonly bytes: Buffer },
+): Promise<{ moduleId: number }> {
   const [smType] = (await a.post('/rest/v1/softwaremoduletypes', [{ key: 'bench-os', name: 'Bench OS', maxAssignments: 1 }])) as { id: number }[];
   const [dsType] = (await a.post('/rest/v1/distributionsettypes', [{ key: 'bench', name: 'Bench', mandatorymodules: [{ id: smType!.id }] }])) as { id: number }[];
   const [sm] = (await a.post('/rest/v1/softwaremodules', [{ name: 'bench-fw', version: '1.0', type: 'bench-os' }])) as { id: number }[];

@@ -68,7 +68,10 @@ export function writeRun(sections: readonly Section[], startedAt: Date, extra: R
  * A benchmark's outcome. Run by bench/run.ts (SECTION_FILE_ENV set): the Section goes to that file and
  * run.ts writes the run's results. Run alone: bench/results/<name>-<time>.json and .md, and the table printed.
  */
-export function writeResults(name: string, params: Record<string, unknown>, rows: readonly Record<string, unknown>[], figures: Record<string, number | string> = {}, notes: readonly string[] = []): void {
+export function writeResults(
+  name: string, params: Record<string, unknown>, rows: readonly Record<string, unknown>[],
+  figures: Record<string, number | string> = {}, notes: readonly string[] = [],
+): void {
   const section: Section = { name, params, rows, figures, notes };
   const target = process.env[SECTION_FILE_ENV];
   if (target !== undefined && target !== '') {

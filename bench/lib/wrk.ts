@@ -123,7 +123,8 @@ export async function wrk(opts: WrkOptions, serverPid?: number): Promise<WrkResu
     const pid = child.pid ?? 0;
     // sample from 0.5 s in (set-up done, connections open) to 0.25 s before the end
     const samples: { t: number; g: number | undefined; s: number | undefined }[] = [];
-    const sample = (): void => void samples.push({ t: performance.now(), g: cpuTicks(pid), s: serverPid === undefined ? undefined : cpuTicks(serverPid) });
+    const sample = (): void =>
+      void samples.push({ t: performance.now(), g: cpuTicks(pid), s: serverPid === undefined ? undefined : cpuTicks(serverPid) });
     const timers = [setTimeout(sample, 500), setTimeout(sample, Math.max(600, opts.durationS * 1000 - 250))];
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
@@ -132,7 +133,9 @@ export async function wrk(opts: WrkOptions, serverPid?: number): Promise<WrkResu
     timers.forEach(clearTimeout);
     const m = /WRKJSON (\{.*\})/.exec(out);
     if (code !== 0 || m === null) throw new Error(`wrk failed (exit ${code}): ${err || out}`);
-    const j = JSON.parse(m[1] as string) as { requests: number; duration_us: number; bytes: number; status: number; errors: number; p50: number; p99: number };
+    const j = JSON.parse(m[1] as string) as {
+      requests: number; duration_us: number; bytes: number; status: number; errors: number; p50: number; p99: number;
+    };
     const seconds = j.duration_us / 1e6;
     const busy = (pick: (x: (typeof samples)[number]) => number | undefined): number | undefined => {
       const [a, b] = samples;
@@ -142,7 +145,8 @@ export async function wrk(opts: WrkOptions, serverPid?: number): Promise<WrkResu
       return x === undefined || y === undefined ? undefined : round((y - x) / TICKS_PER_S / ((b.t - a.t) / 1000), 2);
     };
     return {
-      rps: Math.round(j.requests / seconds), bytesPerS: Math.round(j.bytes / seconds), p50: round(j.p50, 3), p99: round(j.p99, 3), requests: j.requests,
+      rps: Math.round(j.requests / seconds), bytesPerS: Math.round(j.bytes / seconds), p50: round(j.p50, 3), p99: round(j.p99, 3),
+      requests: j.requests,
       non2xx: j.status, errors: j.errors, generatorCpu: busy((x) => x.g) ?? NaN, serverCpu: busy((x) => x.s), threads,
     };
   } finally {

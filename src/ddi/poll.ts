@@ -88,12 +88,17 @@ interface Memo {
 // keyed by the target record: a replaced record drops its entry with it
 const memos = new WeakMap<TargetRecord, Memo>();
 
-function pollReply(req: Request, d: Device, target: TargetRecord, top: Stored<ActionRecord> | undefined, state: WindowState | undefined, now: number): Reply {
+function pollReply(
+  req: Request, d: Device, target: TargetRecord, top: Stored<ActionRecord> | undefined, state: WindowState | undefined, now: number,
+): Reply {
   const timeless = state === undefined && (top === undefined || top.value.actionType !== 'timeforced' || now >= top.value.forceTime);
   if (!timeless) return { status: 200, jsonText: pollBody(req, d, target, top, state, now) };
   const baseUrl = req.baseUrl;
   const m = memos.get(target);
-  if (m !== undefined && m.top === top && m.config === d.config && m.baseUrl === baseUrl && m.pathTenant === d.pathTenant && m.controllerId === d.controllerId) {
+  if (
+    m !== undefined && m.top === top && m.config === d.config && m.baseUrl === baseUrl
+    && m.pathTenant === d.pathTenant && m.controllerId === d.controllerId
+  ) {
     return m.reply;
   }
   const jsonText = pollBody(req, d, target, top, state, now);

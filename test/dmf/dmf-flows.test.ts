@@ -34,7 +34,8 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     expect(res.status, res.text).toBe(200);
     return res.json().assignedActions[0].id as number;
   };
-  const action = async (id: number): Promise<ActionRecord> => (await app.store.get<ActionRecord>(app.tenant, ACTION, id))?.value as ActionRecord;
+  const action = async (id: number): Promise<ActionRecord> =>
+    (await app.store.get<ActionRecord>(app.tenant, ACTION, id))?.value as ActionRecord;
   const actionStatus = (id: number, status: string): Promise<void> =>
     vi.waitFor(async () => expect((await action(id)).status).toBe(status), { timeout: 10_000 });
   const setConfig = async (key: string, value: unknown): Promise<void> => {

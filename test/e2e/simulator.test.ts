@@ -28,7 +28,7 @@ describe('simulator fleet', () => {
   it('registers, installs an assigned distribution set on every device and counts it', async () => {
     const seeded = await seedDistributionSet(app, { artifacts: [{ filename: 'rootfs.img' }, { filename: 'kernel.bin' }] });
     for (const [key, value] of [['authentication.gatewaytoken.key', GATEWAY], ['authentication.gatewaytoken.enabled', true]] as const) {
-      expect((await app.mgmt.put(`/rest/v1/system/configs/${key}`, { json: { value } })).status).toBe(204);
+      expect((await app.mgmt.put(`/rest/v1/system/configs/${key}`, { json: { value } })).status).toBe(200);
     }
 
     fleet = startFleet({
