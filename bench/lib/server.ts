@@ -19,7 +19,9 @@ export interface BenchServer {
  * The real server (built JS) as a child process with the given config.yaml text (port and data dir
  * are filled in), started the way a user starts it (`nodeArgs`: e.g. --cpu-prof). Resolves when it printed its listening line.
  */
-export async function startServer(configYaml: string, env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<BenchServer> {
+export async function startServer(
+  configYaml: string, env: Record<string, string> = {}, nodeArgs: readonly string[] = [],
+): Promise<BenchServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'peregrine-bench-'));
   const config = join(dir, 'config.yaml');
