@@ -1,7 +1,7 @@
 import { createClient } from 'redis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openRedisStore, type RedisTarget } from '../../src/store/redis/index.js';
-import type { Store } from '../../src/store/port.js';
+import { MISS, type Store } from '../../src/store/port.js';
 import { startRedis, uniqueTenant } from '../helpers/redis.js';
 import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
 
@@ -58,6 +58,27 @@ describe('redis cached reads', () => {
       stores.splice(stores.indexOf(store), 1);
       await redis.stop();
     }
+  });
+
+  it('holds at most cacheEntries values, evicting ones not read lately, and stays coherent', async () => {
+    const tenant = uniqueTenant('cache');
+    const store = await openRedisStore(inject('redisUrl'), CONTRACT_SCHEMA, { cacheEntries: 3 });
+    stores.push(store);
+    const reads = store.cached as typeof store.cached & { readonly size: number };
+    const writes = [1, 2, 3, 4, 5].map((id) => ({ kind: THING, id, expect: 0, after: { name: `n${id}`, group: 'g' } }));
+    await store.commit(tenant, { writes });
+    for (const id of [1, 2, 3]) await reads.get(tenant, THING, id);
+    expect(reads.size).toBe(3);
+    // 4 and 5 take the places of two of them
+    for (const id of [4, 5]) expect((await reads.get(tenant, THING, id))?.value).toEqual({ name: `n${id}`, group: 'g' });
+    expect(reads.size).toBe(3);
+    expect([1, 2, 3, 4, 5].filter((id) => reads.peekGet(tenant, THING, id) !== MISS).length).toBe(3);
+    // an evicted value is read again from Redis; a cached one is still invalidated by a write
+    expect((await reads.get(tenant, THING, 2))?.version).toBe(1);
+    const cached = [1, 2, 3, 4, 5].find((id) => reads.peekGet(tenant, THING, id) !== MISS) as number;
+    await store.commit(tenant, { writes: [{ kind: THING, id: cached, expect: 1, before: { name: `n${cached}`, group: 'g' }, after: { name: 'x', group: 'g' } }] });
+    await expect.poll(async () => (await reads.get(tenant, THING, cached))?.version, { timeout: 1000, interval: 5 }).toBe(2);
+    expect(reads.size).toBeLessThanOrEqual(3);
   });
 
   it('forgets everything it cached when the connection to Redis was lost', async () => {
