@@ -32,7 +32,7 @@ const o = new Command()
   .option('--poll <s>', 'polling interval of the answering devices (seconds)', '1')
   .option('--only <part>', 'run one part: large | answering')
   .parse()
-  .opts<{ fleet: string; groups: string; devices: string; waves: string; poll: string; only?: string}>();
+  .opts<{ fleet: string; groups: string; devices: string; waves: string; poll: string; only?: string }>();
 const FLEET = Number(o.fleet);
 const GROUPS = Number(o.groups);
 const DEVICES = Number(o.devices);
