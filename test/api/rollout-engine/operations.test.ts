@@ -24,9 +24,10 @@ describe('rollout create: bad input answers its error and creates nothing', () =
       ['bad FIQL', { ...base, targetFilterQuery: 'controllerid=!!x' }, 400, 'hawkbit.server.error.rest.param.rsqlParamSyntax'],
       ['unknown FIQL field', { ...base, targetFilterQuery: 'nosuchfield==1' }, 400, 'hawkbit.server.error.rest.param.rsqlInvalidField'],
       ['no name', { ...base, name: undefined }, 400, 'hawkbit.server.error.rest.body.notReadable'],
-      ['percentage 0', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 0 }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
-      ['percentage 101', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 101 }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
-      ['groups not covering', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 50 }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['percentage 0', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 0 }] }, 400, 'hawkbit.server.error.repo.constraintViolation'],
+      ['percentage 101', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 101 }] }, 400, 'hawkbit.server.error.repo.constraintViolation'],
+      ['percentage not a number', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 'x' }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['groups not covering', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 50 }] }, 400, 'hawkbit.server.error.repo.constraintViolation'],
       ['threshold 101', { ...base, successCondition: threshold('101') }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['threshold not a number', { ...base, errorCondition: threshold('abc') }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['weight 1001', { ...base, weight: 1001 }, 400, 'hawkbit.server.error.rest.body.notReadable'],
@@ -162,6 +163,15 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
     expect((await app.mgmt.get('/rest/v1/rollouts')).json<{ total: number }>().total).toBe(0);
     expect((await app.mgmt.get('/rest/v1/rollouts?soft_deleted_mode=INCLUDE_SOFT_DELETED')).json<{ total: number }>().total).toBe(1);
     expect(errorOf(await app.mgmt.put(`/rest/v1/rollouts/${ran.id}`, { json: { name: 'x' } }))).toEqual([403, 'hawkbit.server.error.entityReadOnly']);
+  });
+
+  it('invalidating the set stops its rollouts (soft) or deletes them (force)', async () => {
+    const app = await startRolloutApp(kind);
+    const ds = await seedFleet(app, 'i', 2);
+    const r = await createRollout(app, { name: 'inv', distributionSetId: ds, targetFilterQuery: 'controllerid==i-*' });
+    await statusOf(app, r.id, 'ready');
+    expect((await app.mgmt.post(`/rest/v1/distributionsets/${ds}/invalidate`, { json: { actionCancelationType: 'soft' } })).status).toBe(204);
+    await statusOf(app, r.id, 'stopped');
   });
 
   it('triggerNextGroup starts the next scheduled group before the success condition holds', async () => {
