@@ -64,7 +64,7 @@ describe('simulator scenarios against the server', () => {
     expect(c.confirmations).toBeGreaterThanOrEqual(9);
     const denier = (await app.mgmt.get('/rest/v1/targets/conf-no-000000/actions')).json().content[0];
     expect(denier.detailStatus).toBe('wait_for_confirmation');
-    expect((await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: false } })).status).toBe(204);
+    expect((await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: false } })).status).toBe(200);
   }, 90_000);
 
   it('target tokens provisioned in bulk, failures, download-only and dropped connections resumed', async () => {

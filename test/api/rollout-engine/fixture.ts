@@ -10,7 +10,7 @@ import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../
 import { ADMIN, ADMIN_HASH, http, startTestServer } from '../../helpers/server.js';
 import { seedDistributionSet, seedTarget } from '../../helpers/seed.js';
 
-const GATEWAY_KEY = 'gw-rollout-engine-0123456789';
+export const GATEWAY_KEY = 'gw-rollout-engine-0123456789';
 const GATEWAY = { authorization: `GatewayToken ${GATEWAY_KEY}` } as const;
 
 export interface RolloutApp extends App {
@@ -25,10 +25,12 @@ export interface RolloutAppOptions {
   readonly users?: readonly unknown[];
   readonly scheduler?: Record<string, unknown>;
   readonly quotas?: Record<string, number>;
+  /** The tenant (default: one of its own on Redis, DEFAULT on memory). */
+  readonly tenant?: string;
 }
 
 export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions = {}): Promise<RolloutApp> {
-  const tenant = tenantFor(kind, 'R');
+  const tenant = opts.tenant ?? tenantFor(kind, 'R');
   const admin = { username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] };
   const config = {
     'authentication.gatewaytoken.enabled': true, 'authentication.gatewaytoken.key': GATEWAY_KEY, ...opts.tenantConfig,
@@ -131,4 +133,3 @@ export async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) 
 
 export const statusOf = (app: App, id: number, status: string): Promise<RolloutJson> =>
   until(`rollout ${id} ${status}`, () => getRollout(app, id), (r) => r.status === status);
-
