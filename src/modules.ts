@@ -11,6 +11,7 @@ import { ddiModule } from './ddi/index.js';
 import { dmfModule } from './dmf/index.js';
 import { deploymentsModule } from './mgmt/deployments/index.js';
 import { repositoryModule } from './mgmt/repository/index.js';
+import { rolloutsModule } from './mgmt/rollouts/index.js';
 import { targetsModule } from './mgmt/targets/index.js';
 import { schedulerModule } from './scheduler/index.js';
 
@@ -18,6 +19,6 @@ export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppMod
   const services = createServices(ctx);
   return [
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
-    schedulerModule(services), dmfModule(services),
+    rolloutsModule(services), schedulerModule(services), dmfModule(services),
   ];
 };

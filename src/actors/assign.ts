@@ -120,7 +120,7 @@ async function checkActionQuota(deps: AssignDeps, tenant: Tenant, targetId: numb
 }
 
 /** Active actions a new assignment replaces: all but those of a required migration step and those already canceling. */
-async function obsoleteActions(store: AssignDeps['store'], tenant: Tenant, targetId: number): Promise<ActionRecord[]> {
+export async function obsoleteActions(store: AssignDeps['store'], tenant: Tenant, targetId: number): Promise<ActionRecord[]> {
   const page = await store.members(tenant, ACTION, 'activeByTarget', String(targetId), { offset: 0, limit: 10_000 });
   const actions = (await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids)).map((a) => a.value);
   const sets = await loadMap<DistributionSetRecord>(store, tenant, DS, actions.map((a) => a.ds));

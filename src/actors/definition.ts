@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import type { EntryParams } from '../domain/action.machine.js';
 import type { ActorKind, RecordOf } from '../domain/kinds.js';
+import type { CounterIncrement } from '../store/port.js';
 
 /**
  * How the runtime hydrates and persists one kind of actor. The persisted record IS the snapshot:
@@ -19,6 +20,11 @@ export interface ActorDefinition<K extends ActorKind> {
    * Turns the machine's `entry` outputs into records stored in the same commit (e.g. an action's
    * status history). Receives a fresh id for each entry.
    */
+  /**
+   * Store counters every change of such a record moves, committed with it (`before` undefined: a
+   * creation; `after` null: a removal); e.g. the per-status counts of a rollout group's actions.
+   */
+  readonly counters?: (before: RecordOf<K> | undefined, after: RecordOf<K> | null) => readonly CounterIncrement[];
   readonly entries?: {
     readonly kind: string;
     readonly build: (record: RecordOf<K>, params: EntryParams, id: number) => unknown;

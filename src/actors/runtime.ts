@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Effect } from '../domain/effects.js';
 import type { ActorKind, EventOf, RecordOf } from '../domain/kinds.js';
-import type { Commit, Store, Stored, Tenant, Write } from '../store/port.js';
+import type { Commit, CounterIncrement, Store, Stored, Tenant, Write } from '../store/port.js';
 import { retryCommit, type Attempt } from '../store/retry.js';
 import { MACHINE_VERSION_FIELD, type ActorDefinition, type ActorDefinitions } from './definition.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -211,8 +211,8 @@ export class ActorRuntime {
       const stored = await this.#store.get<Json>(tenant, kind, id);
       if (stored === undefined) return { done: { kind: 'missing' } };
       this.#checkVersion(def, stored);
-      const next = step<Json>(def.machine, def.stateField, stored.value, event);
-      if (!next.changed) {
+      const stepped = await this.#step(tenant, def, stored, event);
+      if (stepped === undefined) {
         // remember that the effect was handled, so a redelivery after later changes cannot apply it
         if (options.dedupe !== undefined) {
           const marked = await this.#store.commit(tenant, { writes: [], dedupe: options.dedupe });
@@ -220,17 +220,8 @@ export class ActorRuntime {
         }
         return { done: { kind: 'ignored', record: stored.value as unknown as RecordOf<K> } };
       }
-      const record = this.#persisted(def, next.record);
-      const writes: Write[] = [{ kind, id, expect: stored.version, before: stored.value, after: record }];
-      if (def.entries !== undefined && next.entries.length > 0) {
-        const entries = def.entries;
-        const first = await this.#store.nextIds(tenant, entries.kind, next.entries.length);
-        next.entries.forEach((params, i) => {
-          const entry = entries.build(record as unknown as RecordOf<K>, params, first + i);
-          writes.push({ kind: entries.kind, id: first + i, expect: 0, after: entry });
-        });
-      }
-      const typed = record as unknown as RecordOf<K>;
+      const { writes, next } = stepped;
+      const typed = stepped.record;
       const current = stored as unknown as Stored<RecordOf<K>>;
       if (options.also) writes.push(...(await options.also(typed, current)));
       // after `also`: what it decided (e.g. which actions a new assignment replaces) may shape the effects
@@ -249,17 +240,59 @@ export class ActorRuntime {
     throw new Error(`unique conflict on ${outcome.kind}.${outcome.index} during a transition`);
   }
 
-  /** The commit with the effects the observers derive from its actor changes (not among a send's `effectIds`). */
+  /**
+   * The writes (record and status-history entries) and effects of an event applied to another actor
+   * read at `stored`, for the `also` and `effects` of a commit on one actor (a target's assignment
+   * that starts its scheduled rollout action): compare-and-set on that actor's version too, so the
+   * commit fails and retries when it changed. Undefined when the event changes nothing.
+   */
+  async transition<K extends ActorKind>(
+    tenant: Tenant, kind: K, stored: Stored<RecordOf<K>>, event: EventOf<K>,
+  ): Promise<{ readonly writes: readonly Write[]; readonly effects: readonly Effect[]; readonly record: RecordOf<K> } | undefined> {
+    const def = this.definition(kind);
+    this.#checkVersion(def, stored as unknown as Stored<Json>);
+    const stepped = await this.#step(tenant, def, stored as unknown as Stored<Json>, event);
+    return stepped === undefined ? undefined : { writes: stepped.writes, effects: stepped.next.effects, record: stepped.record };
+  }
+
+  async #step<K extends ActorKind>(tenant: Tenant, def: ActorDefinition<K>, stored: Stored<Json>, event: EventOf<K>) {
+    const next = step<Json>(def.machine, def.stateField, stored.value, event);
+    if (!next.changed) return undefined;
+    const record = this.#persisted(def, next.record);
+    const writes: Write[] = [{ kind: def.kind, id: stored.id, expect: stored.version, before: stored.value, after: record }];
+    if (def.entries !== undefined && next.entries.length > 0) {
+      const entries = def.entries;
+      const first = await this.#store.nextIds(tenant, entries.kind, next.entries.length);
+      next.entries.forEach((params, i) => {
+        const entry = entries.build(record as unknown as RecordOf<K>, params, first + i);
+        writes.push({ kind: entries.kind, id: first + i, expect: 0, after: entry });
+      });
+    }
+    return { writes, next, record: record as unknown as RecordOf<K> };
+  }
+
+  /**
+   * The commit with the counters its actor changes move (the kinds' `counters`) and the effects the
+   * observers derive from them (not among a send's `effectIds`).
+   */
   #observed(tenant: Tenant, commit: Commit): Commit {
-    if (this.#observers.length === 0) return commit;
     const changes: ActorChange[] = [];
+    const counters: CounterIncrement[] = [];
     for (const w of commit.writes) {
-      if (Object.hasOwn(this.#defs, w.kind)) changes.push({ kind: w.kind, id: w.id, before: w.before, after: w.after } as ActorChange);
+      if (!Object.hasOwn(this.#defs, w.kind)) continue;
+      const change = { kind: w.kind, id: w.id, before: w.before, after: w.after } as ActorChange;
+      changes.push(change);
+      const count = (this.#defs[change.kind] as ActorDefinition<ActorKind>).counters;
+      if (count !== undefined) counters.push(...count(change.before, change.after));
     }
     if (changes.length === 0) return commit;
     const derived = this.#observers.flatMap((observe) => observe(tenant, changes));
-    if (derived.length === 0) return commit;
-    return { ...commit, effects: [...(commit.effects ?? []), ...derived.map((e) => ({ ...e, eid: randomUUID() }))] };
+    if (derived.length === 0 && counters.length === 0) return commit;
+    return {
+      ...commit,
+      ...(derived.length === 0 ? {} : { effects: [...(commit.effects ?? []), ...derived.map((e) => ({ ...e, eid: randomUUID() }))] }),
+      ...(counters.length === 0 ? {} : { counters: [...(commit.counters ?? []), ...counters] }),
+    };
   }
 
   #checkVersion(def: { readonly kind: string; readonly machineVersion: number }, stored: Stored<Json>): void {

@@ -3,6 +3,7 @@ import {
   ARTIFACT, DS, DS_TAG, DS_TYPE, SM, SM_TYPE, TARGET_TAG,
   artifactSchema, dsSchema, dsTypeSchema, smSchema, smTypeSchema, tagSchema,
 } from '../domain/repository.js';
+import { ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, rolloutGroupSchema, rolloutMembersSchema, rolloutSchema } from '../domain/rollout.js';
 import { TARGET, targetSchema } from '../domain/target.js';
 import { TARGET_FILTER, TARGET_TYPE, targetFilterSchema, targetTypeSchema } from '../domain/targeting.js';
 import { TENANT_CONFIG, tenantConfigSchema } from '../tenancy/tenant-config-service.js';
@@ -23,4 +24,7 @@ export const SCHEMA: Schema = {
   [TARGET_TYPE]: targetTypeSchema,
   [TARGET_FILTER]: targetFilterSchema,
   [TENANT_CONFIG]: tenantConfigSchema,
+  [ROLLOUT]: rolloutSchema,
+  [ROLLOUT_GROUP]: rolloutGroupSchema,
+  [ROLLOUT_MEMBERS]: rolloutMembersSchema,
 };

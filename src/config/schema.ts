@@ -138,6 +138,8 @@ export const configSchema = z
         maintenanceMs: positiveInt.default(60_000), // 1 minute
         overdueMs: positiveInt.default(30_000), // 30 seconds
         autoAssignBatch: positiveInt.default(100),
+        rolloutMs: positiveInt.default(200), // 0.2 seconds
+        rolloutLeaseMs: positiveInt.default(5_000), // 5 seconds
       })
       .prefault({}),
     tenants: z

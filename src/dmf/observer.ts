@@ -39,7 +39,7 @@ export const dmfObserver: ActorObserver = (_tenant, changes) => {
       else if (after.status === 'finished' || (after.status === 'downloaded' && after.actionType === 'downloadonly')) {
         add({ type: 'dmf.attributes', targetId: after.targetId });
       }
-    } else {
+    } else if (c.kind === 'target') {
       const { before, after } = c;
       if (before === undefined) continue;
       if (after === null) {

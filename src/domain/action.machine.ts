@@ -32,6 +32,8 @@ export type ActionEvent =
   | { readonly type: 'device.downloading'; readonly at: number; readonly uri: string }
   | { readonly type: 'autoconfirm.activated'; readonly at: number; readonly initiator: string | null; readonly remark: string | null }
   | { readonly type: 'group.started'; readonly at: number; readonly confirm: boolean }
+  /** Its group started, but the target had the set assigned already: finished without a deployment. */
+  | { readonly type: 'group.skipped'; readonly at: number }
   | { readonly type: 'mgmt.cancel'; readonly at: number; readonly by: string; readonly reason: 'manual' | 'obsolete' | 'maintenance' }
   | { readonly type: 'mgmt.close'; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.forceQuit'; readonly at: number; readonly by: string }
@@ -115,6 +117,8 @@ function entryFor(event: Ev): EntryParams | undefined {
       };
     case 'group.started':
       return { type: event.confirm ? 'wait_for_confirmation' : 'running', messages: [server('Rollout group started.')], code: null, timestamp: event.at };
+    case 'group.skipped':
+      return { type: 'finished', messages: [server('Distribution Set is already assigned. Skipping this action.')], code: null, timestamp: event.at };
     case 'mgmt.cancel': {
       const why = event.reason === 'obsolete' ? 'cancel obsolete action due to new update'
         : event.reason === 'maintenance' ? 'cancel action: maintenance window expired' : 'manual cancelation requested';
@@ -131,6 +135,7 @@ function entryFor(event: Ev): EntryParams | undefined {
 
 const finalEffect = (state: ActionStatus, context: Ctx, event: Ev): Effect | undefined => {
   const at = event.at;
+  if (event.type === 'group.skipped') return undefined; // the target keeps what it has (reference §4.2)
   const send = (e: TargetEvent): Effect => ({ type: 'send', to: { kind: TARGET, id: context.targetId }, event: e });
   switch (state) {
     case 'finished':
@@ -211,6 +216,7 @@ export const actionMachine = setup({
     scheduled: {
       on: {
         'group.started': [guarded('confirmRequired', 'wait_for_confirmation'), to('running')],
+        'group.skipped': to('finished'),
         'mgmt.cancel': to('canceled'),
         'mgmt.close': to('canceled'),
       },

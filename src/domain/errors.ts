@@ -74,6 +74,9 @@ export const ERRORS = {
   ACTION_CLOSED: { status: 410, errorCode: 'hawkbit.server.error.action.closed', exceptionClass: REPO + 'ActionClosedException' },
   MULTIASSIGNMENT: { status: 400, errorCode: 'hawkbit.server.error.multiAssignmentNotEnabled', exceptionClass: REPO + 'MultiAssignmentIsNotEnabledException' },
   MAINTENANCE_SCHEDULE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.maintenanceScheduleInvalid', exceptionClass: REPO + 'InvalidMaintenanceScheduleException' },
+  ROLLOUT_ILLEGAL_STATE: { status: 400, errorCode: 'hawkbit.server.error.rollout.illegalState', exceptionClass: REPO + 'RolloutIllegalStateException' },
+  // rollout quotas (groups per rollout, targets per group) answer 429 as the reference's code does (§8)
+  ROLLOUT_QUOTA_EXCEEDED: { status: 429, errorCode: 'hawkbit.server.error.quota.tooManyEntries', exceptionClass: REPO + 'AssignmentQuotaExceededException' },
   AUTO_ASSIGN_ACTION_TYPE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.repo.invalidAutoAssignActionType', exceptionClass: REPO + 'InvalidAutoAssignActionTypeException' },
 
   // --- tenant configuration -----------------------------------------------------------------

@@ -3,6 +3,9 @@ import type { ActionEvent } from './action.machine.js';
 import type {
   ArtifactRecord, DistributionSetRecord, DistributionSetTypeRecord, SoftwareModuleRecord, SoftwareModuleTypeRecord, TagRecord,
 } from './repository.js';
+import type { RolloutGroupRecord, RolloutRecord } from './rollout.js';
+import type { RolloutGroupEvent } from './rollout-group.machine.js';
+import type { RolloutEvent } from './rollout.machine.js';
 import type { TargetRecord } from './target.js';
 import type { TargetEvent } from './target.machine.js';
 import type { TargetFilterRecord, TargetTypeRecord } from './targeting.js';
@@ -19,6 +22,8 @@ import type { TargetFilterRecord, TargetTypeRecord } from './targeting.js';
 export interface ActorTypes {
   readonly target: { readonly record: TargetRecord; readonly event: TargetEvent };
   readonly action: { readonly record: ActionRecord; readonly event: ActionEvent };
+  readonly rollout: { readonly record: RolloutRecord; readonly event: RolloutEvent };
+  readonly rolloutgroup: { readonly record: RolloutGroupRecord; readonly event: RolloutGroupEvent };
 }
 export type ActorKind = keyof ActorTypes;
 export type RecordOf<K extends ActorKind> = ActorTypes[K]['record'];
@@ -59,4 +64,6 @@ export const ENTITY: { readonly [K in RecordKind]: string } = {
   dstag: 'DistributionSetTag',
   targettype: 'TargetType',
   targetfilter: 'TargetFilterQuery',
+  rollout: 'Rollout',
+  rolloutgroup: 'RolloutGroup',
 };

@@ -153,6 +153,8 @@ export async function joinTargets(
 export interface TargetQuery extends ListParams<TargetView> {
   /** Only targets under this key of a target multi index (`tag`, `assignedDs`, `installedDs`, ...). */
   readonly within?: { readonly index: string; readonly key: string } | undefined;
+  /** Only these target ids (a rollout group's targets). */
+  readonly ids?: readonly number[] | undefined;
 }
 
 /** A page of targets matching the query (the list engine with the target fields and joins). */
@@ -164,6 +166,7 @@ export async function queryTargets(
     kind: TARGET, fields: targetFields,
     join: (records: readonly TargetRecord[], joins: ReadonlySet<string>) => joinTargets(source, records, joins),
     ...(q.within === undefined ? {} : { within: q.within }),
+    ...(q.ids === undefined ? {} : { ids: q.ids }),
   };
   const result = await listRecords(source, spec, q, ctx);
   return { content: result.content.map((v) => v.t), total: result.total };

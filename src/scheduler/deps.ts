@@ -10,7 +10,7 @@ export interface SchedulerDeps {
   readonly ctx: Pick<ModuleContext, 'config' | 'metrics'> & { readonly logger: Pick<Logger, 'warn' | 'error'> };
   /** The open store: read it when a task runs, never while the module is built. */
   readonly store: Store;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'remove' | 'creation'>;
+  readonly runtime: Pick<ActorRuntime, 'send' | 'remove' | 'creation' | 'create' | 'transition'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
   readonly quotas: Pick<Quotas, 'maxActionsPerTarget'>;
   readonly tenants: readonly string[];

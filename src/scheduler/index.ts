@@ -7,6 +7,7 @@ import { AutoAssigner } from './auto-assign.js';
 import { cancelLapsedWindows } from './maintenance-lapse.js';
 import { overdueGauge, refreshOverdue } from './overdue.js';
 import { TaskRunner, type Task } from './runner.js';
+import { RolloutEngine } from './rollouts.js';
 import { resolveSettings, type SchedulerSettings } from './settings.js';
 
 export type { SchedulerSettings } from './settings.js';
@@ -17,6 +18,8 @@ export interface PassReport {
   readonly cleanedUp: Record<string, number>;
   readonly lapsedCanceled: Record<string, number>;
   readonly overdue: Record<string, number>;
+  /** Rollout engine steps taken. */
+  readonly rollouts: Record<string, number>;
   /** `<task>:<tenant>` skipped because another instance holds the lease. */
   readonly skipped: readonly string[];
 }
@@ -29,7 +32,7 @@ export interface SchedulerModule extends AppModule {
 
 /**
  * The scheduler (ARCHITECTURE.md "Scale-out"): auto-assignment, action cleanup, lapsed maintenance
- * windows and the overdue gauge, each on its own interval. The three that write run under a store
+ * windows, the rollout engine and the overdue gauge, each on its own interval. Those that write run under a store
  * lease per task and tenant so that, with several instances, each tenant's pass happens once; the
  * overdue count only reads.
  */
@@ -39,10 +42,20 @@ export function schedulerModule(services: SchedulerDeps, overrides: Partial<Sche
   const runner = new TaskRunner({ store: () => services.store, tenants: () => services.tenants, owner, log: services.ctx.logger });
   const gauge = overdueGauge(services);
   const autoAssigner = new AutoAssigner(services, settings.autoAssignBatch);
+  // built on first use: the store opens after the modules are built
+  let engine: RolloutEngine | undefined;
+  const rollouts = () =>
+    (engine ??= new RolloutEngine({
+      store: services.store, runtime: services.runtime, tenantConfig: services.tenantConfig, log: services.ctx.logger,
+    }));
   const tasks: (Task & { readonly reportAs: Exclude<keyof PassReport, 'skipped'> })[] = [
     { name: 'auto-assign', reportAs: 'autoAssigned', intervalMs: settings.autoAssignMs, leased: true, run: (t, now) => autoAssigner.run(t, now) },
     { name: 'action-cleanup', reportAs: 'cleanedUp', intervalMs: settings.cleanupMs, leased: true, run: (t, now) => cleanupActions(services, t, now) },
     { name: 'maintenance', reportAs: 'lapsedCanceled', intervalMs: settings.maintenanceMs, leased: true, run: (t, now) => cancelLapsedWindows(services, t, now) },
+    {
+      name: 'rollouts', reportAs: 'rollouts', intervalMs: settings.rolloutMs, leased: true, leaseMs: settings.rolloutLeaseMs,
+      run: (t, now, keep) => rollouts().run(t, now, keep),
+    },
     { name: 'overdue', reportAs: 'overdue', intervalMs: settings.overdueMs, leased: false, run: (t, now) => refreshOverdue(services, gauge, t, now) },
   ];
 

@@ -6,9 +6,17 @@ export interface Task {
   readonly intervalMs: number;
   /** Work that must happen once across instances takes the store lease `scheduler:<name>:<tenant>`. */
   readonly leased: boolean;
-  /** One tenant's pass; returns what it did (a count, for reports). */
-  run(tenant: string, now: number): Promise<number>;
+  /** How long the lease lives unless renewed (default: three intervals, at least 30 s). */
+  readonly leaseMs?: number;
+  /**
+   * One tenant's pass; returns what it did (a count, for reports). A long pass calls `keep` between
+   * its batches: it renews the lease, and throws LeaseLostError when another instance took it over.
+   */
+  run(tenant: string, now: number, keep: () => Promise<void>): Promise<number>;
 }
+
+/** The lease of a pass moved to another instance while it ran (it stops; the new holder goes on). */
+export class LeaseLostError extends Error {}
 
 export interface PassResult {
   /** Count per tenant that ran here. */
@@ -70,15 +78,23 @@ export class TaskRunner {
   async #pass(task: Task, now: number): Promise<PassResult> {
     const counts: Record<string, number> = {};
     const skipped: string[] = [];
-    const ttl = Math.max(task.intervalMs * 3, 30_000);
+    const ttl = task.leaseMs ?? Math.max(task.intervalMs * 3, 30_000);
     for (const tenant of this.#tenants()) {
-      if (task.leased && !(await this.#store().acquireLease(leaseName(task, tenant), this.#owner, ttl))) {
+      const renew = () => this.#store().acquireLease(leaseName(task, tenant), this.#owner, ttl);
+      if (task.leased && !(await renew())) {
         skipped.push(tenant);
         continue;
       }
+      const keep = async (): Promise<void> => {
+        if (task.leased && !(await renew())) throw new LeaseLostError(`lease ${leaseName(task, tenant)} was taken over`);
+      };
       try {
-        counts[tenant] = await task.run(tenant, now);
+        counts[tenant] = await task.run(tenant, now, keep);
       } catch (err) {
+        if (err instanceof LeaseLostError) {
+          skipped.push(tenant);
+          continue;
+        }
         // one tenant's failure does not hold up the others
         this.#log.error({ err, task: task.name, tenant }, 'scheduler pass failed');
       }

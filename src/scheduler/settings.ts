@@ -12,6 +12,14 @@ export interface SchedulerSettings {
   readonly overdueMs: number;
   /** Targets assigned per batch by auto-assignment (hawkBit: 999). */
   readonly autoAssignBatch: number;
+  /**
+   * The rollout engine's pass interval. hawkBit ticks every 2 s and starts at most one step per tick;
+   * here a pass costs a few reads when nothing is due, so it runs often and a group starts within
+   * this long of its predecessor meeting its success condition.
+   */
+  readonly rolloutMs: number;
+  /** The rollout engine's per-tenant lease: a surviving instance takes over this long after the holder died. */
+  readonly rolloutLeaseMs: number;
 }
 
 export const SCHEDULER_DEFAULTS: SchedulerSettings = {
@@ -21,6 +29,8 @@ export const SCHEDULER_DEFAULTS: SchedulerSettings = {
   maintenanceMs: 60_000, // 1 minute
   overdueMs: 30_000, // 30 seconds
   autoAssignBatch: 100,
+  rolloutMs: 200, // 0.2 seconds
+  rolloutLeaseMs: 5_000, // 5 seconds
 };
 
 /** Settings from config (if it has a `scheduler` section) and overrides, each value checked. */

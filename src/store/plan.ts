@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { diffIndexes, hasIndexes } from './indexing.js';
 import type { IndexChanges, MultiChange, UniqueChange } from './indexing.js';
 import { checkId, checkKind } from './checks.js';
-import type { Commit, EffectMessage, Schema } from './port.js';
+import type { Commit, CounterIncrement, EffectMessage, Schema } from './port.js';
 
 /** One record write, validated. `after === null` deletes. */
 export interface PlannedWrite {
@@ -25,6 +25,8 @@ export interface PlannedEffect {
 export interface CommitPlan extends IndexChanges {
   readonly writes: readonly PlannedWrite[];
   readonly effects: readonly PlannedEffect[];
+  /** Counter increments (zero increments dropped). */
+  readonly counters: readonly CounterIncrement[];
   readonly dedupe: string | undefined;
 }
 
@@ -65,5 +67,12 @@ export function planCommit(schema: Schema, commit: Commit): CommitPlan {
   if (commit.dedupe !== undefined && (typeof commit.dedupe !== 'string' || commit.dedupe.length === 0)) {
     throw new TypeError('dedupe must be a non-empty string');
   }
-  return { writes, claims, releases, adds, removes, effects, dedupe: commit.dedupe };
+  const counters = (commit.counters ?? []).filter((c) => {
+    if (typeof c.key !== 'string' || c.key.length === 0 || typeof c.field !== 'string' || c.field.length === 0) {
+      throw new TypeError('a counter increment needs a non-empty key and field');
+    }
+    if (!Number.isSafeInteger(c.by)) throw new TypeError(`counter ${c.key}.${c.field}: increment must be an integer, got ${c.by}`);
+    return c.by !== 0;
+  });
+  return { writes, claims, releases, adds, removes, effects, counters, dedupe: commit.dedupe };
 }

@@ -48,9 +48,21 @@ export interface EffectMessage {
   readonly [field: string]: unknown;
 }
 
+/** A commutative increment of a named counter (a field of a per-tenant counter hash). */
+export interface CounterIncrement {
+  readonly key: string;
+  readonly field: string;
+  readonly by: number;
+}
+
 export interface Commit {
   readonly writes: readonly Write[];
   readonly effects?: readonly EffectMessage[];
+  /**
+   * Counter increments applied in the same atomic commit (HINCRBY in the Redis commit script). They
+   * commute, so commits that only share counters never conflict on them (a rollout group's counts).
+   */
+  readonly counters?: readonly CounterIncrement[];
   /** When set, the commit happens at most once for this key (the id of the event being handled). */
   readonly dedupe?: string;
 }
@@ -144,6 +156,11 @@ export interface Store {
   range(tenant: Tenant, kind: string, index: string, key: string, min: number, max: number, page: Page): Promise<IdPage>;
   /** Number of records of a kind, or of ids under one multi-index key. */
   count(tenant: Tenant, kind: string, index?: string, key?: string): Promise<number>;
+
+  /** The fields of each counter hash (a missing one: empty), e.g. a rollout group's action counts. */
+  counters(tenant: Tenant, keys: readonly string[]): Promise<Record<string, number>[]>;
+  /** Removes counter hashes (their rollout is gone). */
+  dropCounters(tenant: Tenant, keys: readonly string[]): Promise<void>;
 
   /** Next effects of these tenants for one consumer; reclaims effects other consumers left unacked. */
   readEffects(tenants: readonly Tenant[], options: ReadEffectsOptions): Promise<QueuedEffect[]>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/port.js';
 import { coordinationCases } from './cases/coordination.js';
+import { counterCases } from './cases/counters.js';
 import { effectCases } from './cases/effects.js';
 import { indexCases } from './cases/indexes.js';
 import { pollCases } from './cases/polls.js';
@@ -26,6 +27,7 @@ export function storeContract(name: string, open: () => Promise<Store>, kind: St
     recordCases(ctx);
     indexCases(ctx);
     coordinationCases(ctx);
+    counterCases(ctx);
     effectCases(ctx);
     pollCases(ctx);
   });

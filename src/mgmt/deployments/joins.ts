@@ -1,13 +1,10 @@
 import type { ActionRecord } from '../../domain/action.js';
+import { ROLLOUT, ROLLOUT_GROUP } from '../../domain/rollout.js';
 import { DS, DS_TYPE, type DistributionSetRecord, type DistributionSetTypeRecord } from '../../domain/repository.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import type { Store, Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
 import type { ActionView } from './action-fields.js';
-
-/** Record kinds of rollouts and their groups (owned by the rollout module; read here for names only). */
-const ROLLOUT = 'rollout';
-const ROLLOUT_GROUP = 'rolloutgroup';
 
 export interface Joins {
   target(id: number): TargetRecord | undefined;

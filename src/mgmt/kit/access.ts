@@ -31,6 +31,7 @@ export const ACCESS = {
   /** Distribution sets and their tags. */
   distributionSet: crud('REPOSITORY', 'DISTRIBUTION_SET'),
   distributionSetType: crud('REPOSITORY', 'DISTRIBUTION_SET_TYPE'),
+  rollout: crud('ROLLOUT'),
 } as const satisfies Record<string, Access>;
 
 /** A target's distribution sets, a set's targets: both sides. */
@@ -41,6 +42,11 @@ export const ASSIGN: PermissionRequirement = ['UPDATE_TARGET', 'READ_REPOSITORY'
 export const DOWNLOAD: PermissionRequirement = {
   anyOf: ['READ_REPOSITORY', 'DOWNLOAD_REPOSITORY_ARTIFACT', 'READ_SOFTWARE_MODULE_ARTIFACT'],
 };
+/** Rollouts: start, pause, resume, stop, triggerNextGroup (and `startAt` on create); approve and deny. */
+export const HANDLE_ROLLOUT: PermissionRequirement = 'HANDLE_ROLLOUT';
+export const APPROVE_ROLLOUT: PermissionRequirement = 'APPROVE_ROLLOUT';
+/** A rollout group's targets. */
+export const READ_ROLLOUT_TARGETS: PermissionRequirement = ['READ_ROLLOUT', 'READ_TARGET'];
 export const CONFIG = {
   read: { anyOf: ['READ_TENANT_CONFIGURATION', 'TENANT_CONFIGURATION'] },
   write: 'TENANT_CONFIGURATION',

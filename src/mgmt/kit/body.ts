@@ -52,6 +52,15 @@ function toInteger(v: unknown): unknown {
   return INTEGER_TEXT.test(t) ? Number(t) : v;
 }
 
+const DECIMAL_TEXT = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$/;
+
+function toDecimal(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim();
+  if (textualNull(t)) return null;
+  return DECIMAL_TEXT.test(t) ? Number(t) : v;
+}
+
 function toBoolean(v: unknown): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? v !== 0 : v;
   if (typeof v !== 'string') return v;
@@ -79,6 +88,8 @@ function coerced<T extends z.ZodType>(coerce: (v: unknown) => unknown, inner: T)
 
 /** An integer in [min, max]. */
 export const int = (min: number, max: number = Number.MAX_SAFE_INTEGER) => coerced(toInteger, z.number().int().min(min).max(max));
+/** A number in [min, max], fractions allowed (a Float field such as a group's `targetPercentage`). */
+export const decimal = (min: number, max: number) => coerced(toDecimal, z.number().min(min).max(max));
 export const bool = () => coerced(toBoolean, z.boolean());
 /** An entity id: a positive integer. */
 export const id = () => int(1);

@@ -9,6 +9,7 @@
  */
 import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { DS } from '../../domain/repository.js';
+import { ROLLOUT, type RolloutRecord } from '../../domain/rollout.js';
 import { TARGET_FILTER } from '../../domain/targeting.js';
 import type { Request, Route } from '../../http/types.js';
 import type { Tenant } from '../../store/port.js';
@@ -17,16 +18,6 @@ import { ACCESS } from '../kit/access.js';
 import type { KitDeps } from '../kit/deps.js';
 import { callerOf, pathId } from '../kit/request.js';
 import { loadOr404 } from '../kit/store.js';
-
-/**
- * Rollout records: kind `rollout`, multi index `ds` (the set's id), lower-case `status` (the rollouts
- * work, src/domain/rollout.ts, names them so; import its ROLLOUT once it lands). The store is asked
- * by kind name: until rollouts exist it holds none and the counts are empty.
- */
-const ROLLOUT = 'rollout';
-interface RolloutStatusOnly {
-  readonly status: string;
-}
 
 type Counts = Record<string, number>;
 
@@ -49,7 +40,7 @@ export function dsStatisticsRoutes(deps: KitDeps): Route[] {
   const actions = (tenant: Tenant, key: string) =>
     countValues<ActionRecord>(deps.store, tenant, ACTION, 'ds', key, (a) => a.status.toUpperCase());
   const rollouts = (tenant: Tenant, key: string) =>
-    countValues<RolloutStatusOnly>(deps.store, tenant, ROLLOUT, 'ds', key, (r) => r.status.toUpperCase());
+    countValues<RolloutRecord>(deps.store, tenant, ROLLOUT, 'ds', key, (r) => r.status.toUpperCase());
   const autoAssignments = (tenant: Tenant, key: string) => deps.store.count(tenant, TARGET_FILTER, 'autoAssignDs', key);
   return [
     {

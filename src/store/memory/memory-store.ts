@@ -109,6 +109,16 @@ export class MemoryStore implements Store {
     return this.#multi(tenant, kind, index, key)?.size ?? 0;
   }
 
+  async counters(tenant: Tenant, keys: readonly string[]): Promise<Record<string, number>[]> {
+    const all = this.#tenants.get(tenant)?.counters;
+    return keys.map((k) => Object.fromEntries(all?.get(k) ?? []));
+  }
+
+  async dropCounters(tenant: Tenant, keys: readonly string[]): Promise<void> {
+    const all = this.#tenants.get(tenant)?.counters;
+    for (const k of keys) all?.delete(k);
+  }
+
   async readEffects(tenants: readonly Tenant[], options: ReadEffectsOptions): Promise<QueuedEffect[]> {
     checkReadOptions(tenants, options);
     return this.#effects.read(tenants, options);

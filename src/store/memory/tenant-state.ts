@@ -14,6 +14,8 @@ export class TenantState {
   /** kind \0 index \0 key -> ids */
   readonly multi = new Map<string, SortedIds>();
   readonly seq = new Map<string, number>();
+  /** counter key -> field -> value */
+  readonly counters = new Map<string, Map<string, number>>();
   /** dedupe key -> expiry (ms); insertion order is expiry order, since the TTL is constant */
   readonly #done = new Map<string, number>();
 
@@ -65,6 +67,11 @@ export class TenantState {
       let set = this.multi.get(slot);
       if (set === undefined) this.multi.set(slot, (set = new SortedIds()));
       set.add(m.id, m.score);
+    }
+    for (const c of plan.counters) {
+      let hash = this.counters.get(c.key);
+      if (hash === undefined) this.counters.set(c.key, (hash = new Map<string, number>()));
+      hash.set(c.field, (hash.get(c.field) ?? 0) + c.by);
     }
     return plan.writes.map((w, i) => {
       let records = this.records.get(w.kind);

@@ -1,7 +1,7 @@
 import type { CommitResult } from '../port.js';
 import { DEDUPE_TTL_MS } from '../plan.js';
 import type { CommitPlan } from '../plan.js';
-import { allKey, doneKey, effectsKey, multiKey, recordKey, scoreArg, uniqueKey } from './keys.js';
+import { allKey, counterKey, doneKey, effectsKey, multiKey, recordKey, scoreArg, uniqueKey } from './keys.js';
 
 export interface ScriptCall {
   readonly keys: string[];
@@ -15,7 +15,7 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
   const args = [
     plan.dedupe === undefined ? '0' : '1', String(DEDUPE_TTL_MS),
     String(plan.writes.length), String(plan.claims.length), String(plan.releases.length),
-    String(plan.removes.length), String(plan.adds.length), String(plan.effects.length),
+    String(plan.removes.length), String(plan.adds.length), String(plan.effects.length), String(plan.counters.length),
   ];
   for (const w of plan.writes) {
     keys.push(recordKey(tag, w.kind, w.id), allKey(tag, w.kind));
@@ -38,6 +38,10 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
     args.push(String(m.id), scoreArg(m.score));
   }
   for (const e of plan.effects) args.push(e.eventId, toJson(e.effect, `effect ${e.effect.type}`));
+  for (const c of plan.counters) {
+    keys.push(counterKey(tag, c.key));
+    args.push(c.field, String(c.by));
+  }
   return { keys, args };
 }
 

@@ -80,7 +80,7 @@ type ClusterClient = ReturnType<typeof createClustered>;
  */
 export type RedisCommands = Pick<
   SingleClient,
-  'hGet' | 'hmGet' | 'hSet' | 'hDel' | 'hIncrBy' | 'zAdd' | 'zRem' | 'zRange' | 'zCount' | 'zCard' | 'zmScore' | 'xLen' | keyof typeof SCRIPTS
+  'hGet' | 'hmGet' | 'hGetAll' | 'hSet' | 'hDel' | 'hIncrBy' | 'unlink' | 'zAdd' | 'zRem' | 'zRange' | 'zCount' | 'zCard' | 'zmScore' | 'xLen' | keyof typeof SCRIPTS
 >;
 
 /**

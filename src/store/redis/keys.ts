@@ -10,6 +10,7 @@
  *   {t:T}:done:<dedupe>              string, marks a handled event (TTL 7 days)
  *   {t:T}:poll:at                    zset  target id -> last poll time (write-behind)
  *   {t:T}:poll:addr                  hash  target id -> last poll address
+ *   {t:T}:c:<key>                    hash  counter fields (Commit.counters), e.g. a rollout group's action counts
  *   {lease:<name>}                   string, owner of a lease (TTL); each lease in a slot of its own, so
  *                                    leases spread over a cluster's nodes and one node's failover stops
  *                                    only the work whose lease it held
@@ -40,6 +41,7 @@ export const effectsKey = (tag: string): string => `${tag}:fx`;
 export const doneKey = (tag: string, dedupe: string): string => `${tag}:done:${dedupe}`;
 export const pollAtKey = (tag: string): string => `${tag}:poll:at`;
 export const pollAddrKey = (tag: string): string => `${tag}:poll:addr`;
+export const counterKey = (tag: string, key: string): string => `${tag}:c:${key}`;
 export const leaseKey = (name: string): string => `{lease:${tagSafe(name)}}`;
 
 /** A score as Redis reads it: infinities are spelled out. */

@@ -8,7 +8,7 @@ import { commitCall, commitResult } from './commit.js';
 import { deadlineGuard, withDeadline } from './connection.js';
 import type { Guard, RedisCommands, RedisConnection } from './connection.js';
 import { RedisEffects } from './effects.js';
-import { allKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
+import { allKey, counterKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
 
 export interface RedisStoreTimeouts {
   /** ping() fails when Redis does not answer within this (ms). */
@@ -140,6 +140,18 @@ export class RedisStore implements Store {
     if (index !== undefined && key === undefined) throw new TypeError('count by index needs a key');
     const zkey = index === undefined ? allKey(tag, kind) : multiKey(tag, kind, index, key!);
     return Number(await this.#guard(this.#client.zCard(zkey)));
+  }
+
+  async counters(tenant: Tenant, keys: readonly string[]): Promise<Record<string, number>[]> {
+    const tag = tenantTag(tenant);
+    const hashes = await this.#guard(Promise.all(keys.map((k) => this.#client.hGetAll(counterKey(tag, k)))));
+    return hashes.map((h) => Object.fromEntries(Object.entries(h as unknown as Record<string, string>).map(([f, v]) => [f, Number(v)])));
+  }
+
+  async dropCounters(tenant: Tenant, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const tag = tenantTag(tenant);
+    await this.#guard(Promise.all(keys.map((k) => this.#client.unlink(counterKey(tag, k)))));
   }
 
   async readEffects(tenants: readonly Tenant[], options: ReadEffectsOptions): Promise<QueuedEffect[]> {

@@ -9,21 +9,23 @@ import type { CommandParser } from 'redis';
 /**
  * One commit, all or nothing: every check runs before the first write, and a script runs without
  * interleaving, so a failed check leaves no trace.
- * KEYS: fx, done, then per write (record, all), then claims, releases, removes, adds (one key each).
- * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removes, #adds, #effects, then
+ * KEYS: fx, done, then per write (record, all), then claims, releases, removes, adds, counters (one key each).
+ * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removes, #adds, #effects, #counters, then
  *   per write (id, expect, json or '' to delete), per claim (key, id), per release (key, id),
- *   per remove (id), per add (id, score), per effect (eventId, json).
+ *   per remove (id), per add (id, score), per effect (eventId, json), per counter (field, increment).
  * Reply: {'ok', version...} | {'stale-version', writeIndex} | {'unique-conflict', claimIndex} | {'duplicate'}.
  */
 const COMMIT = `
 local nW, nC, nR, nRm, nA, nE = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local nK = tonumber(ARGV[9])
 if ARGV[1] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate'} end
-local wk, wa = 3, 9
+local wk, wa = 3, 10
 local ck, ca = wk + 2 * nW, wa + 3 * nW
 local rk, ra = ck + nC, ca + 2 * nC
 local mk, ma = rk + nR, ra + 2 * nR
 local ak, aa = mk + nRm, ma + nRm
 local ea = aa + 2 * nA
+local kk, ka = ak + nA, ea + 2 * nE
 for i = 0, nW - 1 do
   local current = tonumber(redis.call('HGET', KEYS[wk + 2 * i], 'v') or '0')
   if current ~= tonumber(ARGV[wa + 3 * i + 1]) then return {'stale-version', i} end
@@ -65,6 +67,7 @@ for i = 0, nW - 1 do
   end
 end
 for i = 0, nE - 1 do redis.call('XADD', KEYS[1], '*', 'e', ARGV[ea + 2 * i], 'p', ARGV[ea + 2 * i + 1]) end
+for i = 0, nK - 1 do redis.call('HINCRBY', KEYS[kk + i], ARGV[ka + 2 * i], ARGV[ka + 2 * i + 1]) end
 if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ARGV[2]) end
 return out
 `;

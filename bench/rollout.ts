@@ -1,0 +1,211 @@
+/**
+ * Rollout engine benchmark on the Redis store (a private redis-server on a free port, the real server
+ * as a child process).
+ *
+ *   node dist/bench/rollout.js [--fleet 100000] [--groups 10] [--devices 10000] [--waves 5] [--poll 1]
+ *
+ * 1. --fleet registered targets (created over the Management API, one DDI poll each), one release; a
+ *    rollout over all of them in --groups groups: seconds from POST to `ready`, from `start` to the
+ *    first group `running`, and to every action created (notstarted 0); Redis memory per target in
+ *    the rollout (INFO used_memory after minus before the POST, over the targets);
+ * 2. on a fresh server and Redis, --devices devices that answer at once (a lean in-process fleet over
+ *    real HTTP: each polls every --poll seconds at its own offset, fetches its deployment and reports
+ *    closed/success), a rollout in --waves groups with a 100 % success threshold: seconds from start
+ *    to `finished`, against the lower bound the poll interval sets (each group's devices see their
+ *    deployment at their next poll: waves x poll interval).
+ * Every answer is checked before it counts.
+ */
+import { Command } from 'commander';
+import { Agent, request } from 'undici';
+import { createClient } from 'redis';
+import { api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
+import { startRedis } from './lib/redis.js';
+import { writeResults } from './lib/results.js';
+import { startServer } from './lib/server.js';
+
+const o = new Command()
+  .option('--fleet <n>', 'registered targets in the large rollout', '100000')
+  .option('--groups <n>', 'groups of the large rollout', '10')
+  .option('--devices <n>', 'answering devices in the end-to-end rollout', '10000')
+  .option('--waves <n>', 'groups of the end-to-end rollout', '5')
+  .option('--poll <s>', 'polling interval of the answering devices (seconds)', '1')
+  .parse()
+  .opts<{ fleet: string; groups: string; devices: string; waves: string; poll: string }>();
+const FLEET = Number(o.fleet);
+const GROUPS = Number(o.groups);
+const DEVICES = Number(o.devices);
+const WAVES = Number(o.waves);
+const POLL_S = Number(o.poll);
+const AUTH = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+
+interface RolloutJson {
+  id: number;
+  status: string;
+  totalTargets: number;
+  totalTargetsPerStatus: Record<string, number>;
+}
+
+async function get<T>(base: string, path: string): Promise<T> {
+  const res = await request(base + path, { headers: { authorization: AUTH } });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`GET ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+/** Polls `read` every 10 ms until `ok`; returns seconds since `from`. */
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, from: number, limitS = 600): Promise<number> {
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return (performance.now() - from) / 1000;
+    if (performance.now() - from > limitS * 1000) throw new Error(`${what}: not reached within ${limitS} s; last ${JSON.stringify(v).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function releaseId(base: string): Promise<number> {
+  const page = await get<{ content: { id: number }[] }>(base, '/rest/v1/distributionsets?q=name==bench-release');
+  const id = page.content[0]?.id;
+  if (id === undefined) throw new Error('bench release not found');
+  return id;
+}
+
+async function usedMemory(url: string): Promise<number> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    return Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1] ?? 0);
+  } finally {
+    await client.close();
+  }
+}
+
+async function createRollout(a: Api, body: Record<string, unknown>): Promise<RolloutJson> {
+  return (await a.post('/rest/v1/rollouts', body)) as RolloutJson;
+}
+
+async function largeRollout(): Promise<Record<string, number>> {
+  const redis = await startRedis();
+  const server = await startServer(serverConfig('redis', redis.url));
+  try {
+    const a = api(server.url);
+    process.stdout.write(`creating ${FLEET} targets and registering them ...\n`);
+    const tokens = await createDevices(a, FLEET);
+    await pollEach(server.url, tokens);
+    await createReleaseAndAssign(a, 0);
+    const ds = await releaseId(server.url);
+    const before = await usedMemory(redis.url);
+    const t0 = performance.now();
+    const r = await createRollout(a, { name: 'large', distributionSetId: ds, targetFilterQuery: 'controllerid==dev-*', amountGroups: GROUPS });
+    if (r.totalTargets !== FLEET) throw new Error(`rollout covers ${r.totalTargets} targets, expected ${FLEET}`);
+    const postToReady = await until('ready', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', t0);
+    const t1 = performance.now();
+    await a.post(`/rest/v1/rollouts/${r.id}/start`, {});
+    const startToFirst = await until('first group running', () => get<{ content: { status: string }[] }>(server.url, `/rest/v1/rollouts/${r.id}/deploygroups?limit=1`),
+      (p) => p.content[0]?.status === 'running', t1);
+    const startToAll = await until('every action created', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`),
+      (x) => x.status === 'running' && x.totalTargetsPerStatus['notstarted'] === 0 && (x.totalTargetsPerStatus['scheduled'] ?? 0) <= FLEET - FLEET / GROUPS, t1);
+    const after = await usedMemory(redis.url);
+    return {
+      'large rollout targets': FLEET, 'large rollout groups': GROUPS,
+      'POST -> ready (s)': postToReady, 'start -> first group running (s)': startToFirst,
+      'start -> every action created, first group started (s)': startToAll,
+      'Redis bytes per target in the rollout': (after - before) / FLEET,
+    };
+  } finally {
+    await server.stop();
+    await redis.stop();
+  }
+}
+
+/** The lean fleet: every device polls each POLL_S at its own offset and answers its deployment at once. */
+function fleet(base: string, tokens: readonly string[]): { stop(): Promise<void>; polls(): number; reports(): number } {
+  const agent = new Agent({ connections: 128, keepAliveTimeout: 30_000 });
+  let stopped = false;
+  let polls = 0;
+  let reports = 0;
+  let failures = 0;
+  const device = async (i: number): Promise<void> => {
+    const auth = { authorization: `TargetToken ${tokens[i]}` };
+    const path = `${base}/DEFAULT/controller/v1/dev-${i}`;
+    const res = await request(path, { headers: auth, dispatcher: agent });
+    const body = await res.body.text();
+    polls++;
+    if (res.statusCode !== 200) { failures++; return; }
+    const href = /deploymentBase\/([0-9]+)/.exec(body)?.[1];
+    if (href === undefined) return;
+    const dep = await request(`${path}/deploymentBase/${href}`, { headers: auth, dispatcher: agent });
+    await dep.body.dump();
+    const fb = await request(`${path}/deploymentBase/${href}/feedback`, {
+      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, dispatcher: agent,
+      body: JSON.stringify({ status: { execution: 'closed', result: { finished: 'success' } } }),
+    });
+    await fb.body.dump();
+    if (fb.statusCode === 200) reports++;
+    else failures++;
+  };
+  const loops = tokens.map((_, i) => (async () => {
+    await new Promise((r) => setTimeout(r, (i / tokens.length) * POLL_S * 1000));
+    while (!stopped) {
+      const due = performance.now() + POLL_S * 1000;
+      await device(i).catch(() => { failures++; });
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+  })());
+  return {
+    polls: () => polls,
+    reports: () => reports,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+      await agent.close();
+      if (failures > 0) process.stdout.write(`fleet: ${failures} failed requests\n`);
+    },
+  };
+}
+
+async function answeringRollout(): Promise<Record<string, number>> {
+  const redis = await startRedis();
+  const server = await startServer(serverConfig('redis', redis.url));
+  try {
+    const a = api(server.url);
+    process.stdout.write(`creating ${DEVICES} answering devices ...\n`);
+    const tokens = await createDevices(a, DEVICES);
+    const put = await request(`${server.url}/rest/v1/system/configs`, {
+      method: 'PUT', headers: { authorization: AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ pollingTime: `00:00:0${POLL_S}`, pollingOverdueTime: '00:00:05' }),
+    });
+    await put.body.dump();
+    if (put.statusCode !== 204) throw new Error(`setting the polling time answered ${put.statusCode}`);
+    await createReleaseAndAssign(a, 0);
+    const ds = await releaseId(server.url);
+    const r = await createRollout(a, {
+      name: 'answering', distributionSetId: ds, targetFilterQuery: 'controllerid==dev-*', amountGroups: WAVES,
+      successCondition: { condition: 'THRESHOLD', expression: '100' },
+    });
+    await until('ready', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', performance.now());
+    const devices = fleet(server.url, tokens);
+    await new Promise((res) => setTimeout(res, POLL_S * 1000 * 2)); // every device polled (registered) before the start
+    const polled = devices.polls();
+    const t0 = performance.now();
+    await a.post(`/rest/v1/rollouts/${r.id}/start`, {});
+    const seconds = await until('finished', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`), (x) => x.status === 'finished', t0);
+    const pollsDuring = devices.polls() - polled;
+    await devices.stop();
+    const reports = devices.reports();
+    const done = await get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`);
+    if (done.totalTargetsPerStatus['finished'] !== DEVICES) throw new Error(`finished ${JSON.stringify(done.totalTargetsPerStatus)}`);
+    return {
+      'answering devices': DEVICES, 'answering rollout groups': WAVES, 'poll interval (s)': POLL_S,
+      'start -> finished (s)': seconds, 'lower bound: groups x poll interval (s)': WAVES * POLL_S,
+      'device reports': reports, 'polls per second during the rollout': pollsDuring / seconds,
+    };
+  } finally {
+    await server.stop();
+    await redis.stop();
+  }
+}
+
+const figures = { ...(await largeRollout()), ...(await answeringRollout()) };
+writeResults('rollout', { fleet: FLEET, groups: GROUPS, devices: DEVICES, waves: WAVES, pollS: POLL_S },
+  Object.entries(figures).map(([figure, value]) => ({ figure, value: Number.isInteger(value) ? value : Number(value.toFixed(3)) })));

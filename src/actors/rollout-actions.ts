@@ -1,0 +1,115 @@
+import { ACTION, WEIGHT_IF_ABSENT, type ActionRecord } from '../domain/action.js';
+import type { Effect } from '../domain/effects.js';
+import type { RolloutGroupRecord, RolloutRecord } from '../domain/rollout.js';
+import { TARGET, type TargetRecord } from '../domain/target.js';
+import type { TenantConfigView } from '../domain/tenant-config.js';
+import type { Store, Tenant } from '../store/port.js';
+import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { obsoleteActions } from './assign.js';
+import type { ActorRuntime } from './runtime.js';
+
+/**
+ * The actions of a rollout: created scheduled when their group is scheduled, started when their
+ * group starts (reference §4.2 "Rollout group scheduling" / "Rollout group start", §4.4). Both go
+ * through the actor runtime, so its observers (the DMF connector) and the rollout counters see them.
+ */
+export interface RolloutActionDeps {
+  readonly store: Pick<Store, 'get' | 'getMany' | 'members' | 'count' | 'nextIds'>;
+  readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'transition'>;
+}
+
+/** Actions per creation commit: large pipelined batches, each one atomic Lua script on Redis. */
+const CREATE_BATCH = 1000;
+
+/**
+ * Scheduled actions for the targets of a group that have none of this group yet (a pass that was
+ * interrupted resumes), created in batches. Targets deleted meanwhile get none. Returns how many.
+ */
+export async function scheduleGroupActions(
+  deps: RolloutActionDeps, tenant: Tenant, rollout: RolloutRecord, group: RolloutGroupRecord, targetIds: readonly number[],
+  now: number, keep: () => Promise<void>,
+): Promise<number> {
+  const { store, runtime } = deps;
+  let todo = targetIds;
+  if ((await store.count(tenant, ACTION, 'rolloutGroup', String(group.id))) > 0) {
+    const have = await groupActions(store, tenant, group.id);
+    const done = new Set(have.map((a) => a.targetId));
+    todo = targetIds.filter((t) => !done.has(t));
+  }
+  let created = 0;
+  for (let i = 0; i < todo.length; i += CREATE_BATCH) {
+    const targets = await loadRecords<TargetRecord>(store, tenant, TARGET, todo.slice(i, i + CREATE_BATCH));
+    if (targets.length === 0) continue;
+    const first = await store.nextIds(tenant, ACTION, targets.length);
+    const records = targets.map((t, j): ActionRecord => ({
+      id: first + j, targetId: t.id, controllerId: t.value.controllerId, ds: rollout.ds, actionType: rollout.actionType,
+      forceTime: rollout.actionType === 'timeforced' ? rollout.forceTime : 0, weight: rollout.weight ?? WEIGHT_IF_ABSENT,
+      status: 'scheduled', active: false, maintenanceWindow: null, rollout: rollout.id, rolloutGroup: group.id,
+      lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
+      createdBy: rollout.createdBy, createdAt: now, lastModifiedBy: rollout.createdBy, lastModifiedAt: now,
+    }));
+    const result = await runtime.create(tenant, ACTION, records);
+    if (!result.ok) throw new Error(`scheduling actions of rollout group ${group.id} failed: ${result.reason}`);
+    created += records.length;
+    await keep();
+  }
+  return created;
+}
+
+/** The actions of a group (every status). */
+export async function groupActions(store: RolloutActionDeps['store'], tenant: Tenant, group: number): Promise<ActionRecord[]> {
+  const page = await store.members(tenant, ACTION, 'rolloutGroup', String(group), SCAN_ALL);
+  return (await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids)).map((a) => a.value);
+}
+
+class AlreadyAssigned extends Error {}
+class NotScheduled extends Error {}
+
+export type StartOutcome = 'started' | 'skipped' | 'gone';
+
+/**
+ * Starts one scheduled action of a group, in one commit on its target: the target gets the set
+ * assigned (pending), the action runs (or waits for confirmation: the group asks for it, the tenant's
+ * confirmation flow is on and the target has no auto-confirmation), and the target's obsolete active
+ * actions are canceled (closed with autoclose). A target that has the set assigned already gets its
+ * action finished with "Distribution Set is already assigned. Skipping this action."
+ */
+export async function startRolloutAction(
+  deps: RolloutActionDeps, tenant: Tenant, action: ActionRecord, group: Pick<RolloutGroupRecord, 'confirmationRequired'>,
+  cfg: TenantConfigView, by: string, now: number,
+): Promise<StartOutcome> {
+  const { store, runtime } = deps;
+  const multi = cfg.bool('multi.assignments.enabled');
+  const flow = cfg.bool('user.confirmation.flow.enabled');
+  const autoclose = cfg.bool('repository.actions.autoclose.enabled');
+  let effects: readonly Effect[] = [];
+  let obsolete: ActionRecord[] = [];
+  try {
+    const result = await runtime.send(tenant, TARGET, action.targetId, { type: 'mgmt.assigned', ds: action.ds, at: now, by }, {
+      also: async (_next, current) => {
+        const stored = await store.get<ActionRecord>(tenant, ACTION, action.id);
+        if (stored === undefined || stored.value.status !== 'scheduled') throw new NotScheduled();
+        if (!multi && current.value.assignedDs === action.ds) throw new AlreadyAssigned();
+        obsolete = multi ? [] : (await obsoleteActions(store, tenant, action.targetId)).filter((a) => a.id !== action.id);
+        const confirm = flow && group.confirmationRequired && current.value.autoConfirm === null;
+        const step = await runtime.transition(tenant, ACTION, stored, { type: 'group.started', at: now, confirm });
+        if (step === undefined) throw new NotScheduled();
+        effects = step.effects;
+        return [...step.writes];
+      },
+      effects: () => [
+        ...effects,
+        ...obsolete.map((a): Effect => ({
+          type: 'send', to: { kind: ACTION, id: a.id },
+          event: autoclose ? { type: 'mgmt.close', at: now, by } : { type: 'mgmt.cancel', at: now, by, reason: 'obsolete' },
+        })),
+      ],
+    });
+    return result.kind === 'committed' ? 'started' : 'gone';
+  } catch (err) {
+    if (err instanceof NotScheduled) return 'gone';
+    if (!(err instanceof AlreadyAssigned)) throw err;
+    await runtime.send(tenant, ACTION, action.id, { type: 'group.skipped', at: now });
+    return 'skipped';
+  }
+}

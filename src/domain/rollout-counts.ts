@@ -1,0 +1,103 @@
+import type { ActionRecord } from './action.js';
+import type { Conditions } from './rollout.js';
+
+/**
+ * The counts of a rollout and of its groups, kept as commutative store counters (Commit.counters):
+ * every commit that creates, changes the status of, or removes an action of a rollout moves one
+ * unit from the old status's field to the new one's, under the group's key and the rollout's key.
+ * Increments commute, so concurrent actions never conflict on them, and they are exact on every read.
+ * @see reference §4.7 (per-status counts, evaluation)
+ */
+
+/** One increment of a store counter: `key`'s field `field` changes by `by`. */
+export interface CounterDelta {
+  readonly key: string;
+  readonly field: string;
+  readonly by: number;
+}
+
+/** Action counts by Action.Status (lower case), as the counters hold them. */
+export type StatusCounts = Readonly<Partial<Record<string, number>>>;
+
+export const groupCounterKey = (group: number): string => `rg:${group}`;
+export const rolloutCounterKey = (rollout: number): string => `ro:${rollout}`;
+
+/** The counter increments of one action change (`before` undefined: created; `after` null: removed). */
+export function actionCounterDeltas(before: ActionRecord | undefined, after: ActionRecord | null): CounterDelta[] {
+  const out: CounterDelta[] = [];
+  const move = (a: ActionRecord, by: number) => {
+    if (a.rolloutGroup !== null) out.push({ key: groupCounterKey(a.rolloutGroup), field: a.status, by });
+    if (a.rollout !== null) out.push({ key: rolloutCounterKey(a.rollout), field: a.status, by });
+  };
+  if (before !== undefined && after !== null && before.status === after.status && before.rolloutGroup === after.rolloutGroup) return out;
+  if (before !== undefined) move(before, -1);
+  if (after !== null) move(after, 1);
+  return out;
+}
+
+/** `totalTargetsPerStatus` (reference §3.7, §4.7 mapping). */
+export interface PerStatus {
+  readonly scheduled: number;
+  readonly running: number;
+  readonly error: number;
+  readonly finished: number;
+  readonly cancelled: number;
+  readonly notstarted: number;
+}
+
+/** Which per-status count an action status goes to; DOWNLOADED is finished only for download-only rollouts. */
+export function perStatusOf(status: string, downloadOnly: boolean): Exclude<keyof PerStatus, 'notstarted'> {
+  switch (status) {
+    case 'scheduled': return 'scheduled';
+    case 'error': return 'error';
+    case 'finished': return 'finished';
+    case 'canceled': return 'cancelled';
+    case 'downloaded': return downloadOnly ? 'finished' : 'running';
+    default: return 'running';
+  }
+}
+
+/** The per-status counts of `total` targets; those without an action yet are `notstarted`. */
+export function perStatus(counts: StatusCounts, total: number, downloadOnly: boolean): PerStatus {
+  const out = { scheduled: 0, running: 0, error: 0, finished: 0, cancelled: 0 };
+  for (const [status, n] of Object.entries(counts)) if (n !== undefined && n > 0) out[perStatusOf(status, downloadOnly)] += n;
+  const counted = out.scheduled + out.running + out.error + out.finished + out.cancelled;
+  return { ...out, notstarted: Math.max(0, total - counted) };
+}
+
+/** What the engine does with a running group (reference §4.7 evaluation). */
+export interface Evaluation {
+  /** The error condition holds: error action (PAUSE): group → error, rollout paused. */
+  readonly error: boolean;
+  /** The success condition holds: its success action runs (once). */
+  readonly success: boolean;
+  /** No action of the group is open any more: group → finished. */
+  readonly complete: boolean;
+}
+
+const count = (counts: StatusCounts, status: string): number => counts[status] ?? 0;
+
+/** A threshold expression as a number 0..100 (checked on create; anything else counts as 100). */
+export function thresholdOf(expression: string): number {
+  const n = Number(expression);
+  return expression.trim() !== '' && Number.isFinite(n) ? n : 100;
+}
+
+/**
+ * Error: errors / total > error threshold (strict; an empty group never errs). Complete: no action
+ * in a status other than error, finished, canceled (and downloaded for download-only). Success:
+ * finished (downloaded for download-only) / total >= success threshold (an empty group succeeds).
+ */
+export function evaluateGroup(counts: StatusCounts, total: number, conditions: Conditions, downloadOnly: boolean): Evaluation {
+  const errors = count(counts, 'error');
+  const done = downloadOnly ? count(counts, 'downloaded') + count(counts, 'finished') : count(counts, 'finished');
+  const error = total > 0 && (errors * 100) / total > thresholdOf(conditions.errorCondition.expression);
+  let open = 0;
+  for (const [status, n] of Object.entries(counts)) {
+    if (n === undefined || n <= 0) continue;
+    const closed = status === 'error' || status === 'finished' || status === 'canceled' || (downloadOnly && status === 'downloaded');
+    if (!closed) open += n;
+  }
+  const success = total === 0 || (done * 100) / total >= thresholdOf(conditions.successCondition.expression);
+  return { error, success, complete: open === 0 };
+}

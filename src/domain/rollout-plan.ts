@@ -1,0 +1,76 @@
+import { DEFAULT_CONDITIONS, type Conditions } from './rollout.js';
+
+/**
+ * How a rollout's targets are divided over its groups (reference §4.7), pure.
+ * @see reference §4.7 ("Filling", percent semantics, "Rollout groups don't match all targets")
+ */
+
+/** A group as the create request defines it, conditions resolved. */
+export interface GroupDef extends Conditions {
+  readonly name: string;
+  readonly description: string | null;
+  /** The group's own filter, ANDed with the rollout's; null: the rollout's targets. */
+  readonly targetFilterQuery: string | null;
+  /** 1..100; may be fractional (100 / amountGroups). */
+  readonly targetPercentage: number;
+  readonly confirmationRequired: boolean;
+}
+
+/** `amountGroups=N`: groups `group-1..group-N`, each 100/N percent, with the rollout's conditions. */
+export function amountGroupDefs(n: number, conditions: Conditions = DEFAULT_CONDITIONS, confirmationRequired = false): GroupDef[] {
+  return Array.from({ length: n }, (_, i) => ({
+    name: `group-${i + 1}`, description: `group-${i + 1}`, targetFilterQuery: null, targetPercentage: 100 / n, confirmationRequired, ...conditions,
+  }));
+}
+
+/**
+ * hawkBit's "new style" percentages: a group's share of the targets still left that match its filter
+ * is its percentage relative to what the earlier groups with the same filter left
+ * (`pct * 100 / (100 - sum of earlier pcts)`, at most 100 %). The first group of a filter at 100 %
+ * takes all its matching targets; later groups of the same filter then take nothing.
+ */
+export function shareOf(groups: readonly Pick<GroupDef, 'targetFilterQuery' | 'targetPercentage'>[], index: number): number {
+  const g = groups[index];
+  if (g === undefined) return 0;
+  let earlier = 0;
+  for (let i = 0; i < index; i++) {
+    const other = groups[i];
+    if (other !== undefined && other.targetFilterQuery === g.targetFilterQuery) earlier += other.targetPercentage;
+  }
+  const rest = 100 - earlier;
+  return rest <= 0 ? 100 : Math.min(100, (g.targetPercentage * 100) / rest);
+}
+
+export interface Distribution<T> {
+  /** The targets of each group, in the order given. */
+  readonly groups: readonly (readonly T[])[];
+  /** Targets no group took (the request is refused when there are any). */
+  readonly left: number;
+}
+
+/**
+ * Divides `targets` (the rollout's, in id order) over the groups: each group takes, from the targets
+ * no earlier group took that its filter accepts, round(share % of them), in order.
+ */
+export function distribute<T>(
+  targets: readonly T[], groups: readonly Pick<GroupDef, 'targetFilterQuery' | 'targetPercentage'>[], accepts: (group: number, target: T) => boolean,
+): Distribution<T> {
+  const taken = new Array<boolean>(targets.length).fill(false);
+  const out: T[][] = [];
+  for (let g = 0; g < groups.length; g++) {
+    const candidates: number[] = [];
+    targets.forEach((t, i) => {
+      if (!taken[i] && accepts(g, t)) candidates.push(i);
+    });
+    const want = Math.round((shareOf(groups, g) * candidates.length) / 100);
+    const mine = candidates.slice(0, want);
+    for (const i of mine) taken[i] = true;
+    out.push(mine.map((i) => targets[i] as T));
+  }
+  return { groups: out, left: taken.filter((x) => !x).length };
+}
+
+/** The filter of a group: the rollout's ANDed with the group's own (reference §4.7). */
+export function groupQuery(rolloutQuery: string, groupQuery: string | null): string {
+  return groupQuery === null || groupQuery.trim() === '' ? rolloutQuery : `(${rolloutQuery});(${groupQuery})`;
+}

@@ -1,0 +1,92 @@
+import { assign, setup } from 'xstate';
+import type { RolloutRecord } from './rollout.js';
+
+/**
+ * The rollout's status as a machine (reference §4.6). Context is the persisted RolloutRecord; the
+ * state value is its `status`. Operators send `mgmt.*` events (start, pause, resume, stop, approve,
+ * deny, delete), the rollout engine (src/scheduler/rollouts.ts) `engine.*` events when a step of its
+ * work is done. An event a status does not take is ignored by the runtime, which the Management API
+ * answers with 400 `rollout.illegalState`.
+ */
+export type RolloutEvent =
+  /** All groups are filled: ready, or waiting for approval. */
+  | { readonly type: 'engine.filled'; readonly at: number; readonly totalTargets: number }
+  | { readonly type: 'mgmt.approve'; readonly at: number; readonly by: string; readonly remark: string | null }
+  | { readonly type: 'mgmt.deny'; readonly at: number; readonly by: string; readonly remark: string | null }
+  /** POST start, or the engine when `startAt` has come. */
+  | { readonly type: 'mgmt.start'; readonly at: number; readonly by: string }
+  /** Every group has its scheduled actions and the first group runs. */
+  | { readonly type: 'engine.started'; readonly at: number }
+  /** POST pause, or a group's error action / success action PAUSE (`by` is the engine then). */
+  | { readonly type: 'mgmt.pause'; readonly at: number; readonly by: string }
+  | { readonly type: 'mgmt.resume'; readonly at: number; readonly by: string }
+  /** No group is running or scheduled any more. */
+  | { readonly type: 'engine.finished'; readonly at: number }
+  | { readonly type: 'mgmt.stop'; readonly at: number; readonly by: string }
+  /** Scheduled actions removed, groups finished, active actions canceled. */
+  | { readonly type: 'engine.stopped'; readonly at: number }
+  | { readonly type: 'mgmt.delete'; readonly at: number; readonly by: string }
+  /** Deleted softly: actions had run, so the rollout stays as `deleted: true`. */
+  | { readonly type: 'engine.deleted'; readonly at: number };
+
+/** Bump when states or context change shape; stored with each snapshot. */
+export const ROLLOUT_MACHINE_VERSION = 1;
+
+type Ev = RolloutEvent;
+const touch = ['touch'] as const;
+const to = (target: RolloutRecord['status']) => ({ target, actions: touch });
+
+export const rolloutMachine = setup({
+  types: { context: {} as RolloutRecord, events: {} as Ev, input: {} as RolloutRecord },
+  actions: {
+    touch: assign(({ context, event }) => ({
+      lastModifiedAt: event.at,
+      lastModifiedBy: 'by' in event ? event.by : context.lastModifiedBy,
+    })),
+    filled: assign(({ event }) => (event.type === 'engine.filled' ? { totalTargets: event.totalTargets } : {})),
+    decide: assign(({ event }) =>
+      event.type === 'mgmt.approve' || event.type === 'mgmt.deny' ? { approveDecidedBy: event.by, approvalRemark: event.remark } : {}),
+    deleted: assign({ deleted: true }),
+  },
+  guards: {
+    approvalNeeded: ({ context }) => context.approvalNeeded,
+  },
+}).createMachine({
+  id: 'rollout',
+  initial: 'creating',
+  context: ({ input }) => input,
+  on: {
+    // from any status but deleting and deleted (reference §4.6)
+    'mgmt.delete': { target: '.deleting', actions: touch },
+  },
+  states: {
+    creating: {
+      on: {
+        'engine.filled': [
+          { guard: 'approvalNeeded', target: 'waiting_for_approval', actions: ['filled', 'touch'] },
+          { target: 'ready', actions: ['filled', 'touch'] },
+        ],
+        'mgmt.stop': to('stopping'),
+      },
+    },
+    waiting_for_approval: {
+      on: {
+        'mgmt.approve': { target: 'ready', actions: ['decide', 'touch'] },
+        'mgmt.deny': { target: 'approval_denied', actions: ['decide', 'touch'] },
+        'mgmt.stop': to('stopping'),
+      },
+    },
+    approval_denied: { on: { 'mgmt.stop': to('stopping') } },
+    ready: { on: { 'mgmt.start': to('starting'), 'mgmt.stop': to('stopping') } },
+    starting: { on: { 'engine.started': to('running'), 'mgmt.stop': to('stopping') } },
+    running: {
+      on: { 'mgmt.pause': to('paused'), 'engine.finished': to('finished'), 'mgmt.stop': to('stopping') },
+    },
+    paused: { on: { 'mgmt.resume': to('running'), 'mgmt.stop': to('stopping') } },
+    stopping: { on: { 'engine.stopped': to('stopped') } },
+    stopped: {},
+    finished: {},
+    deleting: { on: { 'mgmt.delete': {}, 'engine.deleted': { target: 'deleted', actions: ['deleted', 'touch'] } } },
+    deleted: { on: { 'mgmt.delete': {} } },
+  },
+});

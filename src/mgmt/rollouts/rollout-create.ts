@@ -1,0 +1,164 @@
+import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../../actors/distribution-sets.js';
+import type { ActorRuntime } from '../../actors/runtime.js';
+import { ACTION, WEIGHT_IF_ABSENT, type ActionRecord } from '../../domain/action.js';
+import { created } from '../../domain/audit.js';
+import { AppError, badRequest, notFound } from '../../domain/errors.js';
+import type { Quotas } from '../../domain/quotas.js';
+import {
+  DEFAULT_CONDITIONS, MEMBERS_CHUNK, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS,
+  type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
+} from '../../domain/rollout.js';
+import { amountGroupDefs, distribute, groupQuery, type GroupDef } from '../../domain/rollout-plan.js';
+import { TARGET, type TargetRecord } from '../../domain/target.js';
+import { parseFilter } from '../../query/filter.js';
+import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
+import type { Tenant, Write } from '../../store/port.js';
+import { SCAN_ALL, SCAN_LIMIT, loadRecords } from '../../store/reads.js';
+import type { KitDeps } from '../kit/deps.js';
+import { evalContext } from '../kit/list.js';
+import { actionTypeOf, conditionsOf, type CreateRolloutBody } from './rollout-body.js';
+
+export type RolloutCreateDeps = KitDeps & {
+  readonly runtime: Pick<ActorRuntime, 'create' | 'creation'>;
+  readonly quotas: Pick<Quotas, 'maxRolloutGroupsPerRollout' | 'maxTargetsPerRolloutGroup'>;
+};
+
+/** What the caller may do, for the rules that depend on it. */
+export interface Creator {
+  readonly by: string;
+  /** Holds HANDLE_ROLLOUT: may set `startAt`. */
+  readonly mayHandle: boolean;
+  /** Holds APPROVE_ROLLOUT: the rollout needs no approval. */
+  readonly mayApprove: boolean;
+}
+
+/** The targets of a retry rollout: `failedrollout==<id>` (reference §4.6, §5). */
+const FAILED_ROLLOUT = /^failedrollout==([0-9]+)$/;
+
+/**
+ * POST /rest/v1/rollouts (reference §3.7, §4.6, §4.7): checks the request, divides the targets that
+ * match the filter now (and the set's type takes) over the groups, and writes the rollout (creating),
+ * its groups and their members in one commit through the runtime; the engine moves it on to ready.
+ * A filter that matches nothing gives an empty rollout, as hawkBit does.
+ */
+export async function createRollout(
+  deps: RolloutCreateDeps, tenant: Tenant, body: CreateRolloutBody, creator: Creator,
+): Promise<RolloutRecord> {
+  if (body.dynamic === true) throw badRequest('body.dynamic: dynamic rollouts are not supported');
+  if (body.amountGroups != null && body.groups != null) throw badRequest('body: amountGroups and groups exclude each other; give one');
+  const count = body.groups?.length ?? body.amountGroups ?? 1;
+  if (count > deps.quotas.maxRolloutGroupsPerRollout) {
+    throw new AppError('ROLLOUT_QUOTA_EXCEEDED', `Quota exceeded: ${count} groups requested; at most ${deps.quotas.maxRolloutGroupsPerRollout} groups per rollout are allowed.`);
+  }
+  if (count < 1) throw badRequest(`body.${body.groups != null ? 'groups' : 'amountGroups'}: at least one group is needed (dynamic rollouts are not supported)`);
+  if (body.targetFilterQuery == null) throw new AppError('RSQL_SYNTAX', 'body.targetFilterQuery: a target filter query is required');
+  const query = body.targetFilterQuery;
+  const retryOf = FAILED_ROLLOUT.exec(query.trim());
+  if (retryOf === null) parseFilter(query, targetFields);
+  if (body.distributionSetId == null) throw badRequest('body.distributionSetId: required');
+  const actionType = actionTypeOf(body.type);
+  if (body.startAt != null && !creator.mayHandle) throw new AppError('INSUFFICIENT_PERMISSION', 'startAt needs the permission HANDLE_ROLLOUT');
+  const conditions = conditionsOf(body, 'body');
+  const cfg = await deps.tenantConfig.view(tenant);
+  const confirmationRequired = body.confirmationRequired ?? cfg.bool('user.confirmation.flow.enabled');
+  const defs: GroupDef[] = body.groups == null
+    ? amountGroupDefs(count, conditions, confirmationRequired)
+    : body.groups.map((g, i): GroupDef => {
+      if (g.targetPercentage == null) throw badRequest(`body.groups[${i}].targetPercentage: required, 1..100`);
+      if (g.targetFilterQuery != null && g.targetFilterQuery.trim() !== '') parseFilter(g.targetFilterQuery, targetFields);
+      return {
+        name: g.name, description: g.description ?? null,
+        targetFilterQuery: g.targetFilterQuery == null || g.targetFilterQuery.trim() === '' ? null : g.targetFilterQuery,
+        targetPercentage: g.targetPercentage, confirmationRequired: g.confirmationRequired ?? confirmationRequired,
+        ...conditionsOf(g, `body.groups[${i}]`, conditions),
+      };
+    });
+  const ds = await assignableSet(deps.store, tenant, body.distributionSetId);
+
+  // the targets: matching now (so created before the rollout) and taking the set's type
+  const matching = retryOf === null
+    ? await queryAll(deps, tenant, query)
+    : await failedTargets(deps, tenant, Number(retryOf[1]));
+  const types = await targetTypesOf(deps.store, tenant, matching);
+  const targets = matching.filter((t) => isCompatible(types, t, ds));
+  const groupSets = await Promise.all(defs.map(async (d) =>
+    (d.targetFilterQuery === null || retryOf !== null
+      ? undefined
+      : new Set((await queryAll(deps, tenant, groupQuery(query, d.targetFilterQuery))).map((t) => t.id)))));
+  const split = distribute(targets, defs, (g, t) => groupSets[g]?.has(t.id) ?? true);
+  if (split.left > 0) throw badRequest(`Rollout groups don't match all targets: ${split.left} of ${targets.length} targets are in no group`);
+  const largest = Math.max(0, ...split.groups.map((g) => g.length));
+  if (largest > deps.quotas.maxTargetsPerRolloutGroup) {
+    throw new AppError('ROLLOUT_QUOTA_EXCEEDED', `Quota exceeded: a group would hold ${largest} targets; at most ${deps.quotas.maxTargetsPerRolloutGroup} targets per rollout group are allowed.`);
+  }
+
+  const now = deps.now();
+  const audit = created(creator.by, now);
+  const id = await deps.store.nextIds(tenant, ROLLOUT, 1);
+  const firstGroup = await deps.store.nextIds(tenant, ROLLOUT_GROUP, defs.length);
+  const chunks = split.groups.map((g) => Math.ceil(g.length / MEMBERS_CHUNK));
+  const total = chunks.reduce((a, b) => a + b, 0);
+  let memberId = total === 0 ? 0 : await deps.store.nextIds(tenant, ROLLOUT_MEMBERS, total);
+  const groups = defs.map((d, i): RolloutGroupRecord => ({
+    id: firstGroup + i, rollout: id, name: d.name, description: d.description, status: 'creating',
+    targetFilterQuery: d.targetFilterQuery, targetPercentage: d.targetPercentage, confirmationRequired: d.confirmationRequired,
+    totalTargets: split.groups[i]?.length ?? 0, parent: i === 0 ? null : firstGroup + i - 1, successHandled: false,
+    successCondition: d.successCondition, successAction: d.successAction, errorCondition: d.errorCondition, errorAction: d.errorAction,
+    ...audit,
+  }));
+  const members: Write[] = [];
+  split.groups.forEach((g, i) => {
+    for (let at = 0; at < g.length; at += MEMBERS_CHUNK) {
+      const record: RolloutMembersRecord = {
+        id: memberId, rollout: id, group: firstGroup + i, targets: g.slice(at, at + MEMBERS_CHUNK).map((t) => t.id),
+      };
+      members.push({ kind: ROLLOUT_MEMBERS, id: memberId++, expect: 0, after: record });
+    }
+  });
+  const rollout: RolloutRecord = {
+    id, name: body.name, description: body.description ?? null, targetFilterQuery: query, ds: ds.id, status: 'creating',
+    actionType, forceTime: actionType === 'timeforced' ? (body.forcetime ?? 0) : 0, startAt: body.startAt ?? null,
+    weight: body.weight ?? WEIGHT_IF_ABSENT, deleted: false, totalTargets: targets.length, groups: groups.map((g) => g.id),
+    approvalNeeded: cfg.bool('rollout.approval.enabled') && !creator.mayApprove, approvalRemark: null, approveDecidedBy: null,
+    retryOf: retryOf === null ? null : Number(retryOf[1]), ...conditions, ...audit,
+  };
+  if (cfg.bool('implicit.lock.enabled')) await lockImplicitly(deps.store, tenant, ds, now);
+  const also = [...groups.map((g) => deps.runtime.creation(ROLLOUT_GROUP, g)), ...members];
+  const result = await deps.runtime.create(tenant, ROLLOUT, rollout, also);
+  if (!result.ok) throw new AppError('ALREADY_EXISTS', `Rollout with name {${body.name}} already exists`);
+  return rollout;
+}
+
+/**
+ * POST .../retry (reference §4.6): a new rollout `<name>_retry` over the targets whose actions in
+ * the finished rollout failed, one group, default conditions, the same type, force time and start.
+ */
+export async function retryRollout(
+  deps: RolloutCreateDeps, tenant: Tenant, rollout: RolloutRecord, creator: Creator,
+): Promise<RolloutRecord> {
+  if (rollout.deleted) throw notFound('Rollout', rollout.id);
+  if (rollout.status !== 'finished') {
+    throw new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout can only be retried when finished; rollout ${rollout.id} is ${rollout.status}`);
+  }
+  const c = DEFAULT_CONDITIONS;
+  return createRollout(deps, tenant, {
+    name: `${rollout.name}_retry`, description: rollout.description, targetFilterQuery: `failedrollout==${rollout.id}`,
+    distributionSetId: rollout.ds, amountGroups: 1, type: rollout.actionType, forcetime: rollout.forceTime, startAt: rollout.startAt,
+    confirmationRequired: false, successCondition: c.successCondition, successAction: c.successAction,
+    errorCondition: c.errorCondition, errorAction: c.errorAction,
+  }, { ...creator, mayHandle: true });
+}
+
+async function queryAll(deps: RolloutCreateDeps, tenant: Tenant, q: string): Promise<TargetRecord[]> {
+  const found = await queryTargets(deps.store, tenant, {
+    offset: 0, limit: SCAN_LIMIT, sort: DEFAULT_TARGET_SORT, filter: parseFilter(q, targetFields),
+  }, await evalContext(deps, tenant));
+  return found.content;
+}
+
+/** Targets whose action in the rollout ended in error. */
+async function failedTargets(deps: RolloutCreateDeps, tenant: Tenant, rollout: number): Promise<TargetRecord[]> {
+  const page = await deps.store.members(tenant, ACTION, 'rollout', String(rollout), SCAN_ALL);
+  const failed = (await loadRecords<ActionRecord>(deps.store, tenant, ACTION, page.ids)).filter((a) => a.value.status === 'error');
+  return (await loadRecords<TargetRecord>(deps.store, tenant, TARGET, failed.map((a) => a.value.targetId))).map((t) => t.value);
+}

@@ -1,0 +1,126 @@
+import { DS, type DistributionSetRecord } from '../../domain/repository.js';
+import {
+  ROLLOUT_STATUSES, type Conditions, type RolloutGroupRecord, type RolloutRecord,
+} from '../../domain/rollout.js';
+import { groupCounterKey, perStatus, rolloutCounterKey } from '../../domain/rollout-counts.js';
+import type { Request } from '../../http/types.js';
+import { auditFields, defineFields, num, oneOf, text, via, type Audited, type FieldDef } from '../../query/index.js';
+import type { Store, Tenant } from '../../store/port.js';
+import { loadMap } from '../../store/reads.js';
+import { auditJson, link, type Link } from '../kit/hal.js';
+
+/**
+ * Rollout and rollout group JSON and their query fields (reference §3.7, §5). The per-status counts
+ * are read from the store counters on every request, so they are exact (hawkBit caches them 10 s).
+ */
+
+/** A rollout as its query fields see it, with its distribution set when a query names one of its fields. */
+export interface RolloutView {
+  readonly r: RolloutRecord;
+  readonly ds?: DistributionSetRecord | undefined;
+}
+
+function auditOf<V>(pick: (v: V) => Audited): Record<string, FieldDef<V>> {
+  const out: Record<string, FieldDef<V>> = {};
+  for (const [name, def] of Object.entries(auditFields<Audited>())) out[name] = { ...def, get: (v: V) => def.get(pick(v)) };
+  return out;
+}
+
+const bySet = via<RolloutView, DistributionSetRecord>(DS, 'ds', (d) => ({ ds: d }));
+
+/** RolloutFields (reference §5). */
+export const rolloutFields = defineFields<RolloutView>({
+  resource: 'rollout',
+  id: (v) => v.r.id,
+  fields: {
+    id: num((v) => v.r.id),
+    name: text((v) => v.r.name),
+    description: text((v) => v.r.description),
+    status: oneOf(ROLLOUT_STATUSES, (v) => v.r.status, { index: { name: 'status', exact: true } }),
+    'distributionset.id': num((v) => v.r.ds, { index: { name: 'ds', exact: true } }),
+    'distributionset.name': text((v) => v.ds?.name ?? null, { join: 'ds', via: bySet }),
+    'distributionset.version': text((v) => v.ds?.version ?? null, { join: 'ds', via: bySet }),
+    ...auditOf((v) => v.r),
+  },
+  aliases: { distributionset: 'distributionset.id' },
+});
+
+/** RolloutGroupFields (reference §5). */
+export const groupFields = defineFields<RolloutGroupRecord>({
+  resource: 'rolloutgroup',
+  id: (g) => g.id,
+  fields: {
+    id: num((g) => g.id),
+    name: text((g) => g.name),
+    description: text((g) => g.description),
+    ...auditFields<RolloutGroupRecord>(),
+  },
+});
+
+/** The views the rollout fields read (sets loaded only when named). */
+export async function joinRollouts(
+  store: Store, tenant: Tenant, rollouts: readonly RolloutRecord[], joins: ReadonlySet<string>,
+): Promise<RolloutView[]> {
+  if (!joins.has('ds')) return rollouts.map((r) => ({ r }));
+  const sets = await loadMap<DistributionSetRecord>(store, tenant, DS, rollouts.map((r) => r.ds));
+  return rollouts.map((r) => ({ r, ds: sets.get(r.ds) }));
+}
+
+export const rolloutPath = (id: number): string => `/rest/v1/rollouts/${id}`;
+
+/** hawkBit writes the condition and action names in lower case (its request samples use upper case; both are read). */
+function conditionsJson(c: Conditions): object {
+  return {
+    successCondition: { condition: c.successCondition.condition.toLowerCase(), expression: c.successCondition.expression },
+    successAction: { action: c.successAction.action.toLowerCase(), expression: c.successAction.expression },
+    errorCondition: { condition: c.errorCondition.condition.toLowerCase(), expression: c.errorCondition.expression },
+    errorAction: { action: c.errorAction.action.toLowerCase(), expression: c.errorAction.expression },
+  };
+}
+
+/** Rollout JSON for each record; `full` adds the per-status counts, the number of groups and all links. */
+export async function renderRollouts(
+  store: Store, tenant: Tenant, req: Request, rollouts: readonly RolloutRecord[], full: boolean,
+): Promise<object[]> {
+  const counts = full ? await store.counters(tenant, rollouts.map((r) => rolloutCounterKey(r.id))) : [];
+  return rollouts.map((r, i) => {
+    const self = rolloutPath(r.id);
+    const out: Record<string, unknown> = {
+      ...auditJson(r), name: r.name, description: r.description ?? undefined, targetFilterQuery: r.targetFilterQuery,
+      distributionSetId: r.ds, status: r.status, totalTargets: r.totalTargets, type: r.actionType, forcetime: r.forceTime,
+      deleted: r.deleted, dynamic: false, weight: r.weight ?? undefined, id: r.id,
+    };
+    const links: Record<string, Link> = { self: link(req, self) };
+    if (full) {
+      out['totalTargetsPerStatus'] = perStatus(counts[i] ?? {}, r.totalTargets, r.actionType === 'downloadonly');
+      out['totalGroups'] = r.groups.length;
+      if (r.startAt !== null) out['startAt'] = r.startAt;
+      if (r.approvalRemark !== null) out['approvalRemark'] = r.approvalRemark;
+      if (r.approveDecidedBy !== null) out['approveDecidedBy'] = r.approveDecidedBy;
+      for (const op of ['start', 'pause', 'resume', 'triggerNextGroup', 'approve', 'deny'] as const) links[op] = link(req, `${self}/${op}`);
+      links['groups'] = link(req, `${self}/deploygroups?offset=0&limit=50`);
+      links['distributionset'] = link(req, `/rest/v1/distributionsets/${r.ds}`);
+    }
+    out['_links'] = links;
+    return out;
+  });
+}
+
+/** Rollout group JSON; `full` adds the per-status counts. `confirmationRequired` only while the confirmation flow is on. */
+export async function renderGroups(
+  store: Store, tenant: Tenant, req: Request, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[],
+  full: boolean, confirmationFlow: boolean,
+): Promise<object[]> {
+  const counts = full ? await store.counters(tenant, groups.map((g) => groupCounterKey(g.id))) : [];
+  return groups.map((g, i) => {
+    const out: Record<string, unknown> = {
+      ...auditJson(g), name: g.name, description: g.description ?? undefined, id: g.id, status: g.status,
+      targetFilterQuery: g.targetFilterQuery ?? '', targetPercentage: g.targetPercentage,
+      ...(confirmationFlow ? { confirmationRequired: g.confirmationRequired } : {}),
+      dynamic: false, totalTargets: g.totalTargets, ...conditionsJson(g),
+    };
+    if (full) out['totalTargetsPerStatus'] = perStatus(counts[i] ?? {}, g.totalTargets, rollout.actionType === 'downloadonly');
+    out['_links'] = { self: link(req, `${rolloutPath(rollout.id)}/deploygroups/${g.id}`) };
+    return out;
+  });
+}

@@ -1,0 +1,195 @@
+import { edited } from '../../actors/outcomes.js';
+import type { ActorRuntime } from '../../actors/runtime.js';
+import { AppError, notFound } from '../../domain/errors.js';
+import {
+  ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
+} from '../../domain/rollout.js';
+import type { RolloutEvent } from '../../domain/rollout.machine.js';
+import type { Request, Route } from '../../http/types.js';
+import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
+import type { Tenant } from '../../store/port.js';
+import { SCAN_ALL, loadRecords } from '../../store/reads.js';
+import { ACCESS, APPROVE_ROLLOUT, HANDLE_ROLLOUT, READ_ROLLOUT_TARGETS } from '../kit/access.js';
+import { readBody } from '../kit/body.js';
+import { command, type CommandDeps } from '../kit/commands.js';
+import { pageOf } from '../kit/hal.js';
+import { evalContext, listPage, listParams } from '../kit/list.js';
+import { softDeletedFilter } from '../kit/named.js';
+import { callerOf, holds, isFull, pathId } from '../kit/request.js';
+import { renderTargets } from '../targets/target-json.js';
+import { createRolloutBody, updateRolloutBody } from './rollout-body.js';
+import { createRollout, retryRollout, type Creator, type RolloutCreateDeps } from './rollout-create.js';
+import { groupFields, joinRollouts, renderGroups, renderRollouts, rolloutFields, rolloutPath } from './rollout-json.js';
+
+export type RolloutDeps = RolloutCreateDeps & CommandDeps & {
+  readonly runtime: Pick<ActorRuntime, 'create' | 'creation' | 'send' | 'update'>;
+};
+
+const BASE = '/rest/v1/rollouts';
+const ONE = `${BASE}/:rolloutId`;
+const REMARK_MAX = 255;
+
+/**
+ * The Management routes of rollouts (reference §3.7), written with the kit's pieces: `listPage` (the
+ * one list engine: FIQL, sort, paging) for rollouts, groups and group targets, `command` for every
+ * operation (an event to the rollout's machine: a status that does not take it answers 400
+ * `rollout.illegalState`), `readBody` with the kit's body blocks. Rollouts and groups are actors, so
+ * their records are written only by the runtime (namedRoutes writes plain records; it is not used).
+ * The engine (src/scheduler/rollouts.ts) does the work each status asks for.
+ */
+export function rolloutRoutes(deps: RolloutDeps): Route[] {
+  const read = deps.mgmtAuth(ACCESS.rollout.read);
+  const handle = deps.mgmtAuth(HANDLE_ROLLOUT);
+  const approve = deps.mgmtAuth(APPROVE_ROLLOUT);
+  const load = async (req: Request): Promise<{ tenant: Tenant; rollout: RolloutRecord }> => {
+    const { tenant } = callerOf(req);
+    const id = pathId(req, 'rolloutId', 'Rollout');
+    const found = await deps.store.get<RolloutRecord>(tenant, ROLLOUT, id);
+    if (found === undefined) throw notFound('Rollout', id);
+    return { tenant, rollout: found.value };
+  };
+  const single = async (req: Request, tenant: Tenant, r: RolloutRecord) => (await renderRollouts(deps.store, tenant, req, [r], true))[0];
+  const creator = (req: Request): Creator => ({
+    by: callerOf(req).username, mayHandle: holds(req, 'HANDLE_ROLLOUT'), mayApprove: holds(req, 'APPROVE_ROLLOUT'),
+  });
+  /** An operation: the event to the rollout's machine, 204; refused in a status that does not take it. */
+  const operation = (op: string, auth: Route['auth'], event: (req: Request, by: string, at: number) => RolloutEvent): Route => ({
+    method: 'POST', path: `${ONE}/${op}`, auth,
+    handler: async (req) => {
+      const { tenant, rollout } = await load(req);
+      await command(deps, tenant, ROLLOUT, rollout.id, event(req, callerOf(req).username, deps.now()), () => illegal(op, rollout));
+      return { status: 204 };
+    },
+  });
+  const remark = (req: Request): string | null => {
+    const r = req.query.get('remark');
+    if (r !== null && r.length > REMARK_MAX) throw new AppError('BAD_PARAMETER', `remark must be at most ${REMARK_MAX} characters, got ${r.length}`);
+    return r === null || r === '' ? null : r;
+  };
+  const groupOf = async (req: Request, tenant: Tenant, rollout: RolloutRecord): Promise<RolloutGroupRecord> => {
+    const id = pathId(req, 'groupId', 'RolloutGroup');
+    const g = await deps.store.get<RolloutGroupRecord>(tenant, ROLLOUT_GROUP, id);
+    if (g === undefined || g.value.rollout !== rollout.id) throw notFound('RolloutGroup', id);
+    return g.value;
+  };
+
+  return [
+    {
+      method: 'GET', path: BASE, auth: read,
+      handler: async (req) => {
+        const { tenant } = callerOf(req);
+        const visible = softDeletedFilter(req);
+        const page = await listPage(deps, tenant, req, {
+          kind: ROLLOUT, fields: rolloutFields,
+          join: (records: readonly RolloutRecord[], joins) => joinRollouts(deps.store, tenant, records, joins),
+          visible: (r: RolloutRecord) => visible(r),
+        });
+        const json = await renderRollouts(deps.store, tenant, req, page.content.map((v) => v.r), isFull(req));
+        return { status: 200, json: pageOf(json, page.total) };
+      },
+    },
+    {
+      method: 'POST', path: BASE, auth: deps.mgmtAuth(ACCESS.rollout.create),
+      handler: async (req) => {
+        const { tenant } = callerOf(req);
+        const rollout = await createRollout(deps, tenant, readBody(req, createRolloutBody), creator(req));
+        return { status: 201, json: await single(req, tenant, rollout) };
+      },
+    },
+    {
+      method: 'GET', path: ONE, auth: read,
+      handler: async (req) => {
+        const { tenant, rollout } = await load(req);
+        return { status: 200, json: await single(req, tenant, rollout) };
+      },
+    },
+    {
+      method: 'PUT', path: ONE, auth: deps.mgmtAuth(ACCESS.rollout.update),
+      handler: async (req) => {
+        const body = readBody(req, updateRolloutBody);
+        const { tenant, rollout } = await load(req);
+        const { username } = callerOf(req);
+        const [updated] = edited(await deps.runtime.update(tenant, ROLLOUT, rollout.id, (r) => {
+          if (r.status === 'deleting' || r.status === 'deleted') throw new AppError('READ_ONLY', `Rollout ${r.id} is ${r.status} and cannot be changed`);
+          return {
+            ...r, name: body.name ?? r.name, description: body.description === undefined ? r.description : body.description,
+            lastModifiedBy: username, lastModifiedAt: deps.now(),
+          };
+        }), 'Rollout', rollout.id);
+        return { status: 200, json: await single(req, tenant, updated ?? rollout) };
+      },
+    },
+    {
+      method: 'DELETE', path: ONE, auth: deps.mgmtAuth(ACCESS.rollout.delete),
+      handler: async (req) => {
+        const { tenant, rollout } = await load(req);
+        // deleting or deleted already: nothing more to do
+        await command(deps, tenant, ROLLOUT, rollout.id, { type: 'mgmt.delete', at: deps.now(), by: callerOf(req).username });
+        return { status: 204 };
+      },
+    },
+    operation('start', handle, (_req, by, at) => ({ type: 'mgmt.start', at, by })),
+    operation('pause', handle, (_req, by, at) => ({ type: 'mgmt.pause', at, by })),
+    operation('resume', handle, (_req, by, at) => ({ type: 'mgmt.resume', at, by })),
+    operation('stop', handle, (_req, by, at) => ({ type: 'mgmt.stop', at, by })),
+    operation('approve', approve, (req, by, at) => ({ type: 'mgmt.approve', at, by, remark: remark(req) })),
+    operation('deny', approve, (req, by, at) => ({ type: 'mgmt.deny', at, by, remark: remark(req) })),
+    {
+      // the next scheduled group starts now (the groups running keep running); the engine starts its actions
+      method: 'POST', path: `${ONE}/triggerNextGroup`, auth: handle,
+      handler: async (req) => {
+        const { tenant, rollout } = await load(req);
+        if (rollout.status !== 'running') throw illegal('triggerNextGroup', rollout);
+        const groups = await loadRecords<RolloutGroupRecord>(deps.store, tenant, ROLLOUT_GROUP, rollout.groups);
+        const next = groups.find((g) => g.value.status === 'scheduled');
+        if (next === undefined) throw new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout ${rollout.id} has no scheduled group left to trigger`);
+        await command(deps, tenant, ROLLOUT_GROUP, next.id, { type: 'engine.started', at: deps.now() }, () => illegal('triggerNextGroup', rollout));
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'POST', path: `${ONE}/retry`, auth: deps.mgmtAuth(ACCESS.rollout.create),
+      handler: async (req) => {
+        const { tenant, rollout } = await load(req);
+        const retry = await retryRollout(deps, tenant, rollout, creator(req));
+        return { status: 201, json: await single(req, tenant, retry) };
+      },
+    },
+    {
+      method: 'GET', path: `${ONE}/deploygroups`, auth: read,
+      handler: async (req) => {
+        const { tenant, rollout } = await load(req);
+        const page = await listPage(deps, tenant, req, { kind: ROLLOUT_GROUP, fields: groupFields, within: { index: 'rollout', key: String(rollout.id) } });
+        const flow = (await deps.tenantConfig.view(tenant)).bool('user.confirmation.flow.enabled');
+        const groups = await renderGroups(deps.store, tenant, req, rollout, page.content, isFull(req), flow);
+        return { status: 200, json: pageOf(groups, page.total) };
+      },
+    },
+    {
+      method: 'GET', path: `${ONE}/deploygroups/:groupId`, auth: read,
+      handler: async (req) => {
+        const { tenant, rollout } = await load(req);
+        const group = await groupOf(req, tenant, rollout);
+        const flow = (await deps.tenantConfig.view(tenant)).bool('user.confirmation.flow.enabled');
+        return { status: 200, json: (await renderGroups(deps.store, tenant, req, rollout, [group], true, flow))[0] };
+      },
+    },
+    {
+      method: 'GET', path: `${ONE}/deploygroups/:groupId/targets`, auth: deps.mgmtAuth(READ_ROLLOUT_TARGETS),
+      handler: async (req) => {
+        const { tenant, rollout } = await load(req);
+        const group = await groupOf(req, tenant, rollout);
+        const params = listParams(deps.limits, req.query, targetFields, DEFAULT_TARGET_SORT);
+        const chunks = await deps.store.members(tenant, ROLLOUT_MEMBERS, 'group', String(group.id), SCAN_ALL);
+        const members = await loadRecords<RolloutMembersRecord>(deps.store, tenant, ROLLOUT_MEMBERS, chunks.ids);
+        const ids = members.flatMap((m) => m.value.targets);
+        const result = await queryTargets(deps.store, tenant, { ...params, ids }, await evalContext(deps, tenant));
+        return { status: 200, json: pageOf(await renderTargets(deps, tenant, req, result.content), result.total) };
+      },
+    },
+  ];
+}
+
+function illegal(op: string, rollout: RolloutRecord): AppError {
+  return new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout ${rolloutPath(rollout.id)} is ${rollout.status}: ${op} is not allowed in this status`);
+}

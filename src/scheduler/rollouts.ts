@@ -1,0 +1,248 @@
+import { groupActions, scheduleGroupActions, startRolloutAction, type RolloutActionDeps } from '../actors/rollout-actions.js';
+import type { ActorRuntime } from '../actors/runtime.js';
+import type { ActionRecord } from '../domain/action.js';
+import { ACTION } from '../domain/action.js';
+import { AppError } from '../domain/errors.js';
+import {
+  ENGINE_STATUSES, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS,
+  type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
+} from '../domain/rollout.js';
+import { evaluateGroup, groupCounterKey, rolloutCounterKey } from '../domain/rollout-counts.js';
+import type { RolloutGroupEvent } from '../domain/rollout-group.machine.js';
+import type { RolloutEvent } from '../domain/rollout.machine.js';
+import type { Store, Tenant, Write } from '../store/port.js';
+import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
+
+/** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
+const ENGINE = 'system';
+/** Actions started (or canceled) concurrently: node-redis pipelines what is in flight together. */
+const CONCURRENCY = 256;
+
+export interface RolloutEngineDeps {
+  readonly store: Store;
+  readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'transition' | 'remove'>;
+  readonly tenantConfig: Pick<TenantConfigService, 'view'>;
+  readonly log: { warn(obj: object, msg: string): void };
+}
+
+/**
+ * The rollout engine (reference §4.6, §4.7): one pass over a tenant's rollouts in the statuses it
+ * works on, run under the tenant's `rollouts` lease (scheduler/index.ts), so with several instances
+ * each step happens once; `keep` renews the lease between the batches of a long step and throws
+ * when it was lost. Every status change is an event to the rollout's or group's machine through the
+ * runtime (compare-and-set), so a step that another instance did already is ignored.
+ * - creating: the groups were filled by the create request (the members records); groups → ready,
+ *   rollout → ready (or waiting for approval);
+ * - ready: started when `startAt` has come;
+ * - starting: each group's actions created scheduled (group → scheduled); the first group starts
+ *   right after its own actions exist; then rollout → running;
+ * - running: each running group is evaluated from its counters (error → group error, rollout
+ *   paused; success → its success action, once; complete → finished); no group running: the next
+ *   scheduled one starts, or with none left the rollout is finished;
+ * - stopping / deleting: scheduled actions removed, open groups finished, active actions canceled
+ *   (force-quit on delete); a rollout that never started an action is removed entirely.
+ * A group therefore starts at the first pass after its predecessor meets its success condition.
+ */
+export class RolloutEngine {
+  readonly #deps: RolloutEngineDeps;
+
+  constructor(deps: RolloutEngineDeps) {
+    this.#deps = deps;
+  }
+
+  /** One pass over a tenant's rollouts; returns the number of steps taken. */
+  async run(tenant: Tenant, now: number, keep: () => Promise<void> = async () => {}): Promise<number> {
+    const { store } = this.#deps;
+    let steps = 0;
+    for (const status of ENGINE_STATUSES) {
+      const { ids } = await store.members(tenant, ROLLOUT, 'status', status, SCAN_ALL);
+      for (const id of ids) {
+        try {
+          steps += await this.#step(tenant, id, now, keep);
+        } catch (err) {
+          // one rollout's refusal (its set became unusable, a quota) must not hold up the others
+          if (!(err instanceof AppError)) throw err;
+          this.#deps.log.warn({ tenant, rollout: id, err: err.message }, 'rollout step refused');
+        }
+      }
+    }
+    return steps;
+  }
+
+  async #step(tenant: Tenant, id: number, now: number, keep: () => Promise<void>): Promise<number> {
+    const stored = await this.#deps.store.get<RolloutRecord>(tenant, ROLLOUT, id);
+    if (stored === undefined) return 0;
+    const rollout = stored.value;
+    switch (rollout.status) {
+      case 'creating':
+        return this.#fill(tenant, rollout, now);
+      case 'ready':
+        if (rollout.startAt === null || rollout.startAt > now) return 0;
+        return (await this.#rollout(tenant, rollout.id, { type: 'mgmt.start', at: now, by: rollout.createdBy })) ? 1 : 0;
+      case 'starting':
+        return this.#start(tenant, rollout, now, keep);
+      case 'running':
+        return this.#run(tenant, rollout, now);
+      case 'stopping':
+        return this.#stop(tenant, rollout, now, keep);
+      case 'deleting':
+        return this.#delete(tenant, rollout, now, keep);
+      default:
+        return 0;
+    }
+  }
+
+  async #fill(tenant: Tenant, rollout: RolloutRecord, now: number): Promise<number> {
+    for (const g of await this.#groups(tenant, rollout)) {
+      if (g.status === 'creating') await this.#group(tenant, g.id, { type: 'engine.filled', at: now, totalTargets: g.totalTargets });
+    }
+    return (await this.#rollout(tenant, rollout.id, { type: 'engine.filled', at: now, totalTargets: rollout.totalTargets })) ? 1 : 0;
+  }
+
+  async #start(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
+    const groups = await this.#groups(tenant, rollout);
+    for (const g of groups) {
+      if (g.status !== 'ready') continue;
+      await scheduleGroupActions(this.#deps, tenant, rollout, g, await this.members(tenant, g.id), now, keep);
+      await this.#group(tenant, g.id, { type: 'engine.scheduled', at: now });
+      // the first group starts as soon as its own actions exist; the others are scheduled after it
+      if (g.parent === null) await this.#startGroup(tenant, rollout, g.id, now);
+    }
+    return (await this.#rollout(tenant, rollout.id, { type: 'engine.started', at: now })) ? 1 : 0;
+  }
+
+  /** Group → running, then its scheduled actions started. */
+  async #startGroup(tenant: Tenant, rollout: RolloutRecord, group: number, now: number): Promise<void> {
+    const started = await this.#deps.runtime.send(tenant, ROLLOUT_GROUP, group, { type: 'engine.started', at: now });
+    if (started.kind === 'committed') await this.#activate(tenant, rollout, started.record, now);
+  }
+
+  /** Starts the scheduled actions of a running group. */
+  async #activate(tenant: Tenant, rollout: RolloutRecord, group: RolloutGroupRecord, now: number): Promise<void> {
+    const cfg = await this.#deps.tenantConfig.view(tenant);
+    const scheduled = (await groupActions(this.#deps.store, tenant, group.id)).filter((a) => a.status === 'scheduled');
+    await inBatches(scheduled, (a) => startRolloutAction(this.#deps as RolloutActionDeps, tenant, a, group, cfg, rollout.createdBy, now));
+  }
+
+  async #run(tenant: Tenant, rollout: RolloutRecord, now: number): Promise<number> {
+    const { store } = this.#deps;
+    let groups = await this.#groups(tenant, rollout);
+    const counts = await store.counters(tenant, groups.map((g) => groupCounterKey(g.id)));
+    const downloadOnly = rollout.actionType === 'downloadonly';
+    let steps = 0;
+    for (const [i, g] of groups.entries()) {
+      if (g.status !== 'running') continue;
+      const c = counts[i] ?? {};
+      // started by another instance's triggerNextGroup, or a start cut short: its actions still wait
+      if ((c['scheduled'] ?? 0) > 0) await this.#activate(tenant, rollout, g, now);
+      const ev = evaluateGroup(c, g.totalTargets, g, downloadOnly);
+      if (ev.error) {
+        await this.#group(tenant, g.id, { type: 'engine.failed', at: now });
+        await this.#rollout(tenant, rollout.id, { type: 'mgmt.pause', at: now, by: ENGINE });
+        return steps + 1;
+      }
+      if (ev.success || ev.complete) {
+        const children = groups.filter((x) => x.parent === g.id && x.status === 'scheduled');
+        // NEXTGROUP starts the children; after a PAUSE (once the rollout is resumed) they start too
+        if (g.successAction.action === 'NEXTGROUP' || g.successHandled) {
+          for (const child of children) await this.#startGroup(tenant, rollout, child.id, now);
+        } else if (children.length > 0) {
+          await this.#group(tenant, g.id, { type: 'engine.succeeded', at: now });
+          await this.#rollout(tenant, rollout.id, { type: 'mgmt.pause', at: now, by: ENGINE });
+          return steps + 1;
+        }
+        if (await this.#group(tenant, g.id, { type: 'engine.succeeded', at: now })) steps++;
+      }
+      if (ev.complete && (await this.#group(tenant, g.id, { type: 'engine.finished', at: now }))) steps++;
+    }
+    groups = await this.#groups(tenant, rollout);
+    if (groups.some((g) => g.status === 'running')) return steps;
+    const next = groups.find((g) => g.status === 'scheduled');
+    if (next !== undefined) {
+      await this.#startGroup(tenant, rollout, next.id, now);
+      return steps + 1;
+    }
+    return steps + ((await this.#rollout(tenant, rollout.id, { type: 'engine.finished', at: now })) ? 1 : 0);
+  }
+
+  async #stop(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
+    const open = await this.#wrapUp(tenant, rollout, now, keep);
+    await inBatches(open.filter((a) => a.status !== 'canceling'), (a) =>
+      this.#deps.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'manual' }));
+    return (await this.#rollout(tenant, rollout.id, { type: 'engine.stopped', at: now })) ? 1 : 0;
+  }
+
+  async #delete(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
+    const { store, runtime } = this.#deps;
+    const all = await this.#actions(tenant, rollout.id);
+    if (all.every((a) => a.status === 'scheduled')) {
+      // nothing ever ran: the rollout goes entirely (hawkBit's hard delete)
+      await inBatches(all, (a) => runtime.remove(tenant, ACTION, a.id, { when: (x) => x.status === 'scheduled' }));
+      const groups = await this.#groups(tenant, rollout);
+      for (const g of groups) await runtime.remove(tenant, ROLLOUT_GROUP, g.id);
+      const members = await store.members(tenant, ROLLOUT_MEMBERS, 'rollout', String(rollout.id), SCAN_ALL);
+      const records = await loadRecords<RolloutMembersRecord>(store, tenant, ROLLOUT_MEMBERS, members.ids);
+      const writes: Write[] = records.map((m) => ({ kind: ROLLOUT_MEMBERS, id: m.id, expect: m.version, before: m.value, after: null }));
+      if (writes.length > 0) await store.commit(tenant, { writes });
+      await store.dropCounters(tenant, [rolloutCounterKey(rollout.id), ...groups.map((g) => groupCounterKey(g.id))]);
+      await runtime.remove(tenant, ROLLOUT, rollout.id, { when: (r) => r.status === 'deleting' });
+      return 1;
+    }
+    const open = await this.#wrapUp(tenant, rollout, now, keep);
+    await inBatches(open, async (a) => {
+      if (a.status !== 'canceling') await runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'manual' });
+      await runtime.send(tenant, ACTION, a.id, { type: 'mgmt.forceQuit', at: now, by: ENGINE });
+    });
+    return (await this.#rollout(tenant, rollout.id, { type: 'engine.deleted', at: now })) ? 1 : 0;
+  }
+
+  /** Stop and delete: scheduled actions removed, open groups finished; answers the active actions. */
+  async #wrapUp(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<ActionRecord[]> {
+    const { runtime } = this.#deps;
+    const all = await this.#actions(tenant, rollout.id);
+    await inBatches(all.filter((a) => a.status === 'scheduled'), (a) =>
+      runtime.remove(tenant, ACTION, a.id, { when: (x) => x.status === 'scheduled' }));
+    await keep();
+    for (const g of await this.#groups(tenant, rollout)) {
+      if (g.status !== 'finished' && g.status !== 'error') await this.#group(tenant, g.id, { type: 'engine.finished', at: now });
+    }
+    return all.filter((a) => a.active);
+  }
+
+  async #actions(tenant: Tenant, rollout: number): Promise<ActionRecord[]> {
+    const page = await this.#deps.store.members(tenant, ACTION, 'rollout', String(rollout), SCAN_ALL);
+    return (await loadRecords<ActionRecord>(this.#deps.store, tenant, ACTION, page.ids)).map((a) => a.value);
+  }
+
+  async #groups(tenant: Tenant, rollout: RolloutRecord): Promise<RolloutGroupRecord[]> {
+    return (await loadRecords<RolloutGroupRecord>(this.#deps.store, tenant, ROLLOUT_GROUP, rollout.groups)).map((g) => g.value);
+  }
+
+  /** The target ids of a group, in order. */
+  async members(tenant: Tenant, group: number): Promise<number[]> {
+    const { store } = this.#deps;
+    const page = await store.members(tenant, ROLLOUT_MEMBERS, 'group', String(group), SCAN_ALL);
+    return (await loadRecords<RolloutMembersRecord>(store, tenant, ROLLOUT_MEMBERS, page.ids)).flatMap((m) => m.value.targets);
+  }
+
+  async #rollout(tenant: Tenant, id: number, event: RolloutEvent): Promise<boolean> {
+    return (await this.#deps.runtime.send(tenant, ROLLOUT, id, event)).kind === 'committed';
+  }
+
+  async #group(tenant: Tenant, id: number, event: RolloutGroupEvent): Promise<boolean> {
+    return (await this.#deps.runtime.send(tenant, ROLLOUT_GROUP, id, event)).kind === 'committed';
+  }
+}
+
+/** Runs `work` over the items with at most CONCURRENCY in flight. */
+async function inBatches<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { ACTION, type ActionRecord } from '../../../src/domain/action.js';
+import { LOCAL_STORES } from '../../helpers/app.js';
+import { ADMIN_HASH } from '../../helpers/server.js';
+import { createRollout, getRollout, groupTargets, groupsOf, seedFleet, startRolloutApp, statusOf, until, type RolloutApp } from './fixture.js';
+
+const threshold = (expression: string) => ({ condition: 'THRESHOLD', expression });
+const errorOf = (res: { status: number; json: <T>() => T }) => [res.status, res.json<{ errorCode: string }>().errorCode];
+
+async function rolloutActions(app: RolloutApp, rollout: number): Promise<ActionRecord[]> {
+  const page = await app.store.members(app.tenant, ACTION, 'rollout', String(rollout), { offset: 0, limit: 1000 });
+  return (await app.store.getMany<ActionRecord>(app.tenant, ACTION, page.ids)).flatMap((a) => (a === undefined ? [] : [a.value]));
+}
+
+describe('rollout create: bad input answers its error and creates nothing', () => {
+  it('refuses each bad request with the spec error body', async () => {
+    const app = await startRolloutApp('memory', { quotas: { maxTargetsPerRolloutGroup: 3 } });
+    const ds = await seedFleet(app, 'bad', 4);
+    const base = { name: 'r', distributionSetId: ds, targetFilterQuery: 'controllerid==bad-*', amountGroups: 2 };
+    const cases: [string, Record<string, unknown>, number, string][] = [
+      ['unknown set', { ...base, distributionSetId: 9999 }, 404, 'hawkbit.server.error.repo.entityNotFound'],
+      ['no set', { ...base, distributionSetId: null }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['no filter', { ...base, targetFilterQuery: null }, 400, 'hawkbit.server.error.rest.param.rsqlParamSyntax'],
+      ['bad FIQL', { ...base, targetFilterQuery: 'controllerid=!!x' }, 400, 'hawkbit.server.error.rest.param.rsqlParamSyntax'],
+      ['unknown FIQL field', { ...base, targetFilterQuery: 'nosuchfield==1' }, 400, 'hawkbit.server.error.rest.param.rsqlInvalidField'],
+      ['no name', { ...base, name: undefined }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['percentage 0', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 0 }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['percentage 101', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 101 }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['groups not covering', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 50 }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['threshold 101', { ...base, successCondition: threshold('101') }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['threshold not a number', { ...base, errorCondition: threshold('abc') }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['weight 1001', { ...base, weight: 1001 }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['weight -1', { ...base, weight: -1 }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['unknown condition', { ...base, successCondition: { condition: 'ALWAYS', expression: '1' } }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['unknown success action', { ...base, successAction: { action: 'JUMP' } }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['unknown error action', { ...base, errorAction: { action: 'NEXTGROUP' } }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['unknown type', { ...base, type: 'sometimes' }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['dynamic', { ...base, dynamic: true }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['both group forms', { ...base, groups: [{ name: 'a', targetPercentage: 100 }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['501 groups', { ...base, amountGroups: 501 }, 429, 'hawkbit.server.error.quota.tooManyEntries'],
+      ['a group over the target quota', { ...base, amountGroups: 1 }, 429, 'hawkbit.server.error.quota.tooManyEntries'],
+    ];
+    for (const [what, body, status, code] of cases) {
+      const res = await app.mgmt.post('/rest/v1/rollouts', { json: body });
+      expect([what, ...errorOf(res)]).toEqual([what, status, code]);
+    }
+    const list = await app.mgmt.get('/rest/v1/rollouts');
+    expect(list.json<{ total: number }>().total).toBe(0);
+    // an invalidated set
+    expect((await app.mgmt.post(`/rest/v1/distributionsets/${ds}/invalidate`, { json: { actionCancelationType: 'none' } })).status).toBe(204);
+    expect(errorOf(await app.mgmt.post('/rest/v1/rollouts', { json: base }))).toEqual([400, 'hawkbit.server.error.distributionset.invalid']);
+  });
+
+  it('creates an empty rollout for a filter that matches nothing; it finishes at once when started', async () => {
+    const app = await startRolloutApp('memory');
+    const ds = await seedFleet(app, 'x', 1);
+    const r = await createRollout(app, { name: 'empty', distributionSetId: ds, targetFilterQuery: 'controllerid==nobody', amountGroups: 3 });
+    expect(r.totalTargets).toBe(0);
+    await statusOf(app, r.id, 'ready');
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/start`)).status).toBe(204);
+    await statusOf(app, r.id, 'finished');
+    expect((await groupsOf(app, r.id)).map((g) => g.status)).toEqual(['finished', 'finished', 'finished']);
+  });
+
+  it('takes a name only once (409)', async () => {
+    const app = await startRolloutApp('memory');
+    const ds = await seedFleet(app, 'n', 1);
+    await createRollout(app, { name: 'Same', distributionSetId: ds, targetFilterQuery: 'controllerid==n-*' });
+    const res = await app.mgmt.post('/rest/v1/rollouts', { json: { name: 'same', distributionSetId: ds, targetFilterQuery: 'controllerid==n-*' } });
+    expect(errorOf(res)).toEqual([409, 'hawkbit.server.error.repo.entityAlreadyExists']);
+  });
+});
+
+describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
+  it('explicit groups with their own filter; lists with FIQL, sort and full representation; PUT name and description', async () => {
+    const app = await startRolloutApp(kind);
+    const ds = await seedFleet(app, 'g', 6);
+    const r = await createRollout(app, {
+      name: 'explicit', distributionSetId: ds, targetFilterQuery: 'controllerid==g-*', type: 'soft', weight: 400,
+      groups: [
+        { name: 'canary', targetFilterQuery: 'controllerid==g-1', targetPercentage: 100, successCondition: threshold('100') },
+        { name: 'rest', targetPercentage: '100', successAction: { action: 'pause' } },
+      ],
+    });
+    await statusOf(app, r.id, 'ready');
+    const [canary, rest] = await groupsOf(app, r.id);
+    expect([canary?.name, canary?.totalTargets, rest?.name, rest?.totalTargets]).toEqual(['canary', 1, 'rest', 5]);
+    expect(await groupTargets(app, r.id, canary?.id ?? 0)).toEqual(['g-1']);
+    const one = await app.mgmt.get(`/rest/v1/rollouts/${r.id}/deploygroups/${rest?.id ?? 0}`);
+    expect(one.json<Record<string, unknown>>()).toMatchObject({
+      successAction: { action: 'pause', expression: '' }, successCondition: { condition: 'threshold', expression: '50' },
+    });
+    const other = await createRollout(app, { name: 'other', distributionSetId: ds, targetFilterQuery: 'controllerid==g-2' });
+    expect((await app.mgmt.get(`/rest/v1/rollouts/${other.id}/deploygroups/${rest?.id ?? 0}`)).status).toBe(404);
+    const listed = await app.mgmt.get('/rest/v1/rollouts?q=name==expl*&representation=full');
+    expect(listed.json<{ total: number; content: { name: string; totalGroups: number; type: string; weight: number }[] }>()).toMatchObject({
+      total: 1, content: [{ name: 'explicit', totalGroups: 2, type: 'soft', weight: 400 }],
+    });
+    const sorted = await app.mgmt.get('/rest/v1/rollouts?sort=name:DESC');
+    expect(sorted.json<{ content: { name: string }[] }>().content.map((x) => x.name)).toEqual(['other', 'explicit']);
+    expect(errorOf(await app.mgmt.get('/rest/v1/rollouts?q=bogus==1'))).toEqual([400, 'hawkbit.server.error.rest.param.rsqlInvalidField']);
+    const put = await app.mgmt.put(`/rest/v1/rollouts/${r.id}`, { json: { name: 'renamed', description: 'now' } });
+    expect(put.json<{ name: string; description: string }>()).toMatchObject({ name: 'renamed', description: 'now' });
+  });
+
+  it('needs approval when approval is on and the creator may not approve; approve and deny keep the remark', async () => {
+    const app = await startRolloutApp(kind, {
+      tenantConfig: { 'rollout.approval.enabled': true },
+      users: [{ username: 'creator', password: ADMIN_HASH, permissions: ['CREATE_ROLLOUT', 'READ_ROLLOUT', 'HANDLE_ROLLOUT'] }],
+    });
+    const ds = await seedFleet(app, 'a', 2);
+    const as = (body: Record<string, unknown>) => app.mgmt.post('/rest/v1/rollouts', { json: body, auth: ['creator', 'admin'] });
+    const first = (await as({ name: 'one', distributionSetId: ds, targetFilterQuery: 'controllerid==a-*' })).json<{ id: number }>();
+    const second = (await as({ name: 'two', distributionSetId: ds, targetFilterQuery: 'controllerid==a-*' })).json<{ id: number }>();
+    await statusOf(app, first.id, 'waiting_for_approval');
+    await statusOf(app, second.id, 'waiting_for_approval');
+    expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${first.id}/start`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${first.id}/approve?remark=fine`, { auth: ['creator', 'admin'] })).status).toBe(403);
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${first.id}/approve?remark=fine`)).status).toBe(204);
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${second.id}/deny?remark=no`)).status).toBe(204);
+    expect(await getRollout(app, first.id)).toMatchObject({ status: 'ready', approvalRemark: 'fine', approveDecidedBy: 'admin' });
+    expect(await getRollout(app, second.id)).toMatchObject({ status: 'approval_denied', approvalRemark: 'no' });
+    expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${first.id}/approve`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
+    // the admin holds APPROVE_ROLLOUT: no approval needed
+    const own = await createRollout(app, { name: 'three', distributionSetId: ds, targetFilterQuery: 'controllerid==a-*' });
+    await statusOf(app, own.id, 'ready');
+  });
+
+  it('stop while running: scheduled actions removed, open groups finished, active actions canceled', async () => {
+    const app = await startRolloutApp(kind);
+    const ds = await seedFleet(app, 's', 4);
+    const r = await createRollout(app, { name: 'stopme', distributionSetId: ds, targetFilterQuery: 'controllerid==s-*', amountGroups: 2 });
+    await statusOf(app, r.id, 'ready');
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/start`)).status).toBe(204);
+    await statusOf(app, r.id, 'running');
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/stop`)).status).toBe(204);
+    await statusOf(app, r.id, 'stopped');
+    expect((await groupsOf(app, r.id)).map((g) => g.status)).toEqual(['finished', 'finished']);
+    const actions = await rolloutActions(app, r.id);
+    expect(actions.map((a) => a.status).sort()).toEqual(['canceling', 'canceling']);
+    expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/stop`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
+    expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/retry`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
+  });
+
+  it('delete: hard while only scheduled actions exist, soft (deleted) once actions ran', async () => {
+    const app = await startRolloutApp(kind);
+    const ds = await seedFleet(app, 'd', 4);
+    const ready = await createRollout(app, { name: 'never', distributionSetId: ds, targetFilterQuery: 'controllerid==d-*' });
+    await statusOf(app, ready.id, 'ready');
+    expect((await app.mgmt.delete(`/rest/v1/rollouts/${ready.id}`)).status).toBe(204);
+    await until('hard delete', () => app.mgmt.get(`/rest/v1/rollouts/${ready.id}`), (res) => res.status === 404);
+
+    const ran = await createRollout(app, { name: 'ran', distributionSetId: ds, targetFilterQuery: 'controllerid==d-*', amountGroups: 2 });
+    await statusOf(app, ran.id, 'ready');
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${ran.id}/start`)).status).toBe(204);
+    await statusOf(app, ran.id, 'running');
+    expect((await app.mgmt.delete(`/rest/v1/rollouts/${ran.id}`)).status).toBe(204);
+    const gone = await statusOf(app, ran.id, 'deleted');
+    expect(gone.deleted).toBe(true);
+    const actions = await rolloutActions(app, ran.id);
+    expect(actions.map((a) => a.status)).toEqual(['canceled', 'canceled']);
+    expect((await app.mgmt.get('/rest/v1/rollouts')).json<{ total: number }>().total).toBe(0);
+    expect((await app.mgmt.get('/rest/v1/rollouts?soft_deleted_mode=INCLUDE_SOFT_DELETED')).json<{ total: number }>().total).toBe(1);
+    expect(errorOf(await app.mgmt.put(`/rest/v1/rollouts/${ran.id}`, { json: { name: 'x' } }))).toEqual([403, 'hawkbit.server.error.entityReadOnly']);
+  });
+
+  it('triggerNextGroup starts the next scheduled group before the success condition holds', async () => {
+    const app = await startRolloutApp(kind);
+    const ds = await seedFleet(app, 't', 4);
+    const r = await createRollout(app, {
+      name: 'push', distributionSetId: ds, targetFilterQuery: 'controllerid==t-*', amountGroups: 2, successCondition: threshold('100'),
+    });
+    await statusOf(app, r.id, 'ready');
+    expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/triggerNextGroup`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/start`)).status).toBe(204);
+    await statusOf(app, r.id, 'running');
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/triggerNextGroup`)).status).toBe(204);
+    const [, g2] = await until('both groups running', () => groupsOf(app, r.id), (gs) => gs.every((g) => g.status === 'running'));
+    for (const cid of await groupTargets(app, r.id, g2?.id ?? 0)) await until(`${cid} offered`, () => app.offered(cid), (id) => id !== undefined);
+    expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/triggerNextGroup`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
+  });
+});
