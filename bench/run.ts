@@ -5,10 +5,11 @@
  *   ddi              DDI poll (memory and Redis; no open action, open action, 304), deploymentBase, feedback,
  *                    artifact download (whole and ranged), each against a uWS ceiling under wrk; memory per target
  *   mgmt-targets     bulk target creation and FIQL query latency over 100,000 targets (Redis)
- *   rollout          rollout creation over 100,000 targets and a 10,000-device end-to-end rollout (when bench/rollout.ts exists)
+ *   rollout          a rollout over 100,000 targets (POST -> ready, start -> first group), 10,000 answering devices (Redis)
  *   artifact-upload  a 1 GiB artifact upload: MB/s and the server's event-loop delay (Redis); by name only
  *   capacity         Redis memory, commands and CPU per target, poll, assignment and feedback (cluster node); by name only
  *   dmf-status       UPDATE_ACTION_STATUS messages per second through the DMF connector (private RabbitMQ); by name only
+ *   sim-fleet        the simulator's own cost per device and poll lag (peregrine or the ceiling); by name only
  * `poll` is another name for `ddi`. `--smoke` (all, or one) runs each with tiny sizes and a second of load.
  */
 import { spawnSync } from 'node:child_process';
@@ -30,10 +31,14 @@ interface Bench {
 const BENCHMARKS: readonly Bench[] = [
   { name: 'ddi', all: [], smoke: ['--smoke'], what: 'DDI poll, deploymentBase, feedback, artifact download; memory per target' },
   { name: 'mgmt-targets', all: ['--requests', '20', '--budget', '15'], smoke: ['--fleet', '1000', '--requests', '2', '--budget', '1'], what: 'bulk create, FIQL over the fleet' },
-  { name: 'rollout', all: [], smoke: ['--smoke'], what: 'rollout creation over 100,000 targets; 10,000-device end-to-end rollout' },
+  {
+    name: 'rollout', all: [], smoke: ['--fleet', '200', '--groups', '2', '--devices', '50', '--waves', '2'],
+    what: 'rollout creation over 100,000 targets; 10,000-device end-to-end rollout',
+  },
   { name: 'artifact-upload', what: '1 GiB upload' },
   { name: 'capacity', what: 'Redis capacity model inputs' },
   { name: 'dmf-status', what: 'DMF status throughput' },
+  { name: 'sim-fleet', what: 'simulator cost per device' },
 ];
 
 const args = process.argv.slice(2);

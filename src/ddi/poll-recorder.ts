@@ -4,7 +4,7 @@
  * store in ONE `recordPolls` call. A failed flush keeps its notes for the next one (newer notes win),
  * and `stop()` flushes what is left, so a graceful shutdown loses nothing.
  */
-import type { PollRecord, Store, Tenant } from '../store/port.js';
+import type { Store, Tenant } from '../store/port.js';
 
 export interface PollRecorderOptions {
   readonly store: () => Store;
@@ -12,9 +12,16 @@ export interface PollRecorderOptions {
   readonly log: { warn(obj: object, msg: string): void };
 }
 
+/** A note as the store takes it; updated in place by newer polls, so a poll allocates nothing once noted. */
+interface Note {
+  readonly id: number;
+  at: number;
+  address: string | null;
+}
+
 export class PollRecorder {
   readonly #opts: PollRecorderOptions;
-  #pending = new Map<Tenant, Map<number, PollRecord>>();
+  #pending = new Map<Tenant, Map<number, Note>>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
 
@@ -24,9 +31,13 @@ export class PollRecorder {
 
   record(tenant: Tenant, targetId: number, at: number, address: string | null): void {
     let polls = this.#pending.get(tenant);
-    if (polls === undefined) this.#pending.set(tenant, (polls = new Map<number, PollRecord>()));
+    if (polls === undefined) this.#pending.set(tenant, (polls = new Map<number, Note>()));
     const prev = polls.get(targetId);
-    if (prev === undefined || prev.at <= at) polls.set(targetId, { at, address });
+    if (prev === undefined) polls.set(targetId, { id: targetId, at, address });
+    else if (prev.at <= at) {
+      prev.at = at;
+      prev.address = address;
+    }
   }
 
   /** Polls noted but not yet written. */
@@ -61,7 +72,8 @@ export class PollRecorder {
     const store = this.#opts.store();
     await Promise.all([...batch].map(async ([tenant, polls]) => {
       try {
-        await store.recordPolls(tenant, [...polls].map(([id, p]) => ({ id, at: p.at, address: p.address })));
+        // the notes themselves: this batch's map is detached, nothing updates them any more
+        await store.recordPolls(tenant, [...polls.values()]);
       } catch (err) {
         this.#opts.log.warn({ err, tenant, polls: polls.size }, 'writing poll records failed; retrying with the next flush');
         for (const [id, p] of polls) this.record(tenant, id, p.at, p.address);
