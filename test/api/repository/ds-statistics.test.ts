@@ -18,7 +18,7 @@ describe.each(STORES)('distribution set statistics, %s store', (kind) => {
       {
         tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }],
         scheduler: { rolloutMs: 50 },
-      } as never,
+      },
       storeOptions(kind),
     );
     const client = http(server.url);
