@@ -264,3 +264,49 @@ describe.each(LOCAL_STORES)('rollout actions and permissions on the %s store', (
     expect(done.totalTargetsPerStatus).toEqual(counts({ cancelled: 1 }));
   }, LONG);
 });
+
+describe.each(LOCAL_STORES)('rollout types at the device, %s store', (kind) => {
+  let app: RolloutApp;
+  let ds: number;
+  beforeAll(async () => {
+    app = await startRolloutApp(kind);
+    ds = (await createSet(app)).id;
+  });
+  const handling = async (type: string, extra: Record<string, unknown> = {}): Promise<{ download: string; update: string }> => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    await runningRollout(app, { name: uid(type), targetFilterQuery: fleet(p), distributionSetId: ds, type, ...extra });
+    const id = await openAction(app, cid!);
+    const dep = (await app.device(cid!).get(`/deploymentBase/${id}`)).json().deployment;
+    return { download: dep.download, update: dep.update };
+  };
+
+  it('the device sees each type as hawkBit serves it: forced, soft, timeforced before and after forcetime, downloadonly', async () => {
+    expect(await handling('forced')).toEqual({ download: 'forced', update: 'forced' });
+    expect(await handling('soft')).toEqual({ download: 'attempt', update: 'attempt' });
+    expect(await handling('timeforced', { forcetime: Date.now() + 24 * 3600 * 1000 })).toEqual({ download: 'attempt', update: 'attempt' });
+    expect(await handling('timeforced', { forcetime: Date.now() - 1000 })).toEqual({ download: 'forced', update: 'forced' });
+    expect(await handling('downloadonly')).toEqual({ download: 'forced', update: 'skip' });
+  }, LONG);
+
+  it('a last group whose success action is PAUSE finishes the rollout (nothing left to pause before)', async () => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    const r = await runningRollout(app, {
+      name: uid('last-pause'), targetFilterQuery: fleet(p), distributionSetId: ds, successAction: { action: 'pause', expression: '' },
+    });
+    await runDevice(app, cid!, 'success');
+    expect((await waitStatus(app, r.id, 'finished')).totalTargetsPerStatus).toEqual(counts({ finished: 1 }));
+  }, LONG);
+
+  it('lists filter on createdby and sort on createdat', async () => {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const a = await readyRollout(app, { name: uid('by-creator'), targetFilterQuery: fleet(p), distributionSetId: ds }, CREATOR);
+    const b = await readyRollout(app, { name: uid('by-admin'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    const mine = (await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`createdby==creator;id=in=(${a.id},${b.id})`)}`)).json();
+    expect(mine.content.map((x: Json) => x.id)).toEqual([a.id]);
+    const sorted = (await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`id=in=(${a.id},${b.id})`)}&sort=createdat:DESC`)).json();
+    expect(sorted.content.map((x: Json) => x.id)).toEqual([b.id, a.id]);
+  });
+});
