@@ -1,5 +1,6 @@
 // ESLint (flat config): typescript-eslint's type-checked rules, and import boundaries that encode
 // ARCHITECTURE.md's data flow `http -> ddi|mgmt -> actors -> domain -> store`. Runs in `npm test`.
+import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 /** Imports a folder must not make: each entry names the folders (or packages) and why. */
@@ -109,4 +110,31 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // the format check (issue 8): @stylistic's formatting rules, fixable with `npm run format`; chosen over prettier
+  // because it formats to the house style already in the tree (dense one-line route objects, 140 columns)
+  {
+    plugins: { '@stylistic': stylistic },
+    rules: {
+      '@stylistic/max-len': ['error', { code: 140, ignoreUrls: true, ignoreRegExpLiterals: true, ignoreComments: true, ignoreStrings: true, ignoreTemplateLiterals: true }],
+      '@stylistic/indent': ['error', 2, { SwitchCase: 1, flatTernaryExpressions: true, ignoredNodes: ['TemplateLiteral *'] }],
+      '@stylistic/quotes': ['error', 'single', { avoidEscape: true, allowTemplateLiterals: 'always' }],
+      '@stylistic/semi': ['error', 'always'],
+      '@stylistic/comma-dangle': ['error', 'always-multiline'],
+      '@stylistic/comma-spacing': 'error',
+      '@stylistic/key-spacing': 'error',
+      '@stylistic/keyword-spacing': 'error',
+      '@stylistic/space-infix-ops': 'error',
+      '@stylistic/space-before-blocks': 'error',
+      '@stylistic/object-curly-spacing': ['error', 'always'],
+      '@stylistic/array-bracket-spacing': ['error', 'never'],
+      '@stylistic/arrow-spacing': 'error',
+      '@stylistic/brace-style': ['error', '1tbs', { allowSingleLine: true }],
+      '@stylistic/no-trailing-spaces': 'error',
+      '@stylistic/no-multiple-empty-lines': ['error', { max: 1, maxEOF: 0 }],
+      '@stylistic/eol-last': 'error',
+      '@stylistic/no-tabs': 'error',
+      '@stylistic/member-delimiter-style': 'error',
+      '@stylistic/type-annotation-spacing': 'error',
+    },
+  },
 );

@@ -15,8 +15,8 @@
  *
  * To measure another operation, append a Phase to PHASES: `run` does the operation over HTTP (through
  * `ctx`) and returns how many it did; the table gains a row with the figures per operation. The
- * rollout group step is meant to go here: create a rollout over the fleet, start it, let its groups
- * run, and return the number of group steps.
+ * rollout phases create a rollout of 10 groups over the fleet (per target), step through its groups
+ * (per group step: the engine starts a tenth of the fleet's actions) and finish it from the devices.
  */
 import { Command } from 'commander';
 import { createClient } from 'redis';
@@ -43,6 +43,8 @@ export interface Ctx {
   tokens: readonly string[];
   /** Action id per device index, once assigned. */
   actions: number[];
+  /** The rollout of the rollout phases. */
+  rollout?: number;
   /** A fresh server process on the same Redis (empty in-process caches). */
   restart(): Promise<void>;
 }
@@ -81,7 +83,9 @@ async function pollRound(ctx: Ctx): Promise<number> {
   return ctx.targets;
 }
 
-const feedback = (execution: string, finished: string, details: string) => ({ status: { execution, result: { finished }, details: [details] } });
+const feedback = (execution: string, finished: string, details: string) => ({
+  status: { execution, result: { finished }, details: [details] },
+});
 
 const PHASES: readonly Phase[] = [
   {
@@ -139,7 +143,79 @@ const PHASES: readonly Phase[] = [
       return ctx.targets;
     },
   },
+  {
+    name: 'rollout create over the fleet, 10 groups (per target; POST until ready)',
+    async run(ctx) {
+      const a = ctx.admin();
+      const [sm] = (await a.post('/rest/v1/softwaremodules', [{ name: 'bench-fw', version: '2.0', type: 'bench-os' }])) as { id: number }[];
+      const ds = (await a.post('/rest/v1/distributionsets', [
+        { name: 'bench-release', version: '2.0', type: 'bench', modules: [{ id: sm!.id }] },
+      ])) as { id: number }[];
+      // success threshold 0: a group's successor starts as soon as it runs, so the step phase needs no devices
+      const created = (await a.post('/rest/v1/rollouts', {
+        name: 'capacity', distributionSetId: ds[0]!.id, targetFilterQuery: 'controllerid==dev-*', amountGroups: 10,
+        successCondition: { condition: 'THRESHOLD', expression: '0' },
+      })) as { id: number };
+      ctx.rollout = created.id;
+      await rolloutUntil(ctx, (r) => r.status === 'ready');
+      return ctx.targets;
+    },
+  },
+  {
+    name: 'rollout group step (start; each step starts 1/10 of the fleet\'s actions)',
+    async run(ctx) {
+      await ctx.admin().post(`/rest/v1/rollouts/${ctx.rollout}/start`, undefined);
+      // every group started and every action of the rollout out of scheduled
+      await rolloutUntil(ctx, (r, groups) => groups.every((g) => g.status !== 'scheduled') && r.totalTargetsPerStatus?.scheduled === 0);
+      return 10;
+    },
+  },
+  {
+    name: 'feedback closed success of a rollout action (group counters)',
+    async prepare(ctx) {
+      const missing: number[] = [];
+      await each(ctx.targets, async (i) => {
+        const id = /deploymentBase\/(\d+)/.exec(await ddi(ctx, i))?.[1];
+        if (id === undefined) missing.push(i);
+        else ctx.actions[i] = Number(id);
+      });
+      if (missing.length > 0) {
+        // the rollout says every action started: a device not offered its action is a stale read somewhere
+        const i = missing[0]!;
+        const res = await request(`${ctx.server.url}/rest/v1/targets/dev-${i}/actions`, {
+          headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` },
+        });
+        throw new Error(`${missing.length} devices not offered their rollout action, e.g. dev-${i}; its actions: ${await res.body.text()}`);
+      }
+    },
+    async run(ctx) {
+      await each(ctx.targets, async (i) => void (await ddi(ctx, i, `/deploymentBase/${ctx.actions[i]}/feedback`, feedback('closed', 'success', 'installed'))));
+      await rolloutUntil(ctx, (r) => r.status === 'finished');
+      return ctx.targets;
+    },
+  },
 ];
+
+/** Waits until the rollout and its groups (read over the Management API) satisfy `ok`. */
+interface RolloutRead {
+  readonly status: string;
+  readonly totalTargetsPerStatus?: Readonly<Record<string, number>>;
+}
+
+async function rolloutUntil(ctx: Ctx, ok: (r: RolloutRead, groups: { status: string }[]) => boolean): Promise<void> {
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await request(ctx.server.url + path, { headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` } });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`GET ${path} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+    return JSON.parse(text) as T;
+  };
+  for (const end = Date.now() + 600_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    const r = await get<RolloutRead>(`/rest/v1/rollouts/${ctx.rollout}`);
+    const groups = (await get<{ content: { status: string }[] }>(`/rest/v1/rollouts/${ctx.rollout}/deploygroups?limit=500`)).content;
+    if (ok(r, groups)) return;
+  }
+  throw new Error(`rollout ${ctx.rollout} did not reach the awaited state within 10 minutes`);
+}
 
 interface Snapshot {
   readonly at: number;

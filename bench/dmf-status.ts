@@ -58,7 +58,9 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
 }
 
 /** Publishes with confirms, at most WINDOW in flight. */
-async function publishAll(pub: Publisher, messages: readonly { headers: Record<string, string>; body: unknown; replyTo?: string }[]): Promise<void> {
+async function publishAll(
+  pub: Publisher, messages: readonly { headers: Record<string, string>; body: unknown; replyTo?: string }[],
+): Promise<void> {
   for (let i = 0; i < messages.length; i += WINDOW) {
     await Promise.all(messages.slice(i, i + WINDOW).map((m) =>
       pub.send({ exchange: 'dmf.exchange', routingKey: '', headers: m.headers, durable: true, ...(m.replyTo ? { replyTo: m.replyTo } : {}) }, m.body)));

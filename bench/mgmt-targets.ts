@@ -84,7 +84,10 @@ async function total(url: string, q: string): Promise<number> {
   return body.total;
 }
 
-interface Series { readonly query: string; readonly index: string; readonly matches: number; readonly requests: number; readonly p50Ms: number; readonly p95Ms: number; readonly maxMs: number }
+interface Series {
+  readonly query: string; readonly index: string; readonly matches: number; readonly requests: number;
+  readonly p50Ms: number; readonly p95Ms: number; readonly maxMs: number;
+}
 
 async function timeQuery(url: string, q: string, index: string, expected: number): Promise<Series> {
   const times: number[] = [];

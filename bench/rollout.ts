@@ -16,7 +16,8 @@
  * Every answer is checked before it counts.
  */
 import { Command } from 'commander';
-import { Agent, request } from 'undici';
+import { connect, type Socket } from 'node:net';
+import { request } from 'undici';
 import { createClient } from 'redis';
 import { api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
 import { startRedis } from './lib/redis.js';
@@ -29,8 +30,9 @@ const o = new Command()
   .option('--devices <n>', 'answering devices in the end-to-end rollout', '10000')
   .option('--waves <n>', 'groups of the end-to-end rollout', '5')
   .option('--poll <s>', 'polling interval of the answering devices (seconds)', '1')
+  .option('--only <part>', 'run one part: large | answering')
   .parse()
-  .opts<{ fleet: string; groups: string; devices: string; waves: string; poll: string }>();
+  .opts<{ fleet: string; groups: string; devices: string; waves: string; poll: string; only?: string}>();
 const FLEET = Number(o.fleet);
 const GROUPS = Number(o.groups);
 const DEVICES = Number(o.devices);
@@ -85,7 +87,10 @@ async function createRollout(a: Api, body: Record<string, unknown>): Promise<Rol
 
 async function largeRollout(): Promise<Record<string, number>> {
   const redis = await startRedis();
-  const server = await startServer(serverConfig('redis', redis.url));
+  const server = await startServer(serverConfig('redis', redis.url)).catch(async (err: unknown) => {
+    await redis.stop();
+    throw err;
+  });
   try {
     const a = api(server.url);
     process.stdout.write(`creating ${FLEET} targets and registering them ...\n`);
@@ -117,37 +122,76 @@ async function largeRollout(): Promise<Record<string, number>> {
   }
 }
 
+/**
+ * One keep-alive HTTP/1.1 connection that pipelines requests and parses answers minimally (status
+ * line, Content-Length, body): a client far cheaper per request than a general one, so a few thousand
+ * devices a second fit beside the server and Redis on the same cores.
+ */
+class Connection {
+  readonly #socket: Socket;
+  #buf: Buffer = Buffer.alloc(0);
+  readonly #waiting: ((r: { status: number; body: string }) => void)[] = [];
+
+  constructor(port: number) {
+    this.#socket = connect(port, '127.0.0.1');
+    this.#socket.setNoDelay(true);
+    this.#socket.on('data', (d: Buffer) => this.#read(d));
+  }
+
+  request(method: string, path: string, headers: string, body?: string): Promise<{ status: number; body: string }> {
+    const extra = body === undefined ? '' : `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`;
+    this.#socket.write(`${method} ${path} HTTP/1.1\r\nhost: bench\r\n${headers}${extra}\r\n${body ?? ''}`);
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  close(): void {
+    this.#socket.destroy();
+  }
+
+  #read(d: Buffer): void {
+    this.#buf = this.#buf.length === 0 ? d : Buffer.concat([this.#buf, d]);
+    for (;;) {
+      const end = this.#buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = this.#buf.toString('latin1', 0, end);
+      const length = Number(/content-length: *([0-9]+)/i.exec(head)?.[1] ?? 0);
+      if (this.#buf.length < end + 4 + length) return;
+      const body = this.#buf.toString('utf8', end + 4, end + 4 + length);
+      this.#buf = this.#buf.subarray(end + 4 + length);
+      this.#waiting.shift()?.({ status: Number(head.slice(9, 12)), body });
+    }
+  }
+}
+
 /** The lean fleet: every device polls each POLL_S at its own offset and answers its deployment at once. */
 function fleet(base: string, tokens: readonly string[]): { stop(): Promise<void>; polls(): number; reports(): number } {
-  const agent = new Agent({ connections: 128, keepAliveTimeout: 30_000 });
+  const port = Number(new URL(base).port);
+  const connections = Array.from({ length: 32 }, () => new Connection(port));
   let stopped = false;
   let polls = 0;
   let reports = 0;
   let failures = 0;
   const device = async (i: number): Promise<void> => {
-    const auth = { authorization: `TargetToken ${tokens[i]}` };
-    const path = `${base}/DEFAULT/controller/v1/dev-${i}`;
-    const res = await request(path, { headers: auth, dispatcher: agent });
-    const body = await res.body.text();
+    const conn = connections[i % connections.length] as Connection;
+    const auth = `authorization: TargetToken ${tokens[i]}\r\n`;
+    const path = `/DEFAULT/controller/v1/dev-${i}`;
+    const res = await conn.request('GET', path, auth);
     polls++;
-    if (res.statusCode !== 200) { failures++; return; }
-    const href = /deploymentBase\/([0-9]+)/.exec(body)?.[1];
-    if (href === undefined) return;
-    const dep = await request(`${path}/deploymentBase/${href}`, { headers: auth, dispatcher: agent });
-    await dep.body.dump();
-    const fb = await request(`${path}/deploymentBase/${href}/feedback`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, dispatcher: agent,
-      body: JSON.stringify({ status: { execution: 'closed', result: { finished: 'success' } } }),
-    });
-    await fb.body.dump();
-    if (fb.statusCode === 200) reports++;
+    if (res.status !== 200) { failures++; return; }
+    const action = /deploymentBase\/([0-9]+)/.exec(res.body)?.[1];
+    if (action === undefined) return;
+    const dep = await conn.request('GET', `${path}/deploymentBase/${action}`, auth);
+    if (dep.status !== 200) { failures++; return; }
+    const fb = await conn.request('POST', `${path}/deploymentBase/${action}/feedback`, auth,
+      JSON.stringify({ status: { execution: 'closed', result: { finished: 'success' } } }));
+    if (fb.status === 200) reports++;
     else failures++;
   };
   const loops = tokens.map((_, i) => (async () => {
     await new Promise((r) => setTimeout(r, (i / tokens.length) * POLL_S * 1000));
     while (!stopped) {
       const due = performance.now() + POLL_S * 1000;
-      await device(i).catch(() => { failures++; });
+      await device(i);
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
@@ -158,7 +202,7 @@ function fleet(base: string, tokens: readonly string[]): { stop(): Promise<void>
     async stop() {
       stopped = true;
       await Promise.all(loops);
-      await agent.close();
+      for (const c of connections) c.close();
       if (failures > 0) process.stdout.write(`fleet: ${failures} failed requests\n`);
     },
   };
@@ -166,7 +210,10 @@ function fleet(base: string, tokens: readonly string[]): { stop(): Promise<void>
 
 async function answeringRollout(): Promise<Record<string, number>> {
   const redis = await startRedis();
-  const server = await startServer(serverConfig('redis', redis.url));
+  const server = await startServer(serverConfig('redis', redis.url)).catch(async (err: unknown) => {
+    await redis.stop();
+    throw err;
+  });
   try {
     const a = api(server.url);
     process.stdout.write(`creating ${DEVICES} answering devices ...\n`);
@@ -186,10 +233,28 @@ async function answeringRollout(): Promise<Record<string, number>> {
     await until('ready', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', performance.now());
     const devices = fleet(server.url, tokens);
     await new Promise((res) => setTimeout(res, POLL_S * 1000 * 2)); // every device polled (registered) before the start
+    const warm = devices.polls();
+    await new Promise((res) => setTimeout(res, POLL_S * 1000 * 2));
     const polled = devices.polls();
+    const idlePollRate = (polled - warm) / (POLL_S * 2);
     const t0 = performance.now();
     await a.post(`/rest/v1/rollouts/${r.id}/start`, {});
-    const seconds = await until('finished', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`), (x) => x.status === 'finished', t0);
+    // when each group started, had all its actions started (none scheduled) and finished, in seconds after the start
+    const phases: Record<string, number> = {};
+    const seconds = await until('finished', async () => {
+      const groups = await get<{ content: { name: string; status: string; totalTargetsPerStatus: Record<string, number> }[] }>(
+        server.url, `/rest/v1/rollouts/${r.id}/deploygroups?representation=full&limit=${WAVES}`);
+      const at = (performance.now() - t0) / 1000;
+      for (const g of groups.content) {
+        const started = g.status === 'running' || g.status === 'finished' || g.status === 'error';
+        if (started) phases[`${g.name} running at (s)`] ??= at;
+        if (started && g.totalTargetsPerStatus['scheduled'] === 0 && g.totalTargetsPerStatus['notstarted'] === 0) {
+          phases[`${g.name} actions started at (s)`] ??= at;
+        }
+        if (g.status === 'finished') phases[`${g.name} finished at (s)`] ??= at;
+      }
+      return get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`);
+    }, (x) => x.status === 'finished', t0);
     const pollsDuring = devices.polls() - polled;
     await devices.stop();
     const reports = devices.reports();
@@ -198,7 +263,8 @@ async function answeringRollout(): Promise<Record<string, number>> {
     return {
       'answering devices': DEVICES, 'answering rollout groups': WAVES, 'poll interval (s)': POLL_S,
       'start -> finished (s)': seconds, 'lower bound: groups x poll interval (s)': WAVES * POLL_S,
-      'device reports': reports, 'polls per second during the rollout': pollsDuring / seconds,
+      'device reports': reports, 'polls per second before the start (warm-up)': idlePollRate,
+      'polls per second during the rollout': pollsDuring / seconds, ...phases,
     };
   } finally {
     await server.stop();
@@ -206,6 +272,9 @@ async function answeringRollout(): Promise<Record<string, number>> {
   }
 }
 
-const figures = { ...(await largeRollout()), ...(await answeringRollout()) };
+const figures = {
+  ...(o.only === undefined || o.only === 'large' ? await largeRollout() : {}),
+  ...(o.only === undefined || o.only === 'answering' ? await answeringRollout() : {}),
+};
 writeResults('rollout', { fleet: FLEET, groups: GROUPS, devices: DEVICES, waves: WAVES, pollS: POLL_S },
   Object.entries(figures).map(([figure, value]) => ({ figure, value: Number.isInteger(value) ? value : Number(value.toFixed(3)) })));

@@ -25,7 +25,9 @@ export interface DdiChunk {
 
 export interface DdiDeploymentBase {
   readonly id: string;
-  readonly deployment: { readonly download?: string; readonly update?: string; readonly chunks: readonly DdiChunk[] };
+  readonly deployment: {
+    readonly download?: string; readonly update?: string; readonly maintenanceWindow?: string; readonly chunks: readonly DdiChunk[];
+  };
 }
 
 export interface DdiCancel { readonly id: string; readonly cancelAction: { readonly stopId: string } }

@@ -1,209 +1,256 @@
 /**
- * One virtual device running the DDI loop of reference §1.8: poll with If-None-Match, send attributes
- * when asked, confirm (or deny) actions waiting for confirmation, download and verify every artifact of
- * a deployment and report proceeding then closed, accept cancellations. Outcomes go to shared stats.
+ * One virtual device: the DDI loop of reference §1.8 as a small state machine woken by the fleet's
+ * scheduler (no timer and no promise chain of its own while idle). Per device: a handful of numbers,
+ * the last ETag and, while an update runs, one small work record. Everything a group shares (URLs,
+ * behaviour, auth) lives in its Group.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { parseSleep, subResource, type DdiCancel, type DdiDeploymentBase, type DdiRoot } from './ddi-types.js';
 import { downloadArtifact } from './download.js';
-import { parseSleep, subResource, type DdiCancel, type DdiDeploymentBase, type DdiRoot, type Link } from './ddi-types.js';
-import { header, type SimHttp, type SimResponse } from './http.js';
-import { countError, type FleetStats } from './stats.js';
+import { header, type SimResponse } from './http.js';
+import type { GroupRuntime } from './fleet.js';
 
-export type DeviceAuth =
-  | { readonly mode: 'anonymous' }
-  | { readonly mode: 'gateway'; readonly token: string }
-  | { readonly mode: 'target'; readonly token: string };
+export const STATES = ['idle', 'downloading', 'installing', 'waiting', 'done', 'failed'] as const;
+export type DeviceState = (typeof STATES)[number];
+const IDLE = 0, DOWNLOADING = 1, INSTALLING = 2, WAITING = 3, DONE = 4, FAILED = 5;
 
-export interface DeviceBehaviour {
-  /** Multiplies the server's polling sleep (0.001 turns 00:05:00 into 300 ms). */
-  readonly timeScale: number;
-  /** Shortest sleep between polls in ms, whatever the scaled value. */
-  readonly minSleepMs: number;
-  /** Longest sleep in ms (servers default to hours; a simulation wants activity). */
-  readonly maxSleepMs: number;
-  /** Probability (0..1) that a deployment is reported as failed. */
-  readonly failureRate: number;
-  /** Probability (0..1) that an action waiting for confirmation is denied. */
-  readonly denyRate: number;
-  readonly attributes: Readonly<Record<string, string>>;
-  /** Download in Range requests of this many bytes (0 = one plain GET per artifact). */
-  readonly rangeChunkBytes: number;
-  readonly random: () => number;
+/** A request answered 5xx/429 or lost: the device backs off and tries again (after Retry-After for 429). */
+class RetryLater extends Error {
+  constructor(readonly afterMs?: number) { super('retry later'); }
 }
 
-export interface DeviceOptions {
-  readonly server: string;
-  readonly tenant: string;
-  readonly controllerId: string;
-  readonly auth: DeviceAuth;
-  readonly http: SimHttp;
-  readonly stats: FleetStats;
-  readonly behaviour: DeviceBehaviour;
+interface Work {
+  readonly actionId: string;
+  readonly feedback: string;
+  phase: 'waiting' | 'installing';
+  installUntil: number;
 }
 
-export class VirtualDevice {
-  private etag: string | undefined;
-  /** Set when handling the last 200 body failed, so a following 304 handles the same links again. */
-  private retryLinks = false;
-  private lastRoot: DdiRoot | undefined;
-  /** Actions this device finished with (confirmation denied or final feedback sent): never touched again. */
-  private readonly settled = new Set<string>();
-  readonly rootUrl: string;
-  private readonly authHeaders: Record<string, string>;
+type Json = Record<string, unknown>;
 
-  constructor(private readonly o: DeviceOptions) {
-    this.rootUrl = new URL(`/${encodeURIComponent(o.tenant)}/controller/v1/${encodeURIComponent(o.controllerId)}`, o.server).toString();
-    this.authHeaders = o.auth.mode === 'gateway' ? { authorization: `GatewayToken ${o.auth.token}` }
-      : o.auth.mode === 'target' ? { authorization: `TargetToken ${o.auth.token}` } : {};
-  }
+export class Device {
+  due = 0;
+  state = IDLE;
+  registered = false;
+  private etag: string | undefined = undefined;
+  private sleepMs = -1;
+  private failures = 0;
+  /** The action this device is finished with (closed, denied or left unanswered). */
+  private settled: string | undefined = undefined;
+  private work: Work | undefined = undefined;
 
-  /** Polls until the signal aborts; never throws (errors are counted and the loop backs off). */
-  async run(signal: AbortSignal, initialDelayMs = 0): Promise<void> {
-    if (initialDelayMs > 0) await sleep(initialDelayMs, undefined, { signal }).catch(() => undefined);
-    while (!signal.aborted) {
-      let waitMs: number;
-      try {
-        waitMs = await this.cycle();
-      } catch {
-        countError(this.o.stats, 'network');
-        waitMs = this.scaled(undefined) * 2;
-      }
-      await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+  constructor(readonly g: GroupRuntime, readonly n: number) {}
+
+  get controllerId(): string { return this.g.idOf(this.n); }
+
+  /** Does what is due and answers when the device wants to be woken next. */
+  async wake(now: number): Promise<number> {
+    try {
+      const w = this.work;
+      if (w?.phase === 'installing' && now >= w.installUntil) await this.finishInstall(w);
+      const next = await this.poll(now);
+      this.failures = 0;
+      return next;
+    } catch (e) {
+      this.etag = undefined; // handle the links afresh on the next poll
+      this.failures = Math.min(this.failures + 1, 12);
+      const cap = Math.max(1000, this.interval());
+      const backoff = Math.min(cap, 250 * 2 ** this.failures) * (0.5 + this.g.random() / 2);
+      return Date.now() + (e instanceof RetryLater && e.afterMs !== undefined ? e.afterMs : backoff);
     }
   }
 
-  /** One poll plus whatever its links ask for; returns how long to sleep before the next poll. */
-  async cycle(): Promise<number> {
-    const { stats } = this.o;
+  private interval(): number {
+    const b = this.g.behaviour.poll;
+    const base = (this.sleepMs >= 0 ? this.sleepMs : 300_000) * this.g.timeScale;
+    const jittered = base * (1 + b.jitter * (2 * this.g.random() - 1));
+    return Math.min(b.maxMs, Math.max(b.minMs, Math.round(jittered)));
+  }
+
+  private nextWake(now: number): number {
+    const poll = now + this.interval();
+    const w = this.work;
+    return w?.phase === 'installing' ? Math.min(poll, w.installUntil) : poll;
+  }
+
+  private setState(s: number): void {
+    this.g.fleet.moved(this.state, s);
+    this.state = s;
+  }
+
+  private async poll(now: number): Promise<number> {
+    const g = this.g;
+    const headers = this.etag ? { ...g.authOf(this.n), 'if-none-match': this.etag } : g.authOf(this.n);
     let root: DdiRoot | undefined;
-    let retryAfterMs: number | undefined;
-    const headers = { ...this.authHeaders, ...(this.etag ? { 'if-none-match': this.etag } : {}) };
-    await this.request('GET', this.rootUrl, headers, undefined, async (res) => {
-      stats.polls++;
-      if (res.status === 304) { stats.notModified++; if (this.retryLinks) root = this.lastRoot; return; }
-      if (res.status === 429) {
-        // Server-side pacing runs on real time, so Retry-After is honoured unscaled.
-        stats.throttled++;
-        retryAfterMs = Math.max(1, Number(header(res, 'retry-after')) || 1) * 1000;
-        return;
-      }
-      if (res.status !== 200) { countError(stats, res.status); return; }
-      this.etag = header(res, 'etag');
-      root = (await res.body.json()) as DdiRoot;
-      this.lastRoot = root;
+    let after: number | undefined;
+    const status = await g.http.send({ kind: 'poll', method: 'GET', url: g.rootOf(this.n), headers, faults: g.faults }, async (res) => {
+      after = retryAfter(res.status, res);
+      if (res.status === 200) root = (await res.body.json()) as DdiRoot;
+      if (res.status === 200 || res.status === 304) this.etag = header(res, 'etag');
     });
-    if (retryAfterMs !== undefined) return retryAfterMs;
+    g.stats.pollAnswered(Date.now() - this.due);
+    if (status === 429) throw new RetryLater(after);
+    if (status >= 500) throw new RetryLater();
+    if (status !== 200 && status !== 304) throw new Error(`poll answered ${status}`);
+    if (!this.registered) { this.registered = true; g.fleet.registered++; }
     if (root) {
-      this.retryLinks = !(await this.follow(root));
-      // An action is in progress: poll again soon instead of waiting a full interval for its next step.
-      const l = root._links ?? {};
-      const open = [l.deploymentBase, l.cancelAction, l.confirmationBase].some((x) => x && !this.settled.has(actionIdOf(x.href)));
-      if (open || this.retryLinks) return this.o.behaviour.minSleepMs;
+      this.sleepMs = parseSleep(root.config?.polling?.sleep) ?? this.sleepMs;
+      await this.follow(root);
     }
-    return this.scaled(this.lastRoot?.config?.polling?.sleep);
+    return this.nextWake(Math.max(now, Date.now()));
   }
 
-  private scaled(sleepValue: string | undefined): number {
-    const ms = (parseSleep(sleepValue) ?? 300_000) * this.o.behaviour.timeScale;
-    return Math.min(this.o.behaviour.maxSleepMs, Math.max(this.o.behaviour.minSleepMs, Math.round(ms)));
+  private async follow(root: DdiRoot): Promise<void> {
+    const l = root._links ?? {};
+    if (l.configData) await this.call('configData', 'PUT', l.configData.href, { mode: 'merge', data: this.g.attributesOf(this.n) });
+    if (l.cancelAction) await this.cancel(l.cancelAction.href);
+    if (l.confirmationBase) await this.confirm(l.confirmationBase.href);
+    if (l.deploymentBase) await this.deploy(l.deploymentBase.href);
   }
 
-  /** Handles the root's links; false when a step failed and should be retried. */
-  private async follow(root: DdiRoot): Promise<boolean> {
-    const links = root._links ?? {};
-    let ok = true;
-    if (links.configData) ok = (await this.sendConfigData(links.configData)) && ok;
-    if (links.confirmationBase) ok = (await this.confirm(links.confirmationBase)) && ok;
-    if (links.deploymentBase) ok = (await this.deploy(links.deploymentBase)) && ok;
-    if (links.cancelAction) ok = (await this.acceptCancel(links.cancelAction)) && ok;
-    return ok;
+  private async confirm(href: string): Promise<void> {
+    const id = actionIdOf(href);
+    if (this.settled === id) return;
+    const choice = this.g.pick('confirmation');
+    if (choice === 'autoConfirm') {
+      const url = `${this.g.rootOf(this.n)}/confirmationBase/activateAutoConfirm`;
+      const s = await this.call('autoConfirm', 'POST', url, { initiator: 'simulator', remark: 'auto-confirm by the virtual fleet' }, [409]);
+      if (s < 300) this.g.stats.counters.confirmations++;
+      return;
+    }
+    await this.call('confirmation', 'GET', href);
+    const deny = choice === 'deny';
+    await this.call('confirmation', 'POST', subResource(href, '/feedback'),
+      { confirmation: deny ? 'denied' : 'confirmed', code: 200, details: [`${deny ? 'denied' : 'confirmed'} by the simulator`] });
+    if (deny) { this.g.stats.counters.denials++; this.settled = id; } else this.g.stats.counters.confirmations++;
   }
 
-  private async sendConfigData(link: Link): Promise<boolean> {
-    const data = { ...this.o.behaviour.attributes, controllerId: this.o.controllerId };
-    const ok = await this.expectOk('PUT', link.href, { mode: 'merge', data });
-    if (ok) this.o.stats.configDataSent++;
-    return ok;
+  private async cancel(href: string): Promise<void> {
+    const c = await this.getJson<DdiCancel>('cancel', href);
+    const stopId = c.cancelAction.stopId;
+    const accept = this.g.pick('cancel') === 'accept';
+    const body = accept ? report('closed', 'success', 'canceled by the simulator')
+      : report('rejected', 'none', 'cancel rejected by the simulator');
+    await this.call('cancel', 'POST', subResource(href, '/feedback'), body, [410]);
+    if (accept) {
+      this.g.stats.counters['cancels accepted']++;
+      this.settled = stopId;
+      if (this.work?.actionId === stopId) { this.work = undefined; this.setState(IDLE); }
+    } else this.g.stats.counters['cancels rejected']++;
   }
 
-  private async confirm(link: Link): Promise<boolean> {
-    const id = actionIdOf(link.href);
-    if (this.settled.has(id)) return true;
-    if (!(await this.getJson<unknown>(link.href))) return false;
-    const deny = this.o.behaviour.random() < this.o.behaviour.denyRate;
-    const ok = await this.expectOk('POST', subResource(link.href, '/feedback'), { confirmation: deny ? 'denied' : 'confirmed', code: 200, details: ['simulator'] });
-    if (!ok) return false;
-    if (deny) { this.o.stats.denials++; this.settled.add(id); } else this.o.stats.confirmations++;
-    return true;
-  }
-
-  private async deploy(link: Link): Promise<boolean> {
-    const { stats, behaviour } = this.o;
-    const base = await this.getJson<DdiDeploymentBase>(link.href);
-    if (!base || this.settled.has(base.id)) return base !== undefined;
-    stats.deploymentsStarted++;
-    const feedback = subResource(link.href, '/feedback');
-    if (!(await this.expectOk('POST', feedback, report('proceeding', 'none', 'downloading')))) return false;
-    let problem: string | undefined;
-    for (const chunk of base.deployment.chunks) {
-      for (const a of chunk.artifacts ?? []) {
-        const href = a._links?.['download-http']?.href ?? a._links?.['download']?.href;
-        if (!href) { problem = `no download link for ${a.filename}`; break; }
-        const r = await downloadArtifact(this.o.http, this.authHeaders, { ...a, href }, behaviour.rangeChunkBytes);
-        stats.bytesDownloaded += r.bytes;
-        if (!r.ok) {
-          if (r.status !== undefined) countError(stats, r.status); else stats.verifyFailures++;
-          problem = r.reason;
-          break;
+  private async deploy(href: string): Promise<void> {
+    const id = actionIdOf(href);
+    const w = this.work;
+    if (this.settled === id || (w?.actionId === id && w.phase === 'installing')) return;
+    const base = await this.getJson<DdiDeploymentBase>('deployment', href);
+    const d = base.deployment;
+    const feedback = subResource(href, '/feedback');
+    if (w?.actionId === id) {
+      // downloaded already, waiting for the maintenance window
+      if (d.update !== 'skip') await this.startInstall(w);
+      return;
+    }
+    this.work = undefined;
+    this.setState(DOWNLOADING);
+    await this.call('feedback', 'POST', feedback, report('proceeding', 'none', 'downloading'), [410]);
+    const mode = this.g.behaviour.download.mode;
+    if (mode !== 'skip') {
+      for (const chunk of d.chunks) {
+        for (const a of chunk.artifacts ?? []) {
+          const link = a._links?.['download-http']?.href ?? a._links?.['download']?.href;
+          const r = link === undefined ? { ok: false as const, retry: false, reason: `no download link for ${a.filename}` }
+            : await downloadArtifact({
+              http: this.g.http, stats: this.g.stats, headers: this.g.authOf(this.n), faults: this.g.faults,
+              mode, pieceBytes: this.g.behaviour.download.pieceBytes,
+            }, { ...a, href: link });
+          if (!r.ok) {
+            if (r.retry) throw new RetryLater();
+            await this.close(id, feedback, false, r.reason);
+            return;
+          }
         }
-        stats.artifactsDownloaded++;
       }
-      if (problem) break;
     }
-    const fail = problem !== undefined || behaviour.random() < behaviour.failureRate;
-    const ok = await this.expectOk('POST', feedback, report('closed', fail ? 'failure' : 'success', problem ?? (fail ? 'simulated failure' : 'installed')));
-    if (!ok) return false;
-    this.settled.add(base.id);
-    if (fail) stats.deploymentsFailed++; else stats.deploymentsSucceeded++;
-    return true;
+    const work: Work = { actionId: id, feedback, phase: 'waiting', installUntil: 0 };
+    this.work = work;
+    if (d.update === 'skip' && d.maintenanceWindow === undefined) {
+      // download only: `downloaded` closes the action (reference §1.5)
+      const s = await this.call('feedback', 'POST', feedback, report('downloaded', 'success', 'downloaded'), [410]);
+      this.work = undefined;
+      this.settled = id;
+      if (s < 300) { this.g.stats.completed(true); this.setState(DONE); } else this.setState(IDLE);
+      return;
+    }
+    if (d.update === 'skip') {
+      this.setState(WAITING);
+      await this.call('feedback', 'POST', feedback, report('proceeding', 'none', 'downloaded; waiting for the maintenance window'), [410]);
+      return;
+    }
+    await this.startInstall(work);
   }
 
-  private async acceptCancel(link: Link): Promise<boolean> {
-    const cancel = await this.getJson<DdiCancel>(link.href);
-    if (!cancel) return false;
-    const ok = await this.expectOk('POST', subResource(link.href, '/feedback'), report('closed', 'success', 'canceled by simulator'));
-    if (ok) { this.o.stats.cancelsAccepted++; this.settled.add(cancel.cancelAction.stopId); }
-    return ok;
+  private async startInstall(w: Work): Promise<void> {
+    w.phase = 'installing';
+    w.installUntil = Date.now() + this.g.installMs();
+    this.setState(INSTALLING);
   }
 
-  private async getJson<T>(url: string): Promise<T | undefined> {
+  private async finishInstall(w: Work): Promise<void> {
+    const outcome = this.g.pick('outcome');
+    if (outcome === 'noAnswer') { this.work = undefined; this.settled = w.actionId; return; } // hangs: never reports
+    await this.close(w.actionId, w.feedback, outcome === 'success', outcome === 'success' ? 'installed' : 'simulated installation failure');
+  }
+
+  private async close(id: string, feedback: string, success: boolean, detail: string): Promise<void> {
+    const s = await this.call('feedback', 'POST', feedback, report('closed', success ? 'success' : 'failure', detail), [410]);
+    this.work = undefined;
+    this.settled = id;
+    if (s === 410) { this.setState(IDLE); return; } // no longer active: canceled or stopped meanwhile
+    this.g.stats.completed(success);
+    this.setState(success ? DONE : FAILED);
+  }
+
+  private async getJson<T>(kind: 'deployment' | 'cancel', url: string): Promise<T> {
     let out: T | undefined;
-    await this.request('GET', url, this.authHeaders, undefined, async (res) => {
-      if (res.status === 200) out = (await res.body.json()) as T; else countError(this.o.stats, res.status);
+    const spec = { kind, method: 'GET' as const, url, headers: this.g.authOf(this.n), faults: this.g.faults };
+    const status = await this.g.http.send(spec, async (res) => {
+      if (res.status === 200) out = (await res.body.json()) as T;
     });
+    check(status);
+    if (out === undefined) throw new Error(`${kind} answered ${status}`);
     return out;
   }
 
-  private async expectOk(method: 'PUT' | 'POST', url: string, json: unknown): Promise<boolean> {
-    let ok = false;
-    await this.request(method, url, this.authHeaders, json, async (res) => {
-      ok = res.status >= 200 && res.status < 300;
-      if (!ok) countError(this.o.stats, res.status);
+  /** A request whose answer must be 2xx (or one of `tolerated`); returns the status. */
+  private async call(kind: 'configData' | 'confirmation' | 'autoConfirm' | 'feedback' | 'cancel', method: 'GET' | 'PUT' | 'POST',
+    url: string, json?: Json, tolerated: readonly number[] = []): Promise<number> {
+    let after: number | undefined;
+    const spec = { kind, method, url, headers: this.g.authOf(this.n), json, faults: this.g.faults };
+    const status = await this.g.http.send(spec, async (res) => {
+      after = retryAfter(res.status, res);
     });
-    return ok;
-  }
-
-  private async request(method: 'GET' | 'PUT' | 'POST', url: string, headers: Record<string, string>, json: unknown, use: (res: SimResponse) => Promise<void>): Promise<void> {
-    this.o.stats.requests++;
-    await this.o.http.send({ method, url, headers, json }, use);
+    if (status === 429) throw new RetryLater(after);
+    check(status);
+    if (status >= 300 && !tolerated.includes(status)) throw new Error(`${kind} answered ${status}`);
+    return status;
   }
 }
 
-function report(execution: string, finished: 'success' | 'failure' | 'none', detail: string): object {
+function check(status: number): void {
+  if (status >= 500 || status === 429) throw new RetryLater();
+}
+
+function retryAfter(status: number, res: SimResponse): number | undefined {
+  if (status !== 429) return undefined;
+  const v = Number(header(res, 'retry-after'));
+  return Number.isFinite(v) && v > 0 ? v * 1000 : 1000;
+}
+
+function report(execution: string, finished: 'success' | 'failure' | 'none', detail: string): Json {
   return { timestamp: Date.now(), status: { execution, result: { finished }, details: [detail] } };
 }
 
-/** The action id is the last path segment of a deploymentBase/confirmationBase/cancelAction link. */
+/** The action id: the last path segment of a deploymentBase/confirmationBase/cancelAction link. */
 function actionIdOf(href: string): string {
   return new URL(href).pathname.split('/').pop() ?? '';
 }

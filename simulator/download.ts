@@ -1,39 +1,85 @@
 /**
- * Artifact download as a device does it: stream the bytes through sha1 and count them, either in one
- * GET or as consecutive Range requests, then compare with the size and hash the deploymentBase promised.
+ * Artifact download as a device does it: stream the bytes through sha1, either in one GET (started
+ * over after a lost connection) or as Range requests of `pieceBytes` that resume at the first byte not
+ * yet received, then compare size and hash with what the deploymentBase promised.
  */
 import { createHash } from 'node:crypto';
-import type { SimHttp } from './http.js';
+import type { Faults, SimHttp } from './http.js';
+import type { Stats } from './stats.js';
 
 export interface ArtifactRef {
   readonly filename: string;
   readonly size: number;
-  readonly hashes: { readonly sha1: string; readonly md5?: string; readonly sha256?: string };
+  readonly hashes: { readonly sha1: string };
   readonly href: string;
 }
 
-export type DownloadResult =
-  | { readonly ok: true; readonly bytes: number }
-  | { readonly ok: false; readonly bytes: number; readonly status?: number; readonly reason: string };
+/** ok; or a failure the device reports (`retry: false`) or retries on a later poll (`retry: true`). */
+export type DownloadResult = { readonly ok: true } | { readonly ok: false; readonly retry: boolean; readonly reason: string };
 
-export async function downloadArtifact(http: SimHttp, auth: Record<string, string>, a: ArtifactRef, rangeChunkBytes = 0): Promise<DownloadResult> {
-  const sha1 = createHash('sha1');
-  let bytes = 0;
-  const ranged = rangeChunkBytes > 0 && a.size > rangeChunkBytes;
-  const parts = ranged ? Math.ceil(a.size / rangeChunkBytes) : 1;
-  for (let i = 0; i < parts; i++) {
-    const headers = { ...auth };
+export interface DownloadOptions {
+  readonly http: SimHttp;
+  readonly stats: Stats;
+  readonly headers: Record<string, string>;
+  readonly faults: Faults;
+  readonly mode: 'whole' | 'range';
+  readonly pieceBytes: number;
+}
+
+const MAX_RESTARTS = 5;
+
+export async function downloadArtifact(o: DownloadOptions, a: ArtifactRef): Promise<DownloadResult> {
+  let sha1 = createHash('sha1');
+  let offset = 0;
+  let restarts = 0;
+  while (offset < a.size || (a.size === 0 && restarts === 0)) {
+    const ranged = o.mode === 'range';
+    const end = ranged ? Math.min(a.size, offset + o.pieceBytes) - 1 : a.size - 1;
+    const headers = ranged ? { ...o.headers, range: `bytes=${offset}-${end}` } : o.headers;
     const expected = ranged ? 206 : 200;
-    if (ranged) headers['range'] = `bytes=${i * rangeChunkBytes}-${Math.min(a.size, (i + 1) * rangeChunkBytes) - 1}`;
     let failure: DownloadResult | undefined;
-    await http.send({ method: 'GET', url: a.href, headers }, async (res) => {
-      if (res.status !== expected) { failure = { ok: false, bytes, status: res.status, reason: `download answered ${res.status}` }; return; }
-      for await (const chunk of res.body) { sha1.update(chunk as Buffer); bytes += (chunk as Buffer).length; }
-    });
+    let cut = false;
+    try {
+      const spec = { kind: 'download' as const, method: 'GET' as const, url: a.href, headers, faults: o.faults, dropInside: true };
+      await o.http.send(spec, async (res, dropped) => {
+        if (res.status !== expected) {
+          // 5xx/429 and lost connections are worth another try later; anything else is the update's failure
+          const retry = res.status >= 500 || res.status === 429;
+          failure = { ok: false, retry, reason: `download of ${a.filename} answered ${res.status}` };
+          return;
+        }
+        // an injected drop cuts the connection half-way through the answer: the device keeps what arrived
+        const limit = dropped ? Math.floor((end - offset + 1) / 2) : Number.POSITIVE_INFINITY;
+        let got = 0;
+        for await (const chunk of res.body) {
+          let buf = chunk as Buffer;
+          if (got + buf.length > limit) { buf = buf.subarray(0, limit - got); cut = true; }
+          sha1.update(buf);
+          got += buf.length;
+          offset += buf.length;
+          o.stats.downloads.bytes += buf.length;
+          if (cut) { res.body.destroy(); break; }
+        }
+      });
+    } catch {
+      cut = true; // the connection failed before or during the answer
+    }
     if (failure) return failure;
+    if (a.size === 0) break;
+    if (cut) {
+      if (++restarts > MAX_RESTARTS) {
+        return { ok: false, retry: true, reason: `download of ${a.filename} lost its connection ${restarts} times` };
+      }
+      o.stats.downloads.resumes++;
+      if (!ranged) { sha1 = createHash('sha1'); offset = 0; } // a whole download starts over
+      continue;
+    }
+    if (!ranged) break;
   }
-  if (bytes !== a.size) return { ok: false, bytes, reason: `size ${bytes} != ${a.size}` };
   const digest = sha1.digest('hex');
-  if (digest !== a.hashes.sha1.toLowerCase()) return { ok: false, bytes, reason: `sha1 ${digest} != ${a.hashes.sha1}` };
-  return { ok: true, bytes };
+  if (offset !== a.size || digest !== a.hashes.sha1.toLowerCase()) {
+    o.stats.downloads.verifyFailures++;
+    return { ok: false, retry: false, reason: offset !== a.size ? `size ${offset} != ${a.size}` : `sha1 ${digest} != ${a.hashes.sha1}` };
+  }
+  return { ok: true };
 }

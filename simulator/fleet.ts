@@ -1,75 +1,201 @@
 /**
- * A fleet of virtual devices sharing one connection pool and one stats object. Devices start spread
- * over the first polling interval (no thundering herd) and stop when the duration ends, when `stop()`
- * is called, or when `until(stats)` becomes true.
+ * The fleet: device groups resolved from the scenario (id pattern, attributes, authentication,
+ * behaviour), the devices themselves and the one scheduler that wakes them. Devices move between
+ * states through `moved`, so counts by state are kept up to date without scanning.
  */
-import { VirtualDevice, type DeviceAuth, type DeviceBehaviour } from './device.js';
-import { SimHttp } from './http.js';
-import { emptyStats, type FleetStats } from './stats.js';
+import { Device, STATES, type DeviceState } from './device.js';
+import type { Faults, SimHttp } from './http.js';
+import type { AuthInput, BehaviourInput, Group, Scenario } from './scenario.js';
+import { Scheduler } from './scheduler.js';
+import type { Stats } from './stats.js';
 
-export interface FleetOptions {
-  readonly server: string;
-  readonly tenant: string;
-  readonly count: number;
-  readonly prefix: string;
-  /** Auth for device i (gateway/anonymous: the same for all; target tokens differ per device). */
-  readonly auth: DeviceAuth | ((controllerId: string, index: number) => DeviceAuth);
-  readonly durationMs: number;
-  /** Most requests in flight at once (and pool connections). */
-  readonly concurrency?: number;
-  readonly behaviour?: Partial<DeviceBehaviour>;
-  /** Spread device start over this many ms (default: one scaled default polling interval). */
-  readonly rampMs?: number;
-  /** Checked after every poll round of a device; the fleet stops once it returns true. */
-  readonly until?: (stats: FleetStats) => boolean;
+export interface Behaviour {
+  readonly poll: { readonly jitter: number; readonly minMs: number; readonly maxMs: number };
+  readonly download: { readonly mode: 'whole' | 'range' | 'skip'; readonly pieceBytes: number };
+  readonly installSeconds: NonNullable<BehaviourInput['installSeconds']>;
+  readonly outcome: NonNullable<BehaviourInput['outcome']>;
+  readonly confirmation: NonNullable<BehaviourInput['confirmation']>;
+  readonly cancel: NonNullable<BehaviourInput['cancel']>;
 }
 
-export interface FleetHandle {
-  /** Live statistics (updated while the fleet runs). */
-  readonly stats: FleetStats;
-  readonly controllerIds: readonly string[];
-  /** Resolves with the final statistics once every device stopped. */
-  readonly done: Promise<FleetStats>;
-  stop(): Promise<FleetStats>;
-}
-
-export const DEFAULT_BEHAVIOUR: DeviceBehaviour = {
-  timeScale: 0.001, minSleepMs: 50, maxSleepMs: Number.POSITIVE_INFINITY, failureRate: 0, denyRate: 0, attributes: {}, rangeChunkBytes: 0, random: Math.random,
+const DEFAULTS: Behaviour = {
+  poll: { jitter: 0.1, minMs: 50, maxMs: 86_400_000 },
+  download: { mode: 'whole', pieceBytes: 65_536 },
+  installSeconds: 0,
+  outcome: { success: 1 },
+  confirmation: { confirm: 1 },
+  cancel: { accept: 1 },
 };
 
-export function controllerIdOf(prefix: string, index: number): string {
-  return `${prefix}${String(index).padStart(5, '0')}`;
-}
-
-export function startFleet(o: FleetOptions): FleetHandle {
-  const behaviour: DeviceBehaviour = { ...DEFAULT_BEHAVIOUR, ...o.behaviour };
-  const stats = emptyStats(o.count);
-  const http = new SimHttp(o.server, Math.max(1, o.concurrency ?? 32));
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), o.durationMs);
-  const ramp = o.rampMs ?? Math.max(behaviour.minSleepMs, 300_000 * behaviour.timeScale);
-  const controllerIds = Array.from({ length: o.count }, (_, i) => controllerIdOf(o.prefix, i));
-  const untilWatch = o.until ? setInterval(() => { if (o.until?.(stats)) abort.abort(); }, 25) : undefined;
-
-  const runs = controllerIds.map((controllerId, i) => {
-    const auth = typeof o.auth === 'function' ? o.auth(controllerId, i) : o.auth;
-    const device = new VirtualDevice({ server: o.server, tenant: o.tenant, controllerId, auth, http, stats, behaviour });
-    return device.run(abort.signal, o.count > 1 ? Math.floor((ramp * i) / o.count) : 0);
-  });
-  const done = Promise.all(runs).then(async () => {
-    clearTimeout(timer);
-    if (untilWatch) clearInterval(untilWatch);
-    await http.close();
-    stats.elapsedMs = Date.now() - stats.startedAt;
-    return stats;
-  });
+/** The group's behaviour: its own keys over the fleet's over the defaults (objects merged key by key). */
+export function resolveBehaviour(fleet: BehaviourInput | undefined, group: BehaviourInput | undefined): Behaviour & { faults: Faults } {
+  const f = fleet ?? {};
+  const g = group ?? {};
   return {
-    stats, controllerIds, done,
-    stop: () => { abort.abort(); return done; },
+    poll: { ...DEFAULTS.poll, ...f.poll, ...g.poll },
+    download: { ...DEFAULTS.download, ...f.download, ...g.download },
+    installSeconds: g.installSeconds ?? f.installSeconds ?? DEFAULTS.installSeconds,
+    outcome: g.outcome ?? f.outcome ?? DEFAULTS.outcome,
+    confirmation: g.confirmation ?? f.confirmation ?? DEFAULTS.confirmation,
+    cancel: g.cancel ?? f.cancel ?? DEFAULTS.cancel,
+    faults: { drop: 0, delay: 0, delayMs: 0, ...f.faults, ...g.faults },
   };
 }
 
-/** Runs a fleet to its end and returns the statistics. */
-export function runFleet(o: FleetOptions): Promise<FleetStats> {
-  return startFleet(o).done;
+type Mixes = Pick<Behaviour, 'outcome' | 'confirmation' | 'cancel'>;
+
+/** Everything the devices of one group share. */
+export class GroupRuntime {
+  readonly behaviour: Behaviour;
+  readonly faults: Faults;
+  readonly idOf: (n: number) => string;
+  readonly authOf: (n: number) => Record<string, string>;
+  private readonly base: string;
+  private readonly cumulative: { [K in keyof Mixes]: readonly (readonly [string, number])[] };
+  private readonly fixed: Record<string, string> = {};
+  private readonly lists: (readonly [string, readonly string[]])[] = [];
+
+  constructor(readonly fleet: Fleet, readonly spec: Group, s: Scenario, readonly http: SimHttp, readonly stats: Stats,
+    readonly timeScale: number, readonly random: () => number) {
+    const b = resolveBehaviour(s.fleet.behaviour, spec.behaviour);
+    this.behaviour = b;
+    this.faults = b.faults;
+    this.idOf = idPattern(spec.idPattern ?? `${spec.name}-{n:6}`);
+    this.authOf = authHeaders(spec.auth ?? s.fleet.auth, this.idOf);
+    this.base = `${new URL(s.server).origin}/${encodeURIComponent(s.tenant)}/controller/v1/`;
+    this.cumulative = { outcome: cumulate(b.outcome), confirmation: cumulate(b.confirmation), cancel: cumulate(b.cancel) };
+    for (const [k, v] of Object.entries(spec.attributes)) {
+      if (Array.isArray(v)) this.lists.push([k, v]); else this.fixed[k] = v;
+    }
+  }
+
+  rootOf(n: number): string { return this.base + encodeURIComponent(this.idOf(n)); }
+
+  /** Attributes of device n: fixed values, and list values picked by the device number (stable across runs). */
+  attributesOf(n: number): Record<string, string> {
+    // configData must not be empty (reference §2): a group without attributes reports its name
+    const none = this.lists.length === 0 && Object.keys(this.fixed).length === 0;
+    const out: Record<string, string> = none ? { 'sim.group': this.spec.name } : { ...this.fixed };
+    this.lists.forEach(([k, list], i) => { out[k] = list[mix32(n * 31 + i) % list.length]!; });
+    return out;
+  }
+
+  pick<K extends keyof Mixes>(kind: K): keyof Behaviour[K] {
+    const c = this.cumulative[kind];
+    const r = this.random() * c[c.length - 1]![1];
+    return (c.find(([, upTo]) => r < upTo) ?? c[c.length - 1]!)[0] as keyof Behaviour[K];
+  }
+
+  /** One install time in real milliseconds. */
+  installMs(): number {
+    const t = this.behaviour.installSeconds;
+    let s: number;
+    if (typeof t === 'number') s = t;
+    else if ('min' in t) s = t.min + this.random() * (t.max - t.min);
+    else s = Math.max(0, t.mean + t.sd * gaussian(this.random));
+    return s * 1000 * this.timeScale;
+  }
+}
+
+export class Fleet {
+  readonly devices: Device[] = [];
+  readonly groups: GroupRuntime[];
+  /** Devices by state (index = STATES). */
+  readonly counts: number[] = STATES.map(() => 0);
+  registered = 0;
+  private readonly scheduler: Scheduler<Device>;
+  private inFlight = 0;
+  private running = false;
+  private drained: (() => void) | undefined;
+
+  constructor(readonly scenario: Scenario, http: SimHttp, stats: Stats, random: () => number = Math.random) {
+    this.groups = scenario.fleet.groups.map((g) => new GroupRuntime(this, g, scenario, http, stats, scenario.timeScale, random));
+    for (const g of this.groups) for (let n = 0; n < g.spec.count; n++) this.devices.push(new Device(g, n));
+    this.counts[0] = this.devices.length;
+    this.scheduler = new Scheduler<Device>((d, now) => this.fire(d, now));
+  }
+
+  get size(): number { return this.devices.length; }
+
+  byState(): Record<DeviceState, number> {
+    return Object.fromEntries(STATES.map((s, i) => [s, this.counts[i]])) as Record<DeviceState, number>;
+  }
+
+  moved(from: number, to: number): void { this.counts[from]!--; this.counts[to]!++; }
+
+  /** Starts polling; first polls spread evenly over rampMs, groups interleaved. */
+  start(rampMs: number): void {
+    this.running = true;
+    const now = Date.now();
+    const n = this.devices.length;
+    // interleave: device k of the stride order, so every group starts early
+    const order = interleave(this.groups.map((g) => g.spec.count));
+    order.forEach((idx, k) => this.scheduler.at(now + (n > 1 ? Math.floor((rampMs * k) / n) : 0), this.devices[idx]!));
+  }
+
+  /** Stops waking devices and waits for the requests in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.scheduler.stop();
+    if (this.inFlight > 0) await new Promise<void>((resolve) => { this.drained = resolve; });
+  }
+
+  private fire(d: Device, now: number): void {
+    if (!this.running) return;
+    this.inFlight++;
+    void d.wake(now).then((next) => {
+      this.inFlight--;
+      if (this.running) this.scheduler.at(next, d);
+      else if (this.inFlight === 0) this.drained?.();
+    });
+  }
+}
+
+function cumulate(weights: Readonly<Record<string, number | undefined>>): (readonly [string, number])[] {
+  let sum = 0;
+  return Object.entries(weights).filter(([, w]) => (w ?? 0) > 0).map(([k, w]) => [k, (sum += w ?? 0)] as const);
+}
+
+/** Device indexes (into the flat list of all groups) in an order that alternates between groups. */
+function interleave(counts: readonly number[]): number[] {
+  const offsets = counts.map((_, i) => counts.slice(0, i).reduce((a, b) => a + b, 0));
+  const total = counts.reduce((a, b) => a + b, 0);
+  const keyed: [number, number][] = [];
+  counts.forEach((c, g) => { for (let n = 0; n < c; n++) keyed.push([(n + 0.5) / c, offsets[g]! + n]); });
+  keyed.sort((a, b) => a[0] - b[0]);
+  return keyed.length === total ? keyed.map(([, i]) => i) : [];
+}
+
+export function idPattern(pattern: string): (n: number) => string {
+  const m = /^(.*)\{n(?::(\d+))?\}(.*)$/.exec(pattern);
+  if (!m) throw new Error(`id pattern without {n}: ${pattern}`);
+  const [, before = '', width, after = ''] = m;
+  const w = width === undefined ? 0 : Number(width);
+  return (n) => before + String(n).padStart(w, '0') + after;
+}
+
+/** The token a target-token device presents (the provisioning step gives each target this token). */
+export function targetTokenOf(prefix: string, controllerId: string): string {
+  return `${prefix}-${controllerId}`.slice(0, 128);
+}
+
+function authHeaders(auth: AuthInput, idOf: (n: number) => string): (n: number) => Record<string, string> {
+  switch (auth.mode) {
+    case 'anonymous': { const none = {}; return () => none; }
+    case 'gateway': { const h = { authorization: `GatewayToken ${auth.token}` }; return () => h; }
+    case 'target': return (n) => ({ authorization: `TargetToken ${targetTokenOf(auth.tokenPrefix, idOf(n))}` });
+    case 'certificate': return (n) => ({ 'x-ssl-client-cn': idOf(n), 'x-ssl-issuer-hash-1': auth.issuerHash });
+  }
+}
+
+function mix32(x: number): number {
+  let h = x | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+function gaussian(random: () => number): number {
+  const u = 1 - random();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }

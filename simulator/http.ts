@@ -1,25 +1,11 @@
 /**
- * The device side of HTTP: one undici Pool per origin with keep-alive, a cap on requests in flight
- * (so a large fleet queues instead of opening thousands of sockets), and small helpers for JSON.
+ * The device side of HTTP: one undici Pool per server with keep-alive connections (requests beyond
+ * them queue in the pool instead of opening thousands of sockets), timing and counting per request
+ * kind, and the scenario's injected network faults (a share of requests dropped or delayed).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
-
-export class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-
-  async acquire(): Promise<void> {
-    if (this.active < this.limit) { this.active++; return; }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    // Hand the slot straight to the next waiter so the count never dips below the real number in flight.
-    if (next) next(); else this.active--;
-  }
-}
+import type { Kind, Stats } from './stats.js';
 
 export interface SimResponse {
   readonly status: number;
@@ -27,46 +13,66 @@ export interface SimResponse {
   readonly body: Dispatcher.ResponseData['body'];
 }
 
+export interface Faults { readonly drop: number; readonly delay: number; readonly delayMs: number }
+
 export interface RequestSpec {
+  readonly kind: Kind;
   readonly method: 'GET' | 'PUT' | 'POST';
   readonly url: string;
-  readonly headers?: Record<string, string>;
+  readonly headers: Record<string, string>;
   readonly json?: unknown;
+  readonly faults: Faults;
+  /** Downloads take drops themselves (cut mid-body, to exercise resume); other requests are not sent. */
+  readonly dropInside?: boolean;
 }
+
+/** A request the scenario's faults dropped: the device sees it as a lost connection. */
+export class DroppedError extends Error {}
 
 export class SimHttp {
   private readonly pool: Pool;
-  private readonly gate: Semaphore;
   readonly origin: string;
 
-  constructor(server: string, concurrency: number) {
+  constructor(server: string, connections: number, private readonly stats: Stats, private readonly random: () => number) {
     this.origin = new URL(server).origin;
-    this.pool = new Pool(this.origin, { connections: concurrency, keepAliveTimeout: 30_000, pipelining: 1 });
-    this.gate = new Semaphore(concurrency);
+    this.pool = new Pool(this.origin, {
+      connections, keepAliveTimeout: 60_000, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000,
+    });
   }
 
-  /** Sends a request; the caller must consume or dump the body (see `drain`) before the slot frees. */
-  async send(spec: RequestSpec, use: (res: SimResponse) => Promise<void>): Promise<void> {
+  /**
+   * Sends a request and hands the answer to `use` (the body is dumped afterwards when `use` left it).
+   * Returns the status; throws on transport errors and dropped requests (both counted).
+   */
+  async send(spec: RequestSpec, use?: (res: SimResponse, dropped: boolean) => Promise<void>): Promise<number> {
     const url = new URL(spec.url, this.origin);
     if (url.origin !== this.origin) throw new Error(`link to another origin: ${spec.url}`);
+    const f = spec.faults;
+    const dropped = f.drop > 0 && this.random() < f.drop;
+    if (dropped) this.stats.faults.dropped++;
+    if (dropped && !spec.dropInside) throw new DroppedError('request dropped (injected fault)');
+    if (f.delay > 0 && this.random() < f.delay) { this.stats.faults.delayed++; await sleep(f.delayMs); }
     const headers: Record<string, string> = { ...spec.headers };
     let body: string | undefined;
     if (spec.json !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(spec.json); }
-    await this.gate.acquire();
+    const started = process.hrtime.bigint();
+    let res: Dispatcher.ResponseData;
     try {
-      const res = await this.pool.request({ method: spec.method, path: url.pathname + url.search, headers, body });
-      try { await use({ status: res.statusCode, headers: res.headers, body: res.body }); } finally { await drain(res.body); }
-    } finally {
-      this.gate.release();
+      res = await this.pool.request({ method: spec.method, path: url.pathname + url.search, headers, body });
+    } catch (e) {
+      this.stats.record(spec.kind, started, 'network');
+      throw e;
     }
+    this.stats.record(spec.kind, started, res.statusCode);
+    try {
+      if (use) await use({ status: res.statusCode, headers: res.headers, body: res.body }, dropped);
+    } finally {
+      if (!res.body.bodyUsed && !res.body.destroyed) await res.body.dump().catch(() => undefined);
+    }
+    return res.statusCode;
   }
 
   async close(): Promise<void> { await this.pool.close(); }
-}
-
-async function drain(body: SimResponse['body']): Promise<void> {
-  if (body.bodyUsed) return;
-  try { await body.dump(); } catch { /* connection already gone */ }
 }
 
 export function header(res: SimResponse, name: string): string | undefined {

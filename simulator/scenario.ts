@@ -1,61 +1,222 @@
 /**
- * Scenario files (YAML) describing a simulation run, validated with zod so a typo names the field
- * instead of silently running with defaults.
+ * Scenario files (YAML) describing a simulation run, validated with zod before anything runs: an
+ * unknown key or a wrong type is named with its path (`fleet.groups.0.behaviour.outcome.sucess: ...`).
+ *
+ * A scenario has a fleet (device groups, each with a count, an id pattern, attributes and a behaviour),
+ * steps driven over the Management API (create a distribution set, assign it, create and drive a
+ * rollout) and expectations that decide the exit code.
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { parseExpectation, type Expectation } from './expectations.js';
 
 const probability = z.number().min(0).max(1);
+const weight = z.number().min(0);
+const ms = z.number().int().min(0).max(86_400_000);
+
+/** A mix of outcomes by relative weight (`{ success: 9, failure: 1 }` = 90 % / 10 %). */
+function mix<K extends string>(...keys: readonly [K, ...K[]]) {
+  const shape = Object.fromEntries(keys.map((k) => [k, weight.optional()])) as Record<K, z.ZodOptional<typeof weight>>;
+  const positive = (m: object): boolean => Object.values(m as Record<string, number | undefined>).some((v) => (v ?? 0) > 0);
+  return z.object(shape).strict().refine(positive, 'at least one weight must be above 0');
+}
+
+const installTime = z.union([
+  z.number().min(0),
+  z.object({ min: z.number().min(0), max: z.number().min(0) }).strict().refine((r) => r.max >= r.min, 'max must be >= min'),
+  z.object({ mean: z.number().min(0), sd: z.number().min(0) }).strict(),
+]);
+
+export const behaviourSchema = z.object({
+  /** Poll interval: the server's `config.polling.sleep` times the scenario's timeScale, +/- jitter, clamped. */
+  poll: z.object({ jitter: probability, minMs: ms, maxMs: ms }).partial().strict(),
+  /** whole: one GET with sha1 check; range: Range requests of pieceBytes, resumed after a drop; skip: no download. */
+  download: z.object({ mode: z.enum(['whole', 'range', 'skip']), pieceBytes: z.number().int().min(1) }).partial().strict(),
+  /** Install time in device seconds (scaled by timeScale): a constant, uniform {min,max} or normal {mean,sd}. */
+  installSeconds: installTime,
+  outcome: mix('success', 'failure', 'noAnswer'),
+  confirmation: mix('confirm', 'deny', 'autoConfirm'),
+  cancel: mix('accept', 'reject'),
+  /** Network faults: the share of requests dropped (downloads cut mid-body) and delayed by delayMs. */
+  faults: z.object({ drop: probability, delay: probability, delayMs: ms }).partial().strict(),
+}).partial().strict();
+export type BehaviourInput = z.infer<typeof behaviourSchema>;
+
+const authSchema = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('anonymous') }).strict(),
+  z.object({ mode: z.literal('gateway'), token: z.string().min(1) }).strict(),
+  /** Per-device tokens `<tokenPrefix>-<controllerId>`; provision creates the targets with them in bulk first. */
+  z.object({ mode: z.literal('target'), tokenPrefix: z.string().min(1).default('sim'), provision: z.boolean().default(true) }).strict(),
+  /** What a TLS-terminating proxy forwards: X-Ssl-Client-Cn = controllerId and the issuer hash. */
+  z.object({ mode: z.literal('certificate'), issuerHash: z.string().min(1) }).strict(),
+]);
+export type AuthInput = z.infer<typeof authSchema>;
+
+const groupSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - (1-40)'),
+  count: z.number().int().min(0).max(1_000_000),
+  /** `{n}` is the device number in the group, `{n:6}` zero-padded to 6 digits; default `<name>-{n:6}`. */
+  idPattern: z.string()
+    .regex(/^[A-Za-z0-9_.:-]*\{n(:\d{1,2})?\}[A-Za-z0-9_.:-]*$/, 'needs exactly one {n} or {n:W} and id characters').optional(),
+  /** Fixed values, or a list to pick from per device. */
+  attributes: z.record(z.string().max(128), z.union([z.string().max(128), z.array(z.string().max(128)).min(1)])).default({}),
+  auth: authSchema.optional(),
+  behaviour: behaviourSchema.optional(),
+}).strict();
+
+const groupsRef = z.array(z.string()).min(1).optional();
+const actionType = z.enum(['soft', 'forced', 'timeforced', 'downloadonly']);
+const rolloutStates = z.enum(['ready', 'running', 'paused', 'finished', 'stopped']);
+
+const stepSchema = z.union([
+  z.object({ createDistributionSet: z.object({
+    name: z.string().min(1).default('sim-release'), version: z.string().min(1).optional(),
+    artifacts: z.number().int().min(1).max(10).default(1), artifactBytes: z.number().int().min(1).max(1 << 30).default(65_536),
+  }).strict() }).strict(),
+  z.object({ assign: z.object({
+    groups: groupsRef, type: actionType.optional(), confirmationRequired: z.boolean().optional(),
+    maintenanceWindow: z.object({ schedule: z.string(), duration: z.string(), timezone: z.string() }).strict().optional(),
+  }).strict() }).strict(),
+  /** Any body the rollout API accepts; name, distributionSetId and targetFilterQuery default from the scenario. */
+  z.object({ createRollout: z.object({
+    groups: groupsRef, start: z.boolean().default(true), body: z.record(z.string(), z.unknown()).default({}),
+  }).strict() }).strict(),
+  z.object({ rollout: z.enum(['start', 'pause', 'resume', 'stop']) }).strict(),
+  /** Waits until the rollout reaches a state (fails the run after timeoutSeconds). */
+  z.object({ waitRollout: z.object({ status: rolloutStates, timeoutSeconds: z.number().positive().default(120) }).strict() }).strict(),
+  /** Waits until this many updates finished on the devices (success or failure). */
+  z.object({
+    waitUpdates: z.object({ atLeast: z.number().int().min(0), timeoutSeconds: z.number().positive().default(120) }).strict(),
+  }).strict(),
+  z.object({ sleep: z.number().min(0).max(86_400) }).strict(),
+]);
+export type Step = z.infer<typeof stepSchema>;
 
 export const scenarioSchema = z.object({
-  server: z.string().url().default('http://127.0.0.1:8080'),
+  name: z.string().default('scenario'),
+  server: z.url().default('http://127.0.0.1:8080'),
   tenant: z.string().min(1).max(64).default('DEFAULT'),
-  devices: z.object({
-    count: z.number().int().min(1).max(1_000_000),
-    prefix: z.string().min(1).max(200).default('sim-'),
-    auth: z.discriminatedUnion('mode', [
-      z.object({ mode: z.literal('anonymous') }),
-      z.object({ mode: z.literal('gateway'), token: z.string().min(1) }),
-      // Target tokens are per device: the CLI creates the targets with `<token>-<controllerId>` as their token.
-      z.object({ mode: z.literal('target'), token: z.string().min(1) }),
-    ]),
-  }).strict(),
-  /** Management credentials `user:password`; when given, the run first configures the tenant for the auth mode. */
+  /** Management credentials `user:password`: needed for tenantConfig, provisioning and steps. */
   admin: z.string().regex(/^[^:]+:.*$/, 'expected user:password').optional(),
-  /**
-   * Tenant configuration set before the run (needs `admin`), in order. `minPollingTime: '00:00:00'`
-   * lifts the server's per-device poll pacing, which otherwise throttles scaled-down polling with 429.
-   */
+  /** Tenant configuration written before the run (needs admin). */
   tenantConfig: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
-  timeScale: z.number().positive().max(10).default(0.001),
-  minSleepMs: z.number().int().min(1).max(3_600_000).default(50),
-  maxSleepMs: z.number().int().min(1).max(86_400_000).default(60_000),
+  /** Multiplies device time: 0.01 turns a 00:05:00 polling sleep into 3 s and a 60 s install into 0.6 s. */
+  timeScale: z.number().positive().max(10).default(1),
+  /** Longest run in seconds; the run ends earlier once every expectation is decided. */
   durationSeconds: z.number().positive().max(7 * 24 * 3600),
-  concurrency: z.number().int().min(1).max(10_000).default(32),
-  failureRate: probability.default(0),
-  denyRate: probability.default(0),
-  rangeChunkBytes: z.number().int().min(0).default(0),
-  attributes: z.record(z.string(), z.string().max(128)).default({}),
-  /** Exit non-zero when more than this share of requests failed. */
-  maxErrorRate: probability.default(0.01),
+  /** First polls spread over this many seconds (at a 60 s interval, 60 spreads a large fleet evenly). */
+  rampSeconds: z.number().min(0).max(86_400).default(1),
+  /** HTTP connections to the server (undici keep-alive pool); further requests queue. */
+  connections: z.number().int().min(1).max(10_000).default(64),
+  /** Attempts to reach the server before giving up (exponential backoff from 250 ms). */
+  connectAttempts: z.number().int().min(1).max(20).default(5),
+  fleet: z.object({
+    auth: authSchema,
+    /** Defaults for every group's behaviour (a group's own behaviour overrides key by key). */
+    behaviour: behaviourSchema.optional(),
+    groups: z.array(groupSchema).min(1),
+  }).strict(),
+  steps: z.array(stepSchema).default([]),
+  expect: z.array(z.string().transform((text, ctx): Expectation => {
+    const e = parseExpectation(text);
+    if (typeof e === 'string') { ctx.addIssue({ code: 'custom', message: e }); return z.NEVER; }
+    return e;
+  })).default([]),
 }).strict();
 
 export type Scenario = z.infer<typeof scenarioSchema>;
+export type Group = Scenario['fleet']['groups'][number];
 
 export class ScenarioError extends Error {}
 
-export function parseScenario(text: string, source = 'scenario'): Scenario {
-  let raw: unknown;
-  try { raw = parse(text); } catch (e) { throw new ScenarioError(`${source}: invalid YAML: ${(e as Error).message}`); }
+export function validateScenario(raw: unknown, source = 'scenario'): Scenario {
   const r = scenarioSchema.safeParse(raw ?? {});
   if (!r.success) {
-    const problems = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    const problems = r.error.issues.map((i) => {
+      const path = i.path.join('.');
+      // an unknown key: name the key itself, not only the object holding it
+      const keys = i.code === 'unrecognized_keys' ? i.keys.map((k) => (path ? `${path}.${k}` : k)).join(', ') : '';
+      return keys ? `${keys}: unknown key` : `${path || '(root)'}: ${i.message}`;
+    });
     throw new ScenarioError(`${source}: ${problems.join('; ')}`);
+  }
+  const names = new Set<string>();
+  for (const g of r.data.fleet.groups) {
+    if (names.has(g.name)) throw new ScenarioError(`${source}: fleet.groups: group name '${g.name}' used twice`);
+    names.add(g.name);
+  }
+  let ds = false;
+  let rollout = false;
+  for (const [i, s] of r.data.steps.entries()) {
+    const fail = (problem: string): never => { throw new ScenarioError(`${source}: steps.${i}: ${problem}`); };
+    if (('assign' in s || 'createRollout' in s) && !ds) fail('needs a createDistributionSet step before it');
+    if (('rollout' in s || 'waitRollout' in s) && !rollout) fail('needs a createRollout step before it');
+    ds ||= 'createDistributionSet' in s;
+    rollout ||= 'createRollout' in s;
+    const groups = 'assign' in s ? s.assign.groups : 'createRollout' in s ? s.createRollout.groups : undefined;
+    const unknown = groups?.find((g) => !names.has(g));
+    if (unknown !== undefined) throw new ScenarioError(`${source}: steps.${i}: no fleet group named '${unknown}'`);
+  }
+  for (const [i, e] of r.data.expect.entries()) {
+    if (e.kind === 'allDevices' && e.group !== undefined && !names.has(e.group)) {
+      throw new ScenarioError(`${source}: expect.${i}: no fleet group named '${e.group}'`);
+    }
+  }
+  const managed = r.data.expect.some((e) => e.kind === 'rollout' || e.kind === 'errorThreshold' || e.kind === 'allDevices');
+  if (!r.data.admin && (r.data.steps.length > 0 || Object.keys(r.data.tenantConfig).length > 0 || managed)) {
+    throw new ScenarioError(`${source}: admin: steps, tenantConfig and server-side expectations need Management credentials `
+      + '(admin: user:password or --admin)');
   }
   return r.data;
 }
 
-export function loadScenario(path: string): Scenario {
-  return parseScenario(readFileSync(path, 'utf8'), path);
+export function parseScenario(text: string, source = 'scenario'): unknown {
+  try { return parse(text) as unknown; } catch (e) { throw new ScenarioError(`${source}: invalid YAML: ${(e as Error).message}`); }
+}
+
+export function loadScenario(path: string): unknown {
+  let text: string;
+  try { text = readFileSync(path, 'utf8'); } catch (e) { throw new ScenarioError(`${path}: cannot read: ${(e as Error).message}`); }
+  return parseScenario(text, path);
+}
+
+export interface Overrides {
+  readonly url?: string;
+  readonly tenant?: string;
+  readonly devices?: number;
+  readonly duration?: number;
+  readonly admin?: string;
+}
+
+/**
+ * The scenario with command-line overrides applied (before validation, so an override is checked
+ * like the file). `devices` rescales the groups' counts to that total, keeping their proportions.
+ */
+export function withOverrides(raw: unknown, o: Overrides): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const s: Record<string, unknown> = { ...raw as Record<string, unknown> };
+  if (o.url !== undefined) s['server'] = o.url;
+  if (o.tenant !== undefined) s['tenant'] = o.tenant;
+  if (o.duration !== undefined) s['durationSeconds'] = o.duration;
+  if (o.admin !== undefined) s['admin'] = o.admin;
+  const fleet = s['fleet'] as { groups?: unknown } | undefined;
+  if (o.devices !== undefined && fleet && Array.isArray(fleet.groups)) {
+    const groups = fleet.groups as { count?: unknown }[];
+    const counts = groups.map((g) => (typeof g.count === 'number' ? g.count : 0));
+    const scaled = rescale(counts, o.devices);
+    s['fleet'] = { ...fleet, groups: groups.map((g, i) => ({ ...g, count: scaled[i] })) };
+  }
+  return s;
+}
+
+/** Integer counts proportional to `counts` summing to `total` (largest remainder). */
+export function rescale(counts: readonly number[], total: number): number[] {
+  const sum = counts.reduce((a, b) => a + b, 0) || counts.length;
+  const exact = counts.map((c) => ((sum === counts.length && counts.every((x) => x === 0) ? 1 : c) * total) / sum);
+  const out = exact.map(Math.floor);
+  let left = total - out.reduce((a, b) => a + b, 0);
+  const order = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0]);
+  for (const [, i] of order) { if (left <= 0) break; out[i]! += 1; left--; }
+  return out;
 }

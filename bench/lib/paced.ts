@@ -64,5 +64,7 @@ export async function paced(opts: {
   await pool.close();
   latencies.sort((a, b) => a - b);
   const q = (f: number): number => Number((latencies[Math.min(latencies.length - 1, Math.floor(f * latencies.length))] ?? NaN).toFixed(2));
-  return { offered: opts.rate, achieved: Math.round(latencies.length / opts.durationS), p50: q(0.5), p99: q(0.99), max: q(1), non2xx, errors };
+  return {
+    offered: opts.rate, achieved: Math.round(latencies.length / opts.durationS), p50: q(0.5), p99: q(0.99), max: q(1), non2xx, errors,
+  };
 }

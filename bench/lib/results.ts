@@ -3,7 +3,9 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 /** Writes bench/results/<name>-<time>.json and .md, and prints the markdown table. */
-export function writeResults(name: string, params: Record<string, unknown>, rows: readonly Record<string, unknown>[], figures: Record<string, number> = {}): void {
+export function writeResults(
+  name: string, params: Record<string, unknown>, rows: readonly Record<string, unknown>[], figures: Record<string, number> = {},
+): void {
   const time = new Date().toISOString().replace(/[:.]/g, '-');
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
   const dir = join(process.cwd(), 'bench', 'results');

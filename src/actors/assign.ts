@@ -43,7 +43,9 @@ class AlreadyAssigned extends Error {}
  * autoclose, close) the target's obsolete active actions. Without multi-assignment a target that has
  * the DS assigned already gets no new action.
  */
-export async function assignOnline(deps: AssignDeps, tenant: Tenant, req: AssignmentRequest, cfg: TenantConfigView, now: number): Promise<AssignmentOutcome> {
+export async function assignOnline(
+  deps: AssignDeps, tenant: Tenant, req: AssignmentRequest, cfg: TenantConfigView, now: number,
+): Promise<AssignmentOutcome> {
   const multi = cfg.bool('multi.assignments.enabled');
   const flow = cfg.bool('user.confirmation.flow.enabled');
   const autoclose = cfg.bool('repository.actions.autoclose.enabled');

@@ -50,7 +50,9 @@ export async function checkTypeCompatibility(
 }
 
 /** The target types of these targets, by id (one batched read). */
-export async function targetTypesOf(store: Store, tenant: Tenant, targets: readonly TargetRecord[]): Promise<ReadonlyMap<number, TargetTypeRecord>> {
+export async function targetTypesOf(
+  store: Store, tenant: Tenant, targets: readonly TargetRecord[],
+): Promise<ReadonlyMap<number, TargetTypeRecord>> {
   const ids = [...new Set(targets.flatMap((t) => (t.targetType === null ? [] : [t.targetType])))];
   if (ids.length === 0) return new Map();
   const found = await store.getMany<TargetTypeRecord>(tenant, TARGET_TYPE, ids);
@@ -70,10 +72,14 @@ export async function lockImplicitly(store: Store, tenant: Tenant, ds: Distribut
     const current = await store.get<DistributionSetRecord>(tenant, DS, ds.id);
     if (current === undefined) return { done: undefined };
     if (!current.value.locked) {
-      writes.push({ kind: DS, id: ds.id, expect: current.version, before: current.value, after: { ...current.value, locked: true, lastModifiedAt: now } });
+      writes.push({
+        kind: DS, id: ds.id, expect: current.version, before: current.value, after: { ...current.value, locked: true, lastModifiedAt: now },
+      });
     }
     for (const m of await store.getMany<SoftwareModuleRecord>(tenant, SM, current.value.modules)) {
-      if (m !== undefined && !m.value.locked) writes.push({ kind: SM, id: m.id, expect: m.version, before: m.value, after: { ...m.value, locked: true, lastModifiedAt: now } });
+      if (m !== undefined && !m.value.locked) {
+        writes.push({ kind: SM, id: m.id, expect: m.version, before: m.value, after: { ...m.value, locked: true, lastModifiedAt: now } });
+      }
     }
     return writes.length === 0 ? { done: undefined } : { commit: { writes }, result: () => undefined };
   });

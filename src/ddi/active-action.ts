@@ -71,7 +71,9 @@ export function lapsed(state: WindowState | undefined): boolean {
  * Cancels an action whose maintenance schedule has no window left (reference §4.2); returns the
  * action as it is afterwards (canceling), or as it was when the cancel did not apply.
  */
-export async function cancelLapsed(services: Services, tenant: Tenant, action: Stored<ActionRecord>, now: number): Promise<Stored<ActionRecord>> {
+export async function cancelLapsed(
+  services: Services, tenant: Tenant, action: Stored<ActionRecord>, now: number,
+): Promise<Stored<ActionRecord>> {
   const r = await services.runtime.send(tenant, ACTION, action.id, { type: 'mgmt.cancel', at: now, by: 'system', reason: 'maintenance' });
   if (r.kind === 'committed') {
     await services.dispatcher.settle(r.effectIds);

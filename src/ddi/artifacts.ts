@@ -24,7 +24,9 @@ import { entryQuotaLeft, sendToAction } from './report.js';
 const MD5SUM = '.MD5SUM';
 
 /** Modules the target may fetch, each with the active actions that deliver it. */
-async function reachableModules(services: Services, d: Device, target: TargetRecord, withInstalled: boolean): Promise<Map<number, Stored<ActionRecord>[]>> {
+async function reachableModules(
+  services: Services, d: Device, target: TargetRecord, withInstalled: boolean,
+): Promise<Map<number, Stored<ActionRecord>[]>> {
   const store = services.ctx.store;
   const actions = (await activeActions(store, d.tenant, target.id)).filter((a) => a.value.status !== 'canceling');
   const dsIds = [...new Set(actions.map((a) => a.value.ds))];

@@ -36,7 +36,9 @@ function checkEntry(key: string, value: string | null): void {
   if (CONTROL.test(value)) throw invalid(`body.data.${key.slice(0, 40)}: attribute value contains a control character`);
 }
 
-export function applyAttributes(current: Readonly<Record<string, string>>, mode: AttributeMode, data: Readonly<Record<string, string | null>>): Record<string, string> {
+export function applyAttributes(
+  current: Readonly<Record<string, string>>, mode: AttributeMode, data: Readonly<Record<string, string | null>>,
+): Record<string, string> {
   const next: Record<string, string> = mode === 'replace' ? {} : { ...current };
   for (const [key, value] of Object.entries(data)) {
     if (mode === 'remove' || value === null) delete next[key];

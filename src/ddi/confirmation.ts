@@ -102,7 +102,8 @@ export function activateAutoConfirmHandler(services: Services): Handler {
     const target = requireTarget(d);
     // the body is optional: none, or an empty one, activates without initiator and remark
     const body = req.body === undefined || req.body.length === 0 ? {} : validate(parseBody(req), activateAutoConfirmBody);
-    await activateAutoConfirm(services, d.tenant, target.id, { initiator: body.initiator ?? null, remark: body.remark ?? null }, services.now());
+    const opts = { initiator: body.initiator ?? null, remark: body.remark ?? null };
+    await activateAutoConfirm(services, d.tenant, target.id, opts, services.now());
     return { status: 200 };
   };
 }

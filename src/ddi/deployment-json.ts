@@ -31,7 +31,9 @@ export interface ArtifactJson {
 }
 
 export function artifactJson(req: Pick<Request, 'baseUrl'>, d: Pick<Device, 'pathTenant' | 'controllerId'>, a: ArtifactRecord): ArtifactJson {
-  const hashes = a.hashes.sha256 ? { sha1: a.hashes.sha1, md5: a.hashes.md5, sha256: a.hashes.sha256 } : { sha1: a.hashes.sha1, md5: a.hashes.md5 };
+  const hashes = a.hashes.sha256
+    ? { sha1: a.hashes.sha1, md5: a.hashes.md5, sha256: a.hashes.sha256 }
+    : { sha1: a.hashes.sha1, md5: a.hashes.md5 };
   return { filename: a.filename, hashes, size: a.size, _links: artifactLinks(req, d, a.module, a.filename) };
 }
 
@@ -82,9 +84,13 @@ export interface DeviceModule {
 export async function deviceModules(store: ModuleReads, tenant: string, dsId: number): Promise<DeviceModule[]> {
   const ds = (await store.get<DistributionSetRecord>(tenant, DS, dsId))?.value;
   if (ds === undefined) return [];
-  const modules = (await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules)).filter((m): m is Stored<SoftwareModuleRecord> => m !== undefined).map((m) => m.value);
+  const modules = (await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules))
+    .filter((m): m is Stored<SoftwareModuleRecord> => m !== undefined)
+    .map((m) => m.value);
   const typeIds = [...new Set(modules.map((m) => m.type))];
-  const types = new Map((await store.getMany<SoftwareModuleTypeRecord>(tenant, SM_TYPE, typeIds)).filter((t) => t !== undefined).map((t) => [t.id, t.value]));
+  const types = new Map((await store.getMany<SoftwareModuleTypeRecord>(tenant, SM_TYPE, typeIds))
+    .filter((t) => t !== undefined)
+    .map((t) => [t.id, t.value]));
   const artifacts = await moduleArtifacts(store, tenant, modules.map((m) => m.id));
   return modules.map((m) => ({
     module: m,
@@ -114,7 +120,9 @@ async function actionHistory(services: Services, tenant: string, action: ActionR
   const limit = requested < 0 || requested >= MAX_HISTORY ? MAX_HISTORY : requested;
   const store = services.ctx.store;
   const page = await store.members(tenant, ACTION_STATUS, 'action', String(action.id), { offset: 0, limit: 10_000, desc: true });
-  const entries = (await store.getMany<ActionStatusRecord>(tenant, ACTION_STATUS, page.ids)).filter((e): e is Stored<ActionStatusRecord> => e !== undefined).map((e) => e.value);
+  const entries = (await store.getMany<ActionStatusRecord>(tenant, ACTION_STATUS, page.ids))
+    .filter((e): e is Stored<ActionStatusRecord> => e !== undefined)
+    .map((e) => e.value);
   entries.sort((a, b) => b.timestamp - a.timestamp || b.id - a.id);
   const messages: string[] = [];
   for (const e of entries) {
@@ -135,8 +143,13 @@ export interface RenderOptions {
   readonly now: number;
 }
 
-export async function deploymentJson(services: Services, req: Request, d: Device, action: ActionRecord, opts: RenderOptions): Promise<object> {
-  const [chunkList, history] = await Promise.all([chunks(services, req, d, action.ds), actionHistory(services, d.tenant, action, opts.history)]);
+export async function deploymentJson(
+  services: Services, req: Request, d: Device, action: ActionRecord, opts: RenderOptions,
+): Promise<object> {
+  const [chunkList, history] = await Promise.all([
+    chunks(services, req, d, action.ds),
+    actionHistory(services, d.tenant, action, opts.history),
+  ]);
   const body = {
     download: downloadHandling(action, opts.now),
     update: updateHandling(action, opts.state, opts.now),

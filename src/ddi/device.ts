@@ -75,7 +75,8 @@ export function deviceAuthenticators(services: Services): { cached: Authenticato
   };
   const decide = (req: Request, where: Where, config: TenantConfigView, target: TargetRecord | undefined): DdiPrincipal => {
     const outcome = authenticateDevice({
-      headers: req.headers, fromTrustedProxy: req.fromTrustedProxy, controllerId: where.controllerId, securityToken: target?.securityToken, config, system,
+      headers: req.headers, fromTrustedProxy: req.fromTrustedProxy, controllerId: where.controllerId,
+      securityToken: target?.securityToken, config, system,
     });
     if (!outcome.ok) throw new AppError('UNAUTHORIZED', outcome.reason);
     const principal = principalOf(where.tenant, outcome.mode);

@@ -31,7 +31,9 @@ export function intQuery(req: Request, name: string, fallback: number): number {
   return n;
 }
 
-export async function actionOfTarget(services: Services, tenant: string, target: TargetRecord, actionId: number): Promise<Stored<ActionRecord>> {
+export async function actionOfTarget(
+  services: Services, tenant: string, target: TargetRecord, actionId: number,
+): Promise<Stored<ActionRecord>> {
   const found = await services.ctx.store.get<ActionRecord>(tenant, ACTION, actionId);
   if (found === undefined || found.value.targetId !== target.id) throw notFound('Action', actionId);
   return found;

@@ -32,7 +32,9 @@ export function entryQuotaLeft(services: Services, action: ActionRecord): boolea
 }
 
 /** Sends the event; waits until the effects it caused were handled. */
-export async function sendToAction(services: Services, tenant: string, action: Stored<ActionRecord>, event: ActionEvent): Promise<ActionRecord | undefined> {
+export async function sendToAction(
+  services: Services, tenant: string, action: Stored<ActionRecord>, event: ActionEvent,
+): Promise<ActionRecord | undefined> {
   const r = await services.runtime.send(tenant, ACTION, action.id, event);
   switch (r.kind) {
     case 'committed':

@@ -21,7 +21,12 @@ import type { ActionEvent, Report } from '../domain/action.machine.js';
 import type { DmfActionStatus } from './protocol.js';
 
 type StatusDecision =
-  | { readonly ok: true; readonly event: ActionEvent; /** A final report: the status-entry quota does not apply. */ readonly final: boolean }
+  | {
+    readonly ok: true;
+    readonly event: ActionEvent;
+    /** A final report: the status-entry quota does not apply. */
+    readonly final: boolean;
+  }
   | { readonly ok: false; readonly reason: string };
 
 const refuse = (reason: string): StatusDecision => ({ ok: false, reason });

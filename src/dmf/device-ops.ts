@@ -101,7 +101,9 @@ export class DeviceOps {
   }
 
   /** UPDATE_AUTO_CONFIRM. */
-  async setAutoConfirm(tenant: string, thingId: string, body: { enabled: boolean; initiator: string | null; remark: string | null }, now: number): Promise<void> {
+  async setAutoConfirm(
+    tenant: string, thingId: string, body: { enabled: boolean; initiator: string | null; remark: string | null }, now: number,
+  ): Promise<void> {
     checkThingId(thingId);
     const target = await this.#target(tenant, thingId);
     if (!body.enabled) return deactivateAutoConfirm(this.#deps, tenant, target.id);
@@ -114,7 +116,9 @@ export class DeviceOps {
    * the action closed, or its maintenance window is open, the device is sent what to do next (in the
    * same commit, through the effects queue). A report the machine ignores (a repeated RETRIEVED) is a no-op.
    */
-  async reportStatus(tenant: string, thingId: string | null, body: ActionUpdateStatusBody, correlationId: string | null, now: number): Promise<void> {
+  async reportStatus(
+    tenant: string, thingId: string | null, body: ActionUpdateStatusBody, correlationId: string | null, now: number,
+  ): Promise<void> {
     const deps = this.#deps;
     const stored = await deps.store.get<ActionRecord>(tenant, ACTION, body.actionId);
     if (stored === undefined) throw new DmfRejection(`Got intermediate notification about action ${body.actionId} but action does not exist`);

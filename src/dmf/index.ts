@@ -45,7 +45,9 @@ export function dmfModule(deps: DmfModuleDeps): AppModule {
     routes: [],
     async start() {
       const ops = new DeviceOps(deps, log);
-      const inbound = new DmfInbound({ ops, outbound, channel, tenants: new Set(deps.tenants), vhost: dmf.vhost, log, metrics, now: () => deps.now() });
+      const inbound = new DmfInbound({
+        ops, outbound, channel, tenants: new Set(deps.tenants), vhost: dmf.vhost, log, metrics, now: () => deps.now(),
+      });
       connector = new DmfConnector(dmf, log, metrics, inbound.handle);
       log.info({ url: dmf.url, vhost: dmf.vhost, queue: dmf.receiverQueue }, 'DMF connector started');
     },

@@ -149,7 +149,9 @@ export class DmfOutbound implements DmfOutboundPort {
     return { message: this.#message(exchange, id, headers, { actionId: action.id }), items: [index] };
   }
 
-  #update(tenant: string, index: number, id: string, target: TargetRecord, exchange: string, action: ActionRecord, batchable: boolean): Update {
+  #update(
+    tenant: string, index: number, id: string, target: TargetRecord, exchange: string, action: ActionRecord, batchable: boolean,
+  ): Update {
     return { tenant, index, id, target, exchange, action, topic: updateTopic(action, Date.now()), batchable };
   }
 
@@ -182,7 +184,11 @@ export class DmfOutbound implements DmfOutboundPort {
         continue;
       }
       const headers = { type: 'EVENT', topic: u.topic, thingId: u.target.controllerId, tenant: u.tenant };
-      const body = { actionId: u.action.id, targetSecurityToken: u.target.securityToken, softwareModules: this.#modulesJson(u.tenant, u.target, await modulesOf(u.tenant, u.action.ds)) };
+      const body = {
+        actionId: u.action.id,
+        targetSecurityToken: u.target.securityToken,
+        softwareModules: this.#modulesJson(u.tenant, u.target, await modulesOf(u.tenant, u.action.ds)),
+      };
       out.push({ message: this.#message(u.exchange, u.id, headers, body), items: [u.index] });
     }
     for (const group of batches.values()) {
@@ -190,7 +196,9 @@ export class DmfOutbound implements DmfOutboundPort {
       const headers = { type: 'EVENT', topic: first.topic === 'DOWNLOAD' ? 'BATCH_DOWNLOAD' : 'BATCH_DOWNLOAD_AND_INSTALL', tenant: first.tenant };
       const body = {
         timestamp: Date.now(),
-        targets: group.map((u) => ({ actionId: u.action.id, controllerId: u.target.controllerId, targetSecurityToken: u.target.securityToken })),
+        targets: group.map((u) => ({
+          actionId: u.action.id, controllerId: u.target.controllerId, targetSecurityToken: u.target.securityToken,
+        })),
         // one set of modules for all: as hawkBit, the download URLs name the first target
         softwareModules: this.#modulesJson(first.tenant, first.target, await modulesOf(first.tenant, first.action.ds)),
       };
@@ -259,8 +267,7 @@ export class DmfOutbound implements DmfOutboundPort {
         if (r.status === 'fulfilled') {
           done.push(...p.items);
           confirmed++;
-        }
-        else if (amqpCode(r.reason) === 'NOT_FOUND') missing.add(p.message.exchange);
+        } else if (amqpCode(r.reason) === 'NOT_FOUND') missing.add(p.message.exchange);
         else failed.push(p);
       });
       for (const p of round) if (missing.has(p.message.exchange)) done.push(...p.items);

@@ -92,9 +92,15 @@ const isFeedback = (e: Ev, execution: Execution, result?: FinishedResult | 'notF
 function entryFor(event: Ev): EntryParams | undefined {
   switch (event.type) {
     case 'device.feedback':
-      return { type: feedbackEntryType(event.execution, event.finished), messages: reportMessages(event), code: event.code, timestamp: event.timestamp };
+      return {
+        type: feedbackEntryType(event.execution, event.finished), messages: reportMessages(event),
+        code: event.code, timestamp: event.timestamp,
+      };
     case 'device.cancelFeedback':
-      return { type: cancelEntryType(event.execution, event.finished), messages: reportMessages(event), code: event.code, timestamp: event.timestamp };
+      return {
+        type: cancelEntryType(event.execution, event.finished), messages: reportMessages(event),
+        code: event.code, timestamp: event.timestamp,
+      };
     case 'device.confirmed':
       return { type: 'running', messages: [server('Target confirmed the action.'), ...reportMessages(event)], code: event.code, timestamp: event.timestamp };
     case 'device.denied':

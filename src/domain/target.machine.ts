@@ -34,7 +34,10 @@ export const targetMachine = setup({
     ),
     offline: assign(({ context, event }) =>
       event.type === 'mgmt.assignedOffline'
-        ? { assignedDs: event.ds, installedDs: event.ds, installedAt: event.at, installedAction: event.action, lastModifiedAt: event.at, lastModifiedBy: event.by }
+        ? {
+          assignedDs: event.ds, installedDs: event.ds, installedAt: event.at, installedAction: event.action,
+          lastModifiedAt: event.at, lastModifiedBy: event.by,
+        }
         : context,
     ),
     install: assign(({ context, event }) => {

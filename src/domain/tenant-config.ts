@@ -102,7 +102,9 @@ export interface TenantConfigView {
   number(key: ConfigKey): number;
 }
 
-export function viewOf(values: Readonly<Partial<Record<ConfigKey, ConfigValue>>>, defaults: Readonly<Record<ConfigKey, ConfigValue>>): TenantConfigView {
+export function viewOf(
+  values: Readonly<Partial<Record<ConfigKey, ConfigValue>>>, defaults: Readonly<Record<ConfigKey, ConfigValue>>,
+): TenantConfigView {
   const get = (key: ConfigKey): ConfigValue => values[key] ?? defaults[key];
   return {
     get,

@@ -37,7 +37,9 @@ function directoryOf(tenants: readonly TenantConfig[]): Directory {
   const byQualified = new Map<string, Account>();
   for (const tenant of tenants) {
     for (const user of tenant.users) {
-      const account: Account = { tenant: tenant.name, username: user.username, hash: user.password, permissions: expandPermissions(user.permissions) };
+      const account: Account = {
+        tenant: tenant.name, username: user.username, hash: user.password, permissions: expandPermissions(user.permissions),
+      };
       const list = byName.get(user.username) ?? [];
       list.push(account);
       byName.set(user.username, list);

@@ -108,7 +108,9 @@ export class Exchange implements Throttle {
     if (this.flavour === 'unacceptable' && (route.produces === 'json' || (route.produces === undefined && unsafe))) {
       return void this.finish(notAcceptable(headers['accept']));
     }
-    const request = new HttpRequest({ method, path, rawQuery, headers, params: match.params, remote, fromTrustedProxy: trusted, fallbackHost: s.fallbackHost });
+    const request = new HttpRequest({
+      method, path, rawQuery, headers, params: match.params, remote, fromTrustedProxy: trusted, fallbackHost: s.fallbackHost,
+    });
     this.request = request;
 
     const bodyKind = route.body ?? (method === 'POST' || method === 'PUT' || method === 'PATCH' ? 'json' : 'none');
@@ -167,7 +169,9 @@ export class Exchange implements Throttle {
     void this.finish(reply);
   }
 
-  async continueRun(route: Route, request: HttpRequest, principal: Promise<Principal> | undefined, pending: Promise<Reply> | undefined): Promise<void> {
+  async continueRun(
+    route: Route, request: HttpRequest, principal: Promise<Principal> | undefined, pending: Promise<Reply> | undefined,
+  ): Promise<void> {
     let reply: Reply;
     try {
       if (principal !== undefined) {

@@ -35,7 +35,10 @@ export function prepare(reply: Reply, flavour: Flavour): Prepared {
     return { status: reply.status, headers: reply.headers, contentType: undefined, body: undefined, stream: reply.stream };
   }
   if (reply.json !== undefined || reply.jsonText !== undefined) {
-    return { status: reply.status, headers: reply.headers, contentType: contentTypeOf(flavour), body: serialize(reply.json, reply.jsonText, flavour), stream: undefined };
+    return {
+      status: reply.status, headers: reply.headers, contentType: contentTypeOf(flavour),
+      body: serialize(reply.json, reply.jsonText, flavour), stream: undefined,
+    };
   }
   const body = reply.body;
   const contentType = body === undefined ? undefined : typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream';

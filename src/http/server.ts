@@ -116,7 +116,8 @@ export interface ListenOptions {
 export async function listen(app: TemplatedApp, host: string, port: number, options: ListenOptions): Promise<us_listen_socket> {
   const socket = await new Promise<us_listen_socket | false>((resolve) => {
     // (host, port, options, cb) is supported by the binding though the typings list only (port, options, cb)
-    const listenWith = app.listen.bind(app) as unknown as (h: string, p: number, o: number, cb: (s: us_listen_socket | false) => void) => void;
+    type Listen = (h: string, p: number, o: number, cb: (s: us_listen_socket | false) => void) => void;
+    const listenWith = app.listen.bind(app) as unknown as Listen;
     listenWith(host, port, options.exclusive ? LISTEN_EXCLUSIVE_PORT : 0, resolve);
   });
   if (socket !== false) return socket;

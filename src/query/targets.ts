@@ -135,7 +135,8 @@ export async function joinTargets(
   if (joins.size === 0) return records.map((t) => ({ t }));
   const { store, tenant } = source;
   const polls = joins.has('poll') ? await store.getPolls(tenant, records.map((t) => t.id)) : undefined;
-  const load = <R>(join: string, kind: string, ids: (number | null)[]) => (joins.has(join) ? loadMap<R>(store, tenant, kind, ids) : undefined);
+  const load = <R>(join: string, kind: string, ids: (number | null)[]) =>
+    (joins.has(join) ? loadMap<R>(store, tenant, kind, ids) : undefined);
   const tags = await load<TagRecord>('tags', TARGET_TAG, records.flatMap((t) => t.tags));
   const types = await load<TargetTypeRecord>('type', TARGET_TYPE, records.map((t) => t.targetType));
   const sets = await load<DistributionSetRecord>('ds', DS, records.flatMap((t) => [t.assignedDs, t.installedDs]));

@@ -45,7 +45,9 @@ export function schedulerModule(services: SchedulerDeps, overrides: Partial<Sche
   // built on first use: the store opens after the modules are built
   let engine: RolloutEngine | undefined;
   const rollouts = () =>
-    (engine ??= new RolloutEngine({ store: services.store, runtime: services.runtime, tenantConfig: services.tenantConfig, log: services.ctx.logger }));
+    (engine ??= new RolloutEngine({
+      store: services.store, runtime: services.runtime, tenantConfig: services.tenantConfig, log: services.ctx.logger,
+    }));
   const tasks: (Task & { readonly reportAs: Exclude<keyof PassReport, 'skipped'> })[] = [
     { name: 'auto-assign', reportAs: 'autoAssigned', intervalMs: settings.autoAssignMs, leased: true, run: (t, now) => autoAssigner.run(t, now) },
     { name: 'action-cleanup', reportAs: 'cleanedUp', intervalMs: settings.cleanupMs, leased: true, run: (t, now) => cleanupActions(services, t, now) },

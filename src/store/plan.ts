@@ -67,12 +67,16 @@ export function planCommit(schema: Schema, commit: Commit): CommitPlan {
   if (commit.dedupe !== undefined && (typeof commit.dedupe !== 'string' || commit.dedupe.length === 0)) {
     throw new TypeError('dedupe must be a non-empty string');
   }
-  const counters = (commit.counters ?? []).filter((c) => {
+  // increments of one field add up first: a commit creating 1,000 actions of a group moves one field once
+  const sums = new Map<string, CounterIncrement>();
+  for (const c of commit.counters ?? []) {
     if (typeof c.key !== 'string' || c.key.length === 0 || typeof c.field !== 'string' || c.field.length === 0) {
       throw new TypeError('a counter increment needs a non-empty key and field');
     }
     if (!Number.isSafeInteger(c.by)) throw new TypeError(`counter ${c.key}.${c.field}: increment must be an integer, got ${c.by}`);
-    return c.by !== 0;
-  });
+    const slot = `${c.key}\0${c.field}`;
+    sums.set(slot, { key: c.key, field: c.field, by: (sums.get(slot)?.by ?? 0) + c.by });
+  }
+  const counters = [...sums.values()].filter((c) => c.by !== 0);
   return { writes, claims, releases, adds, removes, effects, counters, dedupe: commit.dedupe };
 }

@@ -25,8 +25,9 @@ export async function bootstrapTenant(store: Store, tenant: Tenant, now: number)
   const os = smType(first, KEYS.smOs, 'OS', 'Core firmware or operation system', 1);
   const app = smType(first + 1, KEYS.smApp, 'Application', 'Application Addons', INT_MAX);
   const ds = await store.nextIds(tenant, DS_TYPE, 3);
-  const dsType = (id: number, key: string, name: string, description: string, mandatory: number[], optional: number[]): DistributionSetTypeRecord =>
-    ({ id, key, name, description, colour: null, mandatory, optional, deleted: false, ...audit });
+  const dsType = (
+    id: number, key: string, name: string, description: string, mandatory: number[], optional: number[],
+  ): DistributionSetTypeRecord => ({ id, key, name, description, colour: null, mandatory, optional, deleted: false, ...audit });
   const types = [
     dsType(ds, KEYS.dsOs, 'OS only', 'Default type with Firmware/OS only.', [os.id], []),
     dsType(ds + 1, KEYS.dsApp, 'App(s) only', 'Default type with app(s) only.', [app.id], []),

@@ -198,7 +198,9 @@ export class TenantConfigService {
     if (!fresh && cached !== undefined && this.#clock() - cached.loadedAt < this.#ttlMs) return cached;
     const stored = await this.#store.get<TenantConfigRecord>(tenant, TENANT_CONFIG, RECORD_ID);
     const record = stored?.value ?? { id: RECORD_ID, values: {} };
-    const next: Cached = { record, version: stored?.version ?? 0, view: viewOf(this.#effectiveValues(tenant, record), this.#globals), loadedAt: this.#clock() };
+    const next: Cached = {
+      record, version: stored?.version ?? 0, view: viewOf(this.#effectiveValues(tenant, record), this.#globals), loadedAt: this.#clock(),
+    };
     this.#cache.set(tenant, next);
     return next;
   }

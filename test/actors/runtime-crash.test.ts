@@ -36,7 +36,10 @@ describe('actor runtime: a crash between commit and dispatch', () => {
     // a surviving instance reclaims it (after the idle time when the dead consumer had taken it)
     const survivor = await openInstance('redis', url, tenant, 'survivor', 200);
     open.push(survivor);
-    await expect.poll(async () => { await survivor.dispatcher.drain(); return survivor.store.pendingEffects(tenant); }, { timeout: 5000, interval: 100 }).toBe(0);
+    await expect.poll(async () => {
+      await survivor.dispatcher.drain();
+      return survivor.store.pendingEffects(tenant);
+    }, { timeout: 5000, interval: 100 }).toBe(0);
 
     const target = await survivor.store.get<TargetRecord>(tenant, TARGET, 1);
     expect(target?.value).toMatchObject({ updateStatus: 'in_sync', installedDs: 7, installedAction: 10 });

@@ -179,8 +179,10 @@ describe.each(LOCAL_STORES)('fuzzing every route, %s store', (kind) => {
     const ids: Record<string, string> = {
       actionId, softwareModuleId: String(module.id), smId: String(module.id), moduleId: String(module.id), distributionSetId: String(ds.id),
       dsId: String(ds.id), fileName: artifacts[0]!.record.filename, artifactId: String(artifacts[0]!.record.id), targetTagId: String(tag),
-      tagId: String(tag), distributionsetTagId: String(dsTag), dsTagId: String(dsTag), filterId: String(filter), targetFilterQueryId: String(filter),
-      softwareModuleTypeId: String(smType.id), smTypeId: String(smType.id), distributionSetTypeId: String(dsType.id), dsTypeId: String(dsType.id),
+      tagId: String(tag), distributionsetTagId: String(dsTag), dsTagId: String(dsTag),
+      filterId: String(filter), targetFilterQueryId: String(filter),
+      softwareModuleTypeId: String(smType.id), smTypeId: String(smType.id),
+      distributionSetTypeId: String(dsType.id), dsTypeId: String(dsType.id),
       keyName: 'pollingTime', metadataKey: 'k', key: 'k',
     };
     expect(routes.length).toBeGreaterThan(50);

@@ -53,7 +53,9 @@ describe.each(STORES)('Management representation, %s store', (kind) => {
     const res = await app.mgmt.post(`${ROOT}/targetfilters`, { json: { name: unique('f'), query: 'name==x*' } });
     expect(res.status).toBe(201);
     const filter = res.json();
-    expect(filter).toMatchObject({ autoAssignDistributionSet: null, autoAssignActionType: null, autoAssignWeight: null, confirmationRequired: null });
+    expect(filter).toMatchObject({
+      autoAssignDistributionSet: null, autoAssignActionType: null, autoAssignWeight: null, confirmationRequired: null,
+    });
     const list = (await getJson(app, `${ROOT}/targetfilters`)) as { content: Record<string, unknown>[] };
     expect(list.content[0]).toHaveProperty('autoAssignWeight', null);
   });

@@ -10,7 +10,8 @@ describe('openStore', () => {
     try {
       expect(store.kind).toBe(kind);
       const tenant = uniqueTenant('open');
-      expect(await store.commit(tenant, { writes: [{ kind: NOTE, id: 1, expect: 0, after: { kind } }] })).toEqual({ ok: true, versions: [1] });
+      expect(await store.commit(tenant, { writes: [{ kind: NOTE, id: 1, expect: 0, after: { kind } }] }))
+        .toEqual({ ok: true, versions: [1] });
       expect((await store.get(tenant, NOTE, 1))?.value).toEqual({ kind });
     } finally {
       await store.close();

@@ -110,7 +110,8 @@ describe('redis store when Redis goes down and comes back', () => {
       expect(Date.now() - started).toBeLessThan(1000);
       started = Date.now();
       await expect(hung.get(tenant, NOTE, 1)).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(hung.commit(tenant, { writes: [{ kind: NOTE, id: 2, expect: 0, after: {} }] })).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(hung.commit(tenant, { writes: [{ kind: NOTE, id: 2, expect: 0, after: {} }] }))
+        .rejects.toBeInstanceOf(StoreUnavailableError);
       expect(Date.now() - started).toBeLessThan(2000);
       redis.resume();
       await eventually(() => hung.ping(), 5000);

@@ -1,13 +1,11 @@
 /**
  * A device driven only over AMQP (DMF), on both stores, through a real broker: registration,
- * attributes, assignments with success and failure, a rollout group start, cancellation, the
+ * attributes, assignments with success and failure, a rollout made over the Management API, cancellation, the
  * confirmation flow and auto-confirmation, batch assignments, removal and deletion, PING.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ACTORS } from '../../src/actors/kinds.js';
-import { ActorRuntime } from '../../src/actors/runtime.js';
 import { ACTION, type ActionRecord } from '../../src/domain/action.js';
-import { dmfObserver } from '../../src/dmf/observer.js';
+import { createRollout, statusOf } from '../api/rollout-engine/fixture.js';
 import { STORES } from '../helpers/app.js';
 import { seedDistributionSet } from '../helpers/seed.js';
 import { newThingId, startDmfApp, useRabbit, type DmfApp } from './fixture.js';
@@ -18,7 +16,7 @@ const thing = (): string => newThingId('thing');
 describe.each(STORES)('DMF on the %s store', (kind) => {
   let app: DmfApp;
   beforeAll(async () => {
-    app = await startDmfApp(kind, rabbit(), `v${STORES.indexOf(kind) + 1}`, { scheduler: { autoAssignMs: 200 } });
+    app = await startDmfApp(kind, rabbit(), `v${STORES.indexOf(kind) + 1}`, { scheduler: { autoAssignMs: 200, rolloutMs: 50 } });
   });
   afterAll(async () => {
     await app?.gateway.close();
@@ -34,7 +32,8 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     expect(res.status, res.text).toBe(200);
     return res.json().assignedActions[0].id as number;
   };
-  const action = async (id: number): Promise<ActionRecord> => (await app.store.get<ActionRecord>(app.tenant, ACTION, id))?.value as ActionRecord;
+  const action = async (id: number): Promise<ActionRecord> =>
+    (await app.store.get<ActionRecord>(app.tenant, ACTION, id))?.value as ActionRecord;
   const actionStatus = (id: number, status: string): Promise<void> =>
     vi.waitFor(async () => expect((await action(id)).status).toBe(status), { timeout: 10_000 });
   const setConfig = async (key: string, value: unknown): Promise<void> => {
@@ -159,33 +158,29 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     expect((await action(msg.body.actionId)).ds).toBe(ds.id);
   });
 
-  it('starts the actions of a rollout group: the devices get them, one succeeds, one fails', async () => {
+  it('takes part in a rollout made over the Management API: the group start reaches both things, one succeeds, one fails', async () => {
     const { ds } = await seedDistributionSet(app);
     const things = [thing(), thing()];
     for (const t of things) await registered(t);
-    // the rollout engine creates scheduled actions and starts a group by sending group.started (reference §4.6, §4.7),
-    // on a runtime with the DMF observer, as the server's own
-    const runtime = new ActorRuntime(app.store, ACTORS, [dmfObserver]);
+    // one group; one error of two (50 %) is not above the error threshold, so the rollout runs to its end
+    const rollout = await createRollout(app, {
+      name: `dmf-${things[0]}`, distributionSetId: ds.id, targetFilterQuery: things.map((t) => `controllerid==${t}`).join(','),
+      amountGroups: 1, type: 'forced',
+      successCondition: { condition: 'THRESHOLD', expression: '50' }, errorCondition: { condition: 'THRESHOLD', expression: '50' },
+      errorAction: { action: 'PAUSE', expression: '' },
+    });
+    await statusOf(app, rollout.id, 'ready');
+    expect(app.gateway.pending(things[0]!)).toEqual([]); // scheduled actions are not sent before the group starts
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${rollout.id}/start`)).status).toBe(204);
     const ids: number[] = [];
-    for (const t of things) {
-      const target = await app.target(t);
-      const id = await app.store.nextIds(app.tenant, ACTION, 1);
-      const now = Date.now();
-      const created = await runtime.create(app.tenant, ACTION, {
-        id, targetId: target!.id, controllerId: t, ds: ds.id, actionType: 'forced', forceTime: 0, weight: null, status: 'scheduled', active: false,
-        maintenanceWindow: null, rollout: 1, rolloutGroup: 1, lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
-        createdBy: 'rollout', createdAt: now, lastModifiedBy: 'rollout', lastModifiedAt: now,
-      });
-      expect(created.ok).toBe(true);
-      ids.push(id);
-    }
-    expect(app.gateway.pending(things[0]!)).toEqual([]);
-    for (const id of ids) expect((await runtime.send(app.tenant, ACTION, id, { type: 'group.started', at: Date.now(), confirm: false })).kind).toBe('committed');
-    for (const [i, t] of things.entries()) expect((await app.gateway.next(t, 'DOWNLOAD_AND_INSTALL')).body.actionId).toBe(ids[i]);
+    for (const t of things) ids.push((await app.gateway.next(t, 'DOWNLOAD_AND_INSTALL')).body.actionId as number);
+    for (const id of ids) expect(await action(id)).toMatchObject({ rollout: rollout.id, ds: ds.id });
     await app.gateway.status(app.tenant, things[0]!, ids[0]!, 'FINISHED');
     await app.gateway.status(app.tenant, things[1]!, ids[1]!, 'ERROR');
     await actionStatus(ids[0]!, 'finished');
     await actionStatus(ids[1]!, 'error');
+    const done = await statusOf(app, rollout.id, 'finished');
+    expect(done.totalTargetsPerStatus).toMatchObject({ finished: 1, error: 1, running: 0, scheduled: 0 });
   });
 
   it('cancels: CANCEL_DOWNLOAD, then CANCELED closes the action; a replaced action is canceled before the new one is sent', async () => {

@@ -170,7 +170,9 @@ describe.each(['memory', 'redis'] as const)('peregrine behind deploy/nginx.conf,
     const poll = JSON.parse((await tlsFetch({ port: tls, path: base, headers: GATEWAY })).body.toString());
     const deploymentHref: string = poll._links.deploymentBase.href;
     expect(deploymentHref.startsWith(`https://127.0.0.1:${tls}${base}/deploymentBase/${id}`)).toBe(true);
-    const deployment = JSON.parse((await tlsFetch({ port: tls, path: new URL(deploymentHref).pathname + new URL(deploymentHref).search, headers: GATEWAY })).body.toString());
+    const deploymentUrl = new URL(deploymentHref);
+    const deploymentRes = await tlsFetch({ port: tls, path: deploymentUrl.pathname + deploymentUrl.search, headers: GATEWAY });
+    const deployment = JSON.parse(deploymentRes.body.toString());
     const links = deployment.deployment.chunks[0].artifacts[0]._links;
     expect(links.download.href.startsWith(`https://127.0.0.1:${tls}/`)).toBe(true);
     const path = new URL(links.download.href).pathname;

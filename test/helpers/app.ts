@@ -58,7 +58,9 @@ export async function startApp(kind: StoreKind = 'memory', overrides: DeepPartia
 }
 
 /** The app on a store of the test's own (a private Redis or Redis Cluster), with one tenant. */
-export async function startAppOn(store: StoreOptions, tenant: string, overrides: DeepPartial<ConfigInput> = {}, extraUsers: unknown[] = []): Promise<App> {
+export async function startAppOn(
+  store: StoreOptions, tenant: string, overrides: DeepPartial<ConfigInput> = {}, extraUsers: unknown[] = [],
+): Promise<App> {
   const server = await startTestServer(
     { tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }, ...extraUsers] }], ...overrides } as DeepPartial<ConfigInput>,
     store,

@@ -108,7 +108,8 @@ export class Gateway {
       const body = o.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(o.body) ? o.body : Buffer.from(typeof o.body === 'string' ? o.body : JSON.stringify(o.body));
       await pub.send({
         exchange, routingKey: '', headers: o.headers, contentType: o.contentType ?? 'application/json', durable: true,
-        ...(o.replyTo === undefined ? {} : { replyTo: o.replyTo }), ...(o.correlationId === undefined ? {} : { correlationId: o.correlationId }),
+        ...(o.replyTo === undefined ? {} : { replyTo: o.replyTo }),
+        ...(o.correlationId === undefined ? {} : { correlationId: o.correlationId }),
       }, body);
     } finally {
       await pub.close();

@@ -66,7 +66,9 @@ export async function seedDistributionSet(app: App, opts: {
     const dir = join(app.server.config.dataDir, 'artifacts', app.tenant, hashes.sha1.slice(0, 2));
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, hashes.sha1), content);
-    const record = await put<ArtifactRecord>(app, ARTIFACT, (id) => ({ id, module: module.id, filename: a.filename, size: content.length, hashes, ...AUDIT }));
+    const record = await put<ArtifactRecord>(app, ARTIFACT, (id) => ({
+      id, module: module.id, filename: a.filename, size: content.length, hashes, ...AUDIT,
+    }));
     artifacts.push({ record, content });
   }
   const dsType = await put<DistributionSetTypeRecord>(app, DS_TYPE, (id) => ({
@@ -74,7 +76,8 @@ export async function seedDistributionSet(app: App, opts: {
   }));
   const ds = await put<DistributionSetRecord>(app, DS, (id) => ({
     id, name: opts.name ?? `release-${tag}`, version: opts.version ?? '1.0', description: null, type: dsType.id, modules: [module.id],
-    requiredMigrationStep: opts.requiredMigrationStep ?? false, locked: false, valid: true, deleted: false, tags: [], metadata: {}, ...AUDIT,
+    requiredMigrationStep: opts.requiredMigrationStep ?? false, locked: false, valid: true, deleted: false,
+    tags: [], metadata: {}, ...AUDIT,
   }));
   return { ds, module, smType, dsType, artifacts };
 }

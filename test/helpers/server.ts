@@ -60,7 +60,8 @@ export async function startTestServer(overrides: DeepPartial<ConfigInput> = {}, 
     server: { host: '127.0.0.1', port: 0 },
     log: { level: process.env['PEREGRINE_TEST_LOG'] ?? 'silent' },
     dataDir,
-    store: opts.redisCluster !== undefined ? { kind: 'redis', redisCluster: [...opts.redisCluster] }
+    store: opts.redisCluster !== undefined
+      ? { kind: 'redis', redisCluster: [...opts.redisCluster] }
       : opts.redisUrl !== undefined ? { kind: 'redis', redisUrl: opts.redisUrl } : { kind: 'memory' },
     tenants: [{ name: 'DEFAULT', users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }],
   };

@@ -16,7 +16,10 @@ export function configEntryJson(req: Request, key: string, entry: ConfigEntry): 
     global: entry.global,
     ...(entry.audit === undefined
       ? {}
-      : { lastModifiedAt: entry.audit.lastModifiedAt, lastModifiedBy: entry.audit.lastModifiedBy, createdAt: entry.audit.createdAt, createdBy: entry.audit.createdBy }),
+      : {
+        lastModifiedAt: entry.audit.lastModifiedAt, lastModifiedBy: entry.audit.lastModifiedBy,
+        createdAt: entry.audit.createdAt, createdBy: entry.audit.createdBy,
+      }),
     _links: { self: link(req, configPath(key)) },
   });
 }

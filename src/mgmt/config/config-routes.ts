@@ -15,7 +15,7 @@ const bulkBody = z.record(z.string(), z.unknown());
 /**
  * `/rest/v1/system/configs`: read all, read, write and reset one key, write several at once (all
  * or none). Values are validated by the key catalogue (src/domain/tenant-config.ts). Writes answer
- * 204 without a body, as the newest release does (0.5-0.9 answered 200 with the entries).
+ * 200 with the written entries as the spec (4.7) says: one entry for one key, an array for several.
  * @see spec 4.7; reference §3.14, §10
  */
 export interface ConfigDeps extends Pick<KitDeps, 'mgmtAuth' | 'now'> {
@@ -49,7 +49,10 @@ export function configRoutes(deps: ConfigDeps): Route[] {
         const hidden = Object.keys(values).find((k) => !maySee(principal, k));
         if (hidden !== undefined) throw new AppError('INSUFFICIENT_PERMISSION', `Writing ${hidden} needs the permission READ_GATEWAY_SECURITY_TOKEN`);
         await cfg().set(principal.tenant, values, principal.username, deps.now());
-        return { status: 204 };
+        const written = await Promise.all(
+          Object.keys(values).map(async (k) => configEntryJson(req, k, await cfg().entry(principal.tenant, k))),
+        );
+        return { status: 200, json: written };
       },
     },
     {
@@ -67,7 +70,7 @@ export function configRoutes(deps: ConfigDeps): Route[] {
         await cfg().entry(principal.tenant, key); // unknown key: 400 before the body is judged
         const { value } = readBody(req, valueBody);
         await cfg().set(principal.tenant, { [key]: value }, principal.username, deps.now());
-        return { status: 204 };
+        return { status: 200, json: configEntryJson(req, key, await cfg().entry(principal.tenant, key)) };
       },
     },
     {

@@ -117,7 +117,8 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
         const { tenant } = callerOf(req);
         const { action } = await targetActionOr404(deps.store, tenant, req);
         const body = readBody(req, confirmationBody);
-        await confirmAction(deps, tenant, action, { confirmation: body.confirmation, code: body.code ?? null, details: body.details ?? [] });
+        const confirmation = { confirmation: body.confirmation, code: body.code ?? null, details: body.details ?? [] };
+        await confirmAction(deps, tenant, action, confirmation);
         return { status: 204 };
       },
     },

@@ -6,7 +6,6 @@ import type { Store, Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
 import type { ActionView } from './action-fields.js';
 
-
 export interface Joins {
   target(id: number): TargetRecord | undefined;
   ds(id: number): DistributionSetRecord | undefined;
@@ -36,7 +35,9 @@ export async function loadJoins(store: Store, tenant: Tenant, actions: readonly 
 }
 
 /** Actions as their query fields see them, with what the query names joined. */
-export async function joinActions(store: Store, tenant: Tenant, actions: readonly ActionRecord[], joins: ReadonlySet<string>): Promise<ActionView[]> {
+export async function joinActions(
+  store: Store, tenant: Tenant, actions: readonly ActionRecord[], joins: ReadonlySet<string>,
+): Promise<ActionView[]> {
   if (joins.size === 0) return actions.map((a) => ({ a }));
   const j = await loadJoins(store, tenant, actions, joins as ReadonlySet<'targets' | 'sets' | 'rollouts'>);
   return actions.map((a) => ({

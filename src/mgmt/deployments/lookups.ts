@@ -15,7 +15,9 @@ export async function actionOr404(store: Store, tenant: Tenant, req: Request): P
 }
 
 /** The target (`:targetId`, a controller id) and its action (`:actionId`) of the path (else 404, reference §3.1). */
-export async function targetActionOr404(store: Store, tenant: Tenant, req: Request): Promise<{ target: Stored<TargetRecord>; action: Stored<ActionRecord> }> {
+export async function targetActionOr404(
+  store: Store, tenant: Tenant, req: Request,
+): Promise<{ target: Stored<TargetRecord>; action: Stored<ActionRecord> }> {
   const controllerId = pathText(req, 'targetId');
   const target = await loadTarget(store, tenant, controllerId);
   const action = await actionOr404(store, tenant, req);

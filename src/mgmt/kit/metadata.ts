@@ -13,7 +13,7 @@ import { callerOf, pathText } from './request.js';
 /**
  * Metadata of targets, software modules and distribution sets (`.../{id}/metadata[/{key}]`): create
  * (201; the newest release sends no body, the created entries are kept for 0.5 clients that read
- * them), paged list, and single-entry read, update and delete (204, the newest release's codes;
+ * them), paged list, and single-entry read, update (200 with the entry, spec 4.4/4.5) and delete (204, the newest release's codes;
  * 0.5-0.9 answered 200). Keys are unique per owner; a quota caps their number.
  * @see spec 2.4, 4.3, 4.4; reference §3.1, §3.9, §3.12, §10
  */
@@ -127,7 +127,9 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
           };
           return entries.map((x) => (x.key === key ? updated : x));
         });
-        return { status: 204 };
+        // spec 4.4/4.5: 200 with the entry as stored (0.x scripts read it; the newest release sends 204)
+        const stored = owner.entries(await owner.load(req, callerOf(req).tenant));
+        return { status: 200, json: json(find(stored, key)) };
       },
     },
     {

@@ -88,7 +88,9 @@ export async function updateAllRecords<K extends PlainKind>(
     const found = await loadAllOr404(store, tenant, kind, ids);
     const out = [...change(found.map((f) => f.value))];
     if (out.length !== found.length) throw new Error(`${kind}: updateAllRecords' change answered ${out.length} records for ${found.length}`);
-    const writes: Write[] = found.flatMap((f, i) => (out[i] === f.value ? [] : [{ kind, id: f.id, expect: f.version, before: f.value, after: out[i] }]));
+    const writes: Write[] = found.flatMap((f, i) => (
+      out[i] === f.value ? [] : [{ kind, id: f.id, expect: f.version, before: f.value, after: out[i] }]
+    ));
     return writes.length === 0 ? { done: out } : { commit: { writes }, result: () => out };
   });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DS} from '../../domain/repository.js';
+import type { DS } from '../../domain/repository.js';
 import { type TagRecord } from '../../domain/repository.js';
 import type { TARGET } from '../../domain/target.js';
 import type { Request, Route } from '../../http/types.js';

@@ -61,7 +61,10 @@ export function artifactRoutes(deps: RepositoryDeps): Route[] {
             commit: {
               writes: [
                 { kind: ARTIFACT, id: artifact.id, expect: artifact.version, before: artifact.value, after: null },
-                { kind: SM, id: module.id, expect: module.version, before: module.value, after: touched(module.value, username, deps.now()) },
+                {
+                  kind: SM, id: module.id, expect: module.version, before: module.value,
+                  after: touched(module.value, username, deps.now()),
+                },
               ],
             },
             result: () => artifact.value.hashes.sha1,
@@ -78,7 +81,9 @@ export function artifactRoutes(deps: RepositoryDeps): Route[] {
         const { artifact } = await artifactOf(req);
         const a = artifact.value;
         const binary = await deps.artifacts.open(tenant, a.hashes.sha1);
-        return artifactReply(req, { path: binary.path, size: binary.size, mtimeMs: a.createdAt, sha1: a.hashes.sha1, md5: a.hashes.md5, filename: a.filename });
+        return artifactReply(req, {
+          path: binary.path, size: binary.size, mtimeMs: a.createdAt, sha1: a.hashes.sha1, md5: a.hashes.md5, filename: a.filename,
+        });
       },
     },
   ];

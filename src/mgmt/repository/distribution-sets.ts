@@ -33,7 +33,9 @@ const createItem = z.object({
   requiredMigrationStep: bool().nullish(),
   locked: bool().nullish(),
 });
-const updateBody = z.object({ name: name.nullish(), version: version.nullish(), description, locked: bool().nullish(), requiredMigrationStep: bool().nullish() });
+const updateBody = z.object({
+  name: name.nullish(), version: version.nullish(), description, locked: bool().nullish(), requiredMigrationStep: bool().nullish(),
+});
 
 export function distributionSetRoutes(deps: RepositoryDeps): Route[] {
   return namedRoutes(deps, {
@@ -101,4 +103,3 @@ export async function clearAutoAssignments(deps: Pick<KitDeps, 'store' | 'now'>,
     }, ctx.by, deps.now())));
   }
 }
-

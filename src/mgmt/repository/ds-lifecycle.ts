@@ -2,7 +2,8 @@
  * Invalidating a distribution set: `POST /rest/v1/distributionsets/{id}/invalidate` with
  * `{"actionCancelationType": "soft" | "force" | "none"}`. The set becomes `valid: false` (no new
  * assignments), target filters stop auto-assigning it, and its open actions are canceled (soft) or
- * canceled and force-quit (force). Rollouts are not stopped here: no rollout records exist yet.
+ * canceled and force-quit (force); its rollouts are stopped (soft) or deleted (force), and the rollout
+ * engine does the rest.
  * @see reference §3.9
  */
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { touched } from '../../domain/audit.js';
 import { AppError } from '../../domain/errors.js';
 import { DS } from '../../domain/repository.js';
+import { ROLLOUT } from '../../domain/rollout.js';
 import type { Route } from '../../http/types.js';
 import type { Tenant } from '../../store/port.js';
 import { SCAN_ALL, loadRecords } from '../../store/reads.js';
@@ -38,10 +40,18 @@ export function dsLifecycleRoutes(deps: RepositoryDeps): Route[] {
       if (view?.complete !== true) throw new AppError('DS_INCOMPLETE', `distribution set ${id} is incomplete and cannot be invalidated`);
       await updateRecord(deps.store, tenant, DS, id, (d) => (d.valid ? touched({ ...d, valid: false }, username, deps.now()) : d));
       await clearAutoAssignments(deps, { tenant, by: username }, id);
+      if (mode !== 'none') await endRollouts(deps, tenant, id, username, mode === 'force');
       if (mode !== 'none') await cancelActions(deps, tenant, id, username, mode === 'force');
       return { status: 204 };
     },
   }];
+}
+
+async function endRollouts(deps: RepositoryDeps, tenant: Tenant, dsId: number, by: string, force: boolean): Promise<void> {
+  const at = deps.now();
+  for (const id of (await deps.store.members(tenant, ROLLOUT, 'ds', String(dsId), SCAN_ALL)).ids) {
+    await deps.runtime.send(tenant, ROLLOUT, id, force ? { type: 'mgmt.delete', at, by } : { type: 'mgmt.stop', at, by });
+  }
 }
 
 async function cancelActions(deps: RepositoryDeps, tenant: Tenant, dsId: number, by: string, force: boolean): Promise<void> {

@@ -26,7 +26,9 @@ const BASE = '/rest/v1/distributionsets/:distributionSetId/assignedSM';
 export function dsModuleRoutes(deps: RepositoryDeps): Route[] {
   const idOf = (req: Request) => pathId(req, 'distributionSetId', LABEL);
   /** Changes the set's module list (`change` gets the set and returns the new list), stamping who did it. */
-  const setModules = async (req: Request, what: string, change: (d: DistributionSetRecord) => Promise<readonly number[]>): Promise<void> => {
+  const setModules = async (
+    req: Request, what: string, change: (d: DistributionSetRecord) => Promise<readonly number[]>,
+  ): Promise<void> => {
     const { tenant, username } = callerOf(req);
     await updateRecord(deps.store, tenant, DS, idOf(req), async (d) => {
       assertLive(d, LABEL);
@@ -79,5 +81,6 @@ export function dsModuleRoutes(deps: RepositoryDeps): Route[] {
 
 /** The set's current modules with their types (soft-deleted ones included: they stay in the set). */
 async function modulesOf(deps: RepositoryDeps, tenant: Tenant, d: DistributionSetRecord): Promise<SmView[]> {
-  return joinSoftwareModules(deps, tenant, (await loadRecords<SoftwareModuleRecord>(deps.store, tenant, SM, d.modules)).map((m) => m.value));
+  const modules = await loadRecords<SoftwareModuleRecord>(deps.store, tenant, SM, d.modules);
+  return joinSoftwareModules(deps, tenant, modules.map((m) => m.value));
 }

@@ -36,7 +36,11 @@ export function dsTypeRoutes(deps: KitDeps & TypeRuleDeps & Pick<RepositoryDeps,
     create: {
       item: createItem,
       build: async (ctx, items) => {
-        const lists = items.map((b) => moduleTypeLists(deps, (b.mandatorymodules ?? []).map((r) => r.id), (b.optionalmodules ?? []).map((r) => r.id)));
+        const lists = items.map((b) => moduleTypeLists(
+          deps,
+          (b.mandatorymodules ?? []).map((r) => r.id),
+          (b.optionalmodules ?? []).map((r) => r.id),
+        ));
         await liveSmTypes(deps, ctx.tenant, lists.flatMap((l) => [...l.mandatory, ...l.optional]));
         return items.map((b, i) => (id, audit) => ({
           id, key: b.key, name: b.name, description: b.description ?? null, colour: b.colour ?? null,

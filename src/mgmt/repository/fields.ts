@@ -88,7 +88,8 @@ export async function joinSetsForQuery(
 }
 
 /** What both type kinds are queried by. */
-function typeFields<T extends Audited & { readonly id: number; readonly key: string; readonly name: string; readonly description: string | null }>() {
+type TypeLike = Audited & { readonly id: number; readonly key: string; readonly name: string; readonly description: string | null };
+function typeFields<T extends TypeLike>() {
   return {
     id: num((t: T) => t.id),
     key: text((t: T) => t.key),

@@ -18,7 +18,10 @@ interface TypeRecord extends Audit {
 
 /** The fields both type kinds share, then the kind's own, then the links. */
 function typeJson(t: TypeRecord, own: object, links: Record<string, Link>): object {
-  return { ...auditJson(t), name: t.name, description: t.description, key: t.key, ...own, id: t.id, deleted: t.deleted, colour: t.colour, _links: links };
+  return {
+    ...auditJson(t), name: t.name, description: t.description, key: t.key, ...own,
+    id: t.id, deleted: t.deleted, colour: t.colour, _links: links,
+  };
 }
 
 export function smTypeJson(req: Request, t: SoftwareModuleTypeRecord): object {

@@ -32,12 +32,16 @@ export interface DsView {
 
 const FIRST_PAGE = 'offset=0&limit=50';
 
-export async function joinSoftwareModules(deps: RepositoryViewDeps, tenant: Tenant, modules: readonly SoftwareModuleRecord[]): Promise<SmView[]> {
+export async function joinSoftwareModules(
+  deps: RepositoryViewDeps, tenant: Tenant, modules: readonly SoftwareModuleRecord[],
+): Promise<SmView[]> {
   const types = await loadMap<SoftwareModuleTypeRecord>(deps.store, tenant, SM_TYPE, modules.map((m) => m.type));
   return modules.map((sm) => ({ sm, type: types.get(sm.type) }));
 }
 
-export async function joinDistributionSets(deps: RepositoryViewDeps, tenant: Tenant, sets: readonly DistributionSetRecord[]): Promise<DsView[]> {
+export async function joinDistributionSets(
+  deps: RepositoryViewDeps, tenant: Tenant, sets: readonly DistributionSetRecord[],
+): Promise<DsView[]> {
   const { store } = deps;
   const [types, modules, tags] = await Promise.all([
     loadMap<DistributionSetTypeRecord>(store, tenant, DS_TYPE, sets.map((d) => d.type)),
@@ -59,12 +63,16 @@ export async function joinDistributionSets(deps: RepositoryViewDeps, tenant: Ten
 }
 
 /** Full DS JSON, modules included, in the order given. */
-export async function renderDistributionSets(deps: RepositoryViewDeps, tenant: Tenant, req: Request, sets: readonly DistributionSetRecord[]): Promise<object[]> {
+export async function renderDistributionSets(
+  deps: RepositoryViewDeps, tenant: Tenant, req: Request, sets: readonly DistributionSetRecord[],
+): Promise<object[]> {
   return (await joinDistributionSets(deps, tenant, sets)).map((v) => dsJson(req, v));
 }
 
 /** SM JSON, in the order given. */
-export async function renderSoftwareModules(deps: RepositoryViewDeps, tenant: Tenant, req: Request, modules: readonly SoftwareModuleRecord[]): Promise<object[]> {
+export async function renderSoftwareModules(
+  deps: RepositoryViewDeps, tenant: Tenant, req: Request, modules: readonly SoftwareModuleRecord[],
+): Promise<object[]> {
   return (await joinSoftwareModules(deps, tenant, modules)).map((v) => smJson(req, v));
 }
 

@@ -41,7 +41,9 @@ const FAILED_ROLLOUT = /^failedrollout==([0-9]+)$/;
  * its groups and their members in one commit through the runtime; the engine moves it on to ready.
  * A filter that matches nothing gives an empty rollout, as hawkBit does.
  */
-export async function createRollout(deps: RolloutCreateDeps, tenant: Tenant, body: CreateRolloutBody, creator: Creator): Promise<RolloutRecord> {
+export async function createRollout(
+  deps: RolloutCreateDeps, tenant: Tenant, body: CreateRolloutBody, creator: Creator,
+): Promise<RolloutRecord> {
   if (body.dynamic === true) throw badRequest('body.dynamic: dynamic rollouts are not supported');
   if (body.amountGroups != null && body.groups != null) throw badRequest('body: amountGroups and groups exclude each other; give one');
   const count = body.groups?.length ?? body.amountGroups ?? 1;
@@ -80,7 +82,9 @@ export async function createRollout(deps: RolloutCreateDeps, tenant: Tenant, bod
   const types = await targetTypesOf(deps.store, tenant, matching);
   const targets = matching.filter((t) => isCompatible(types, t, ds));
   const groupSets = await Promise.all(defs.map(async (d) =>
-    (d.targetFilterQuery === null || retryOf !== null ? undefined : new Set((await queryAll(deps, tenant, groupQuery(query, d.targetFilterQuery))).map((t) => t.id)))));
+    (d.targetFilterQuery === null || retryOf !== null
+      ? undefined
+      : new Set((await queryAll(deps, tenant, groupQuery(query, d.targetFilterQuery))).map((t) => t.id)))));
   const split = distribute(targets, defs, (g, t) => groupSets[g]?.has(t.id) ?? true);
   if (split.left > 0) throw badRequest(`Rollout groups don't match all targets: ${split.left} of ${targets.length} targets are in no group`);
   const largest = Math.max(0, ...split.groups.map((g) => g.length));
@@ -105,7 +109,9 @@ export async function createRollout(deps: RolloutCreateDeps, tenant: Tenant, bod
   const members: Write[] = [];
   split.groups.forEach((g, i) => {
     for (let at = 0; at < g.length; at += MEMBERS_CHUNK) {
-      const record: RolloutMembersRecord = { id: memberId, rollout: id, group: firstGroup + i, targets: g.slice(at, at + MEMBERS_CHUNK).map((t) => t.id) };
+      const record: RolloutMembersRecord = {
+        id: memberId, rollout: id, group: firstGroup + i, targets: g.slice(at, at + MEMBERS_CHUNK).map((t) => t.id),
+      };
       members.push({ kind: ROLLOUT_MEMBERS, id: memberId++, expect: 0, after: record });
     }
   });
@@ -117,7 +123,8 @@ export async function createRollout(deps: RolloutCreateDeps, tenant: Tenant, bod
     retryOf: retryOf === null ? null : Number(retryOf[1]), ...conditions, ...audit,
   };
   if (cfg.bool('implicit.lock.enabled')) await lockImplicitly(deps.store, tenant, ds, now);
-  const result = await deps.runtime.create(tenant, ROLLOUT, rollout, [...groups.map((g) => deps.runtime.creation(ROLLOUT_GROUP, g)), ...members]);
+  const also = [...groups.map((g) => deps.runtime.creation(ROLLOUT_GROUP, g)), ...members];
+  const result = await deps.runtime.create(tenant, ROLLOUT, rollout, also);
   if (!result.ok) throw new AppError('ALREADY_EXISTS', `Rollout with name {${body.name}} already exists`);
   return rollout;
 }
@@ -126,7 +133,9 @@ export async function createRollout(deps: RolloutCreateDeps, tenant: Tenant, bod
  * POST .../retry (reference §4.6): a new rollout `<name>_retry` over the targets whose actions in
  * the finished rollout failed, one group, default conditions, the same type, force time and start.
  */
-export async function retryRollout(deps: RolloutCreateDeps, tenant: Tenant, rollout: RolloutRecord, creator: Creator): Promise<RolloutRecord> {
+export async function retryRollout(
+  deps: RolloutCreateDeps, tenant: Tenant, rollout: RolloutRecord, creator: Creator,
+): Promise<RolloutRecord> {
   if (rollout.deleted) throw notFound('Rollout', rollout.id);
   if (rollout.status !== 'finished') {
     throw new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout can only be retried when finished; rollout ${rollout.id} is ${rollout.status}`);

@@ -58,7 +58,9 @@ export const groupFields = defineFields<RolloutGroupRecord>({
 });
 
 /** The views the rollout fields read (sets loaded only when named). */
-export async function joinRollouts(store: Store, tenant: Tenant, rollouts: readonly RolloutRecord[], joins: ReadonlySet<string>): Promise<RolloutView[]> {
+export async function joinRollouts(
+  store: Store, tenant: Tenant, rollouts: readonly RolloutRecord[], joins: ReadonlySet<string>,
+): Promise<RolloutView[]> {
   if (!joins.has('ds')) return rollouts.map((r) => ({ r }));
   const sets = await loadMap<DistributionSetRecord>(store, tenant, DS, rollouts.map((r) => r.ds));
   return rollouts.map((r) => ({ r, ds: sets.get(r.ds) }));
@@ -77,7 +79,9 @@ function conditionsJson(c: Conditions): object {
 }
 
 /** Rollout JSON for each record; `full` adds the per-status counts, the number of groups and all links. */
-export async function renderRollouts(store: Store, tenant: Tenant, req: Request, rollouts: readonly RolloutRecord[], full: boolean): Promise<object[]> {
+export async function renderRollouts(
+  store: Store, tenant: Tenant, req: Request, rollouts: readonly RolloutRecord[], full: boolean,
+): Promise<object[]> {
   const counts = full ? await store.counters(tenant, rollouts.map((r) => rolloutCounterKey(r.id))) : [];
   return rollouts.map((r, i) => {
     const self = rolloutPath(r.id);
@@ -104,7 +108,8 @@ export async function renderRollouts(store: Store, tenant: Tenant, req: Request,
 
 /** Rollout group JSON; `full` adds the per-status counts. `confirmationRequired` only while the confirmation flow is on. */
 export async function renderGroups(
-  store: Store, tenant: Tenant, req: Request, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[], full: boolean, confirmationFlow: boolean,
+  store: Store, tenant: Tenant, req: Request, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[],
+  full: boolean, confirmationFlow: boolean,
 ): Promise<object[]> {
   const counts = full ? await store.counters(tenant, groups.map((g) => groupCounterKey(g.id))) : [];
   return groups.map((g, i) => {

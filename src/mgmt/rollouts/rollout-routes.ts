@@ -161,7 +161,8 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
         const { tenant, rollout } = await load(req);
         const page = await listPage(deps, tenant, req, { kind: ROLLOUT_GROUP, fields: groupFields, within: { index: 'rollout', key: String(rollout.id) } });
         const flow = (await deps.tenantConfig.view(tenant)).bool('user.confirmation.flow.enabled');
-        return { status: 200, json: pageOf(await renderGroups(deps.store, tenant, req, rollout, page.content, isFull(req), flow), page.total) };
+        const groups = await renderGroups(deps.store, tenant, req, rollout, page.content, isFull(req), flow);
+        return { status: 200, json: pageOf(groups, page.total) };
       },
     },
     {
@@ -180,7 +181,8 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
         const group = await groupOf(req, tenant, rollout);
         const params = listParams(deps.limits, req.query, targetFields, DEFAULT_TARGET_SORT);
         const chunks = await deps.store.members(tenant, ROLLOUT_MEMBERS, 'group', String(group.id), SCAN_ALL);
-        const ids = (await loadRecords<RolloutMembersRecord>(deps.store, tenant, ROLLOUT_MEMBERS, chunks.ids)).flatMap((m) => m.value.targets);
+        const members = await loadRecords<RolloutMembersRecord>(deps.store, tenant, ROLLOUT_MEMBERS, chunks.ids);
+        const ids = members.flatMap((m) => m.value.targets);
         const result = await queryTargets(deps.store, tenant, { ...params, ids }, await evalContext(deps, tenant));
         return { status: 200, json: pageOf(await renderTargets(deps, tenant, req, result.content), result.total) };
       },

@@ -80,7 +80,9 @@ const filterQuery = str(z.string().min(1).max(QUERY_MAX));
 const createBody = z.object({ name: filterName, query: filterQuery });
 const updateBody = z.object({ name: filterName.nullish(), query: filterQuery.nullish() });
 /** POST .../autoAssignDS: `type` is checked by hand for hawkBit's own error on `timeforced`. */
-const autoAssignBody = z.object({ id: id(), type: str().nullish(), weight: int(0, 1000).nullish(), confirmationRequired: bool().nullish() });
+const autoAssignBody = z.object({
+  id: id(), type: str().nullish(), weight: int(0, 1000).nullish(), confirmationRequired: bool().nullish(),
+});
 
 const NO_AUTO_ASSIGNMENT = {
   autoAssignDs: null, autoAssignActionType: null, autoAssignWeight: null, confirmationRequired: null, autoAssignInitiatedBy: null,

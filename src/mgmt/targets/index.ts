@@ -41,7 +41,9 @@ export function targetsModule(deps: TargetsModuleDeps): AppModule {
           const now = deps.now();
           edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({
             ...t,
-            metadata: Object.fromEntries(edit(Object.entries(t.metadata).map(([key, value]) => ({ key, value }))).map((e) => [e.key, e.value])),
+            metadata: Object.fromEntries(
+              edit(Object.entries(t.metadata).map(([key, value]) => ({ key, value }))).map((e) => [e.key, e.value]),
+            ),
             lastModifiedBy: by,
             lastModifiedAt: now,
           })), 'Target', target.controllerId);

@@ -7,7 +7,6 @@ import { bool, id, int, many, str, text } from '../kit/body.js';
 /** Request bodies of the target endpoints, with hawkBit's column limits. @see reference §3.1, §8 */
 export const LIMITS = { controllerId: 256, name: 128, description: 512, address: 512, securityToken: 128, group: 256 } as const;
 
-
 const controllerId = str(z
   .string()
   .min(1)
@@ -39,7 +38,6 @@ export const updateTargetBody = z.object({
   targetType: int(-1).nullish(),
   group: text(LIMITS.group),
 });
-
 
 // RFC 3986 characters; anything else (spaces, quotes, control characters) is not a URI
 const URI_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;

@@ -50,7 +50,9 @@ export const targetPath = (controllerId: string): string => `/rest/v1/targets/${
  * MgmtTarget JSON (reference §3.1; NON_NULL: absent values are left out). Lists carry only the
  * `self` link; single GET/PUT responses (`full`) add the target's sub-resources.
  */
-export function targetJson(t: TargetRecord, poll: PollRecord | undefined, typeName: string | undefined, rc: TargetRenderContext, full: boolean): object {
+export function targetJson(
+  t: TargetRecord, poll: PollRecord | undefined, typeName: string | undefined, rc: TargetRenderContext, full: boolean,
+): object {
   const address = addressOf(t, poll);
   const out: Record<string, unknown> = { ...auditJson(t), name: t.name };
   if (t.description !== null) out['description'] = t.description;
@@ -109,7 +111,10 @@ export async function renderTargets(
     confirmationFlow: cfg.bool('user.confirmation.flow.enabled'),
     showToken: holds(req, 'READ_TARGET_SECURITY_TOKEN'),
   };
-  return targets.map((t, i) => targetJson(t, polls[i], t.targetType === null ? undefined : types.get(t.targetType)?.name, rc, opts.full === true));
+  return targets.map((t, i) => {
+    const typeName = t.targetType === null ? undefined : types.get(t.targetType)?.name;
+    return targetJson(t, polls[i], typeName, rc, opts.full === true);
+  });
 }
 
 /**

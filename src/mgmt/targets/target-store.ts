@@ -14,10 +14,13 @@ export async function loadTarget(store: Store, tenant: Tenant, controllerId: str
 }
 
 /** The targets with these controller ids (request order, each once) and the ids that name none. */
-export async function findTargets(store: Store, tenant: Tenant, controllerIds: readonly string[]): Promise<{ found: TargetRecord[]; missing: string[] }> {
+export async function findTargets(
+  store: Store, tenant: Tenant, controllerIds: readonly string[],
+): Promise<{ found: TargetRecord[]; missing: string[] }> {
   const unique = [...new Map(controllerIds.map((c) => [c.toLowerCase(), c])).entries()];
   const ids = unique.length === 0 ? [] : await store.lookupMany(tenant, TARGET, 'controllerId', unique.map(([k]) => k));
-  const byId = new Map((await loadRecords<TargetRecord>(store, tenant, TARGET, ids.filter((x) => x !== undefined))).map((r) => [r.id, r.value]));
+  const records = await loadRecords<TargetRecord>(store, tenant, TARGET, ids.filter((x) => x !== undefined));
+  const byId = new Map(records.map((r) => [r.id, r.value]));
   const found: TargetRecord[] = [];
   const missing: string[] = [];
   unique.forEach(([, cid], i) => {

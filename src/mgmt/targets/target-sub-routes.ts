@@ -34,8 +34,9 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
     const { tenant, username } = callerOf(req);
     const target = await targetOf(req);
     const now = deps.now();
-    edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({ ...t, targetType: type, lastModifiedBy: username, lastModifiedAt: now })),
-      'Target', target.controllerId);
+    edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({
+      ...t, targetType: type, lastModifiedBy: username, lastModifiedAt: now,
+    })), 'Target', target.controllerId);
   };
   const dsOf = (which: 'assignedDs' | 'installedDs'): Route => ({
     method: 'GET', path: `${base}/${which === 'assignedDs' ? 'assignedDS' : 'installedDS'}`, auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
@@ -68,7 +69,13 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
       handler: async (req) => {
         const target = await targetOf(req);
         const tags = await loadMap<TagRecord>(deps.store, callerOf(req).tenant, TARGET_TAG, target.tags);
-        return { status: 200, json: target.tags.flatMap((id) => { const t = tags.get(id); return t === undefined ? [] : [targetTagJson(req, t, false)]; }) };
+        return {
+          status: 200,
+          json: target.tags.flatMap((id) => {
+            const t = tags.get(id);
+            return t === undefined ? [] : [targetTagJson(req, t, false)];
+          }),
+        };
       },
     },
     {

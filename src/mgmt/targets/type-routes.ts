@@ -114,7 +114,13 @@ export function targetTypeRoutes(deps: TargetTypeDeps): Route[] {
       handler: async (req) => {
         const t = await typeOf(req);
         const found = await loadMap<DistributionSetTypeRecord>(deps.store, callerOf(req).tenant, DS_TYPE, t.compatibleDsTypes);
-        return { status: 200, json: t.compatibleDsTypes.flatMap((id) => { const d = found.get(id); return d === undefined ? [] : [dsTypeJson(req, d)]; }) };
+        return {
+          status: 200,
+          json: t.compatibleDsTypes.flatMap((id) => {
+            const d = found.get(id);
+            return d === undefined ? [] : [dsTypeJson(req, d)];
+          }),
+        };
       },
     },
     {

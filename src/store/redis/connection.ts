@@ -30,7 +30,8 @@ export type RedisTarget = string | readonly string[];
 function socketOptions(options: ConnectionOptions) {
   return {
     connectTimeout: options.connectTimeoutMs,
-    reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 16), options.reconnectMaxDelayMs) + Math.floor(Math.random() * 50),
+    reconnectStrategy: (retries: number) =>
+      Math.min(50 * 2 ** Math.min(retries, 16), options.reconnectMaxDelayMs) + Math.floor(Math.random() * 50),
   };
 }
 
@@ -176,7 +177,9 @@ function clusterConnection(urls: readonly string[], options: ConnectionOptions):
           return;
         } catch (err) {
           if (cluster.isOpen) cluster.destroy();
-          if (Date.now() >= deadline) throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(String(err), { cause: err });
+          if (Date.now() >= deadline) {
+            throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(String(err), { cause: err });
+          }
           await new Promise((r) => setTimeout(r, Math.min(200, Math.max(deadline - Date.now(), 1))));
         }
       }

@@ -71,7 +71,10 @@ export class RedisEffects {
       let reply: unknown;
       try {
         reply = await this.#guard(
-          this.#redis.peregrineTake([effectsKey(tenantTag(tenant))], [EFFECTS_GROUP, options.consumer, String(options.reclaimIdleMs), String(options.count - out.length)]),
+          this.#redis.peregrineTake(
+            [effectsKey(tenantTag(tenant))],
+            [EFFECTS_GROUP, options.consumer, String(options.reclaimIdleMs), String(options.count - out.length)],
+          ),
         );
       } catch (err) {
         if (!(err instanceof StoreUnavailableError)) throw err;

@@ -80,7 +80,9 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
     throw err;
   }
   const reader = new RedisStore(cacheConnection, schema, timeouts);
-  return (store = new RedisStore(main, schema, timeouts, { reads: new RedisCachedReads(reader, tracking, cacheEntries), close: () => reader.close() }));
+  return (store = new RedisStore(main, schema, timeouts, {
+    reads: new RedisCachedReads(reader, tracking, cacheEntries), close: () => reader.close(),
+  }));
 }
 
 function redact(url: string): string {

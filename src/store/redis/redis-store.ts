@@ -42,7 +42,10 @@ export class RedisStore implements Store {
   readonly #timeouts: RedisStoreTimeouts;
   readonly #guard: Guard;
 
-  constructor(connection: RedisConnection, schema: Schema, timeouts: RedisStoreTimeouts, cached?: { readonly reads: CachedReads; close(): Promise<void> }) {
+  constructor(
+    connection: RedisConnection, schema: Schema, timeouts: RedisStoreTimeouts,
+    cached?: { readonly reads: CachedReads; close(): Promise<void> },
+  ) {
     this.#cached = cached;
     this.#connection = connection;
     this.#client = connection.commands;
@@ -256,7 +259,9 @@ export class RedisStore implements Store {
   async #rankPage(zkey: string, page: Page): Promise<IdPage> {
     const from = page.offset;
     const [ids, total] = await this.#guard(Promise.all([
-      page.limit === 0 ? Promise.resolve([]) : this.#client.zRange(zkey, from, from + page.limit - 1, page.desc === true ? { REV: true } : undefined),
+      page.limit === 0
+        ? Promise.resolve([])
+        : this.#client.zRange(zkey, from, from + page.limit - 1, page.desc === true ? { REV: true } : undefined),
       this.#client.zCard(zkey),
     ]));
     return { ids: ids.map(Number), total: Number(total) };

@@ -48,8 +48,8 @@ describe.each(STORES)('tenant configuration on the %s store', (kind) => {
     ['authentication.header.authority', 'abc123,def456', 'abc123,def456'],
   ])('writes %s = %j (stored as %j), then DELETE restores the default', async (key, value, stored) => {
     const res = await put(key, { value });
-    expect(res.status, res.text).toBe(204);
-    expect(res.text).toBe('');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toMatchObject({ value: stored, global: false }); // spec 4.7: the entry with global false
     const entry = (await get(key)).json();
     expect(entry).toMatchObject({ value: stored, global: false, createdBy: 'admin', lastModifiedBy: 'admin' });
     expect(entry.createdAt).toEqual(expect.any(Number));
@@ -94,21 +94,24 @@ describe.each(STORES)('tenant configuration on the %s store', (kind) => {
 
   it('writes several keys at once, all or nothing', async () => {
     const res = await app.mgmt.put('/rest/v1/system/configs', { json: { pollingTime: '00:20:00', 'anonymous.download.enabled': true } });
-    expect(res.status, res.text).toBe(204);
-    expect(res.text).toBe('');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toEqual([ // spec 4.7: the written entries
+      expect.objectContaining({ value: '00:20:00', global: false }),
+      expect.objectContaining({ value: true, global: false }),
+    ]);
     expect((await get('pollingTime')).json()).toMatchObject({ value: '00:20:00', global: false });
     expect((await get('anonymous.download.enabled')).json()).toMatchObject({ value: true, global: false });
     expectError(await app.mgmt.put('/rest/v1/system/configs', { json: { pollingTime: '00:30:00', maintenanceWindowPollCount: 'many' } }), 400, VALUE_INVALID);
     expect((await get('pollingTime')).json().value).toBe('00:20:00');
     expect((await get('maintenanceWindowPollCount')).json().global).toBe(true);
     // checked against each other: pollingTime and minPollingTime in one request
-    expect((await app.mgmt.put('/rest/v1/system/configs', { json: { minPollingTime: '00:00:05', pollingTime: '00:00:10' } })).status).toBe(204);
+    expect((await app.mgmt.put('/rest/v1/system/configs', { json: { minPollingTime: '00:00:05', pollingTime: '00:00:10' } })).status).toBe(200);
     for (const key of ['pollingTime', 'minPollingTime', 'anonymous.download.enabled']) await app.mgmt.delete(`/rest/v1/system/configs/${key}`);
   });
 
   it('cannot switch multi.assignments.enabled off once on', async () => {
-    expect((await put('multi.assignments.enabled', { value: false })).status).toBe(204); // off -> off is fine
-    expect((await put('multi.assignments.enabled', { value: true })).status).toBe(204);
+    expect((await put('multi.assignments.enabled', { value: false })).status).toBe(200); // off -> off is fine
+    expect((await put('multi.assignments.enabled', { value: true })).status).toBe(200);
     expect((await get('multi.assignments.enabled')).json()).toMatchObject({ value: true, global: false });
     expectError(await put('multi.assignments.enabled', { value: false }), 403, NOT_ALLOWED);
     expectError(await app.mgmt.delete('/rest/v1/system/configs/multi.assignments.enabled'), 403, NOT_ALLOWED);
@@ -116,13 +119,13 @@ describe.each(STORES)('tenant configuration on the %s store', (kind) => {
   });
 
   it('shows the gateway token key only with READ_GATEWAY_SECURITY_TOKEN', async () => {
-    expect((await put(GATEWAY_KEY, { value: 's3cret' })).status).toBe(204);
+    expect((await put(GATEWAY_KEY, { value: 's3cret' })).status).toBe(200);
     const all = (await app.anon.get('/rest/v1/system/configs', configurer)).json();
     expect(all).not.toHaveProperty([GATEWAY_KEY]);
     expect(all).toHaveProperty('pollingTime');
     expectError(await app.anon.get(`/rest/v1/system/configs/${GATEWAY_KEY}`, configurer), 403, ERR.permission);
     expectError(await app.anon.put(`/rest/v1/system/configs/${GATEWAY_KEY}`, { ...configurer, json: { value: 'x' } }), 403, ERR.permission);
-    expect((await app.anon.put('/rest/v1/system/configs/rollout.approval.enabled', { ...configurer, json: { value: true } })).status).toBe(204);
+    expect((await app.anon.put('/rest/v1/system/configs/rollout.approval.enabled', { ...configurer, json: { value: true } })).status).toBe(200);
     expect((await get(GATEWAY_KEY)).json().value).toBe('s3cret');
   });
 });
@@ -157,13 +160,13 @@ describe.each(STORES)('the default distribution set type on the %s store', (kind
     const first = await createSet({ name: 'no-type-1' });
     expect(first.status, first.text).toBe(201);
     expect(first.json()[0]).toMatchObject({ type: 'os_app', typeName: 'OS with app(s)' });
-    expect((await setDefault(await typeId('app'))).status).toBe(204);
+    expect((await setDefault(await typeId('app'))).status).toBe(200);
     expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json().value).toBe(await typeId('app'));
     const second = await createSet({ name: 'no-type-2' });
     expect(second.json()[0]).toMatchObject({ type: 'app', typeName: 'App(s) only' });
     // a type given still wins
     expect((await createSet({ name: 'typed', type: 'os' })).json()[0].type).toBe('os');
-    expect((await setDefault(await typeId('os_app'))).status).toBe(204);
+    expect((await setDefault(await typeId('os_app'))).status).toBe(200);
   });
 
   it('refuses a value that is not a type id (400) or names no type (404), and cannot be deleted (404)', async () => {
@@ -183,18 +186,18 @@ describe.each(STORES)('the default distribution set type on the %s store', (kind
     expectError(await app.mgmt.put('/rest/v1/system/configs', { json: { 'default.ds.type': os, pollingTime: 'soon' } }), 400, VALUE_INVALID);
     expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json().value).toBe(osApp);
     const ok = await app.mgmt.put('/rest/v1/system/configs', { json: { 'default.ds.type': os, pollingTime: '00:10:00' } });
-    expect(ok.status, ok.text).toBe(204);
+    expect(ok.status, ok.text).toBe(200);
     expect((await app.mgmt.get('/rest/v1/system/configs/default.ds.type')).json().value).toBe(os);
     expect((await app.mgmt.get('/rest/v1/system/configs/pollingTime')).json().value).toBe('00:10:00');
-    expect((await app.mgmt.put('/rest/v1/system/configs', { json: { 'default.ds.type': osApp } })).status).toBe(204);
+    expect((await app.mgmt.put('/rest/v1/system/configs', { json: { 'default.ds.type': osApp } })).status).toBe(200);
   });
 
   it('keeps the default type from being removed while it is the default', async () => {
     const created = await app.mgmt.post('/rest/v1/distributionsettypes', { json: [{ key: 'spare', name: 'Spare' }] });
     const spare = created.json()[0].id;
-    expect((await setDefault(spare)).status).toBe(204);
+    expect((await setDefault(spare)).status).toBe(200);
     expectError(await app.mgmt.delete(`/rest/v1/distributionsettypes/${spare}`), 400, 'hawkbit.server.error.repo.constraintViolation', 'default.ds.type');
-    expect((await setDefault(await typeId('os_app'))).status).toBe(204);
+    expect((await setDefault(await typeId('os_app'))).status).toBe(200);
     expect((await app.mgmt.delete(`/rest/v1/distributionsettypes/${spare}`)).status).toBe(204);
   });
 

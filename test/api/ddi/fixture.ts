@@ -109,7 +109,6 @@ export async function assign(app: DdiApp, controllerId: string, dsId: number, op
   return id;
 }
 
-
 export async function targetOf(app: App, controllerId: string): Promise<TargetRecord> {
   const id = await app.store.lookup(app.tenant, TARGET, 'controllerId', controllerId.toLowerCase());
   const t = id === undefined ? undefined : await app.store.get<TargetRecord>(app.tenant, TARGET, id);

@@ -22,7 +22,9 @@ async function retype(app: DdiApp, seeded: SeededDs, key: string): Promise<void>
   if (typeId === undefined) throw new Error(`no module type ${key}`);
   const update = async (kind: string, id: number, change: (v: Record<string, unknown>) => Record<string, unknown>) => {
     const cur = (await app.store.get<Record<string, unknown>>(app.tenant, kind, id))!;
-    const r = await app.store.commit(app.tenant, { writes: [{ kind, id, expect: cur.version, before: cur.value, after: change(cur.value) }] });
+    const r = await app.store.commit(app.tenant, {
+      writes: [{ kind, id, expect: cur.version, before: cur.value, after: change(cur.value) }],
+    });
     if (!r.ok) throw new Error(`retype failed: ${JSON.stringify(r)}`);
   };
   await update(SM, seeded.module.id, (v) => ({ ...v, type: typeId }));

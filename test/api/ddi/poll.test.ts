@@ -13,7 +13,9 @@ const seconds = (hhmmss: string): number => {
 
 async function patchAction(app: DdiApp, id: number, change: Partial<ActionRecord>): Promise<void> {
   const cur = (await app.store.get<ActionRecord>(app.tenant, ACTION, id))!;
-  const r = await app.store.commit(app.tenant, { writes: [{ kind: ACTION, id, expect: cur.version, before: cur.value, after: { ...cur.value, ...change } }] });
+  const r = await app.store.commit(app.tenant, {
+    writes: [{ kind: ACTION, id, expect: cur.version, before: cur.value, after: { ...cur.value, ...change } }],
+  });
   if (!r.ok) throw new Error('patch failed');
 }
 

@@ -82,7 +82,9 @@ describe.each(STORES)('assignments with tenant configuration, %s store', (kind) 
   });
 
   it('quotas: assignments per request and actions per target (403)', async () => {
-    const app = await startDeployApp(kind, { quotas: { maxTargetDistributionSetAssignmentsPerManualAssignment: 2, maxActionsPerTarget: 2 } });
+    const app = await startDeployApp(kind, {
+      quotas: { maxTargetDistributionSetAssignmentsPerManualAssignment: 2, maxActionsPerTarget: 2 },
+    });
     const sets = [await seedDistributionSet(app), await seedDistributionSet(app), await seedDistributionSet(app)];
     const targets = [await seedTarget(app, cid()), await seedTarget(app, cid()), await seedTarget(app, cid())];
     const tooMany = await app.mgmt.post(`/rest/v1/distributionsets/${sets[0]?.ds.id}/assignedTargets`, { json: targets.map((t) => ({ id: t.controllerId })) });

@@ -56,7 +56,9 @@ export async function statusTypes(app: DeployApp, controllerId: string, id: numb
 export async function patchRecord<T>(app: DeployApp, kind: string, id: number, change: Partial<T>): Promise<void> {
   const cur = await app.store.get<T>(app.tenant, kind, id);
   if (cur === undefined) throw new Error(`${kind} ${id} missing`);
-  const result = await app.store.commit(app.tenant, { writes: [{ kind, id, expect: cur.version, before: cur.value, after: { ...cur.value, ...change } }] });
+  const result = await app.store.commit(app.tenant, {
+    writes: [{ kind, id, expect: cur.version, before: cur.value, after: { ...cur.value, ...change } }],
+  });
   if (!result.ok) throw new Error(`patching ${kind} ${id} failed`);
 }
 

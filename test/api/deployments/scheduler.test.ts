@@ -102,7 +102,10 @@ describe.each(STORES)('scheduler, %s store', (kind) => {
     const [fresh, stale, silent] = [await seedTarget(app, cid()), await seedTarget(app, cid()), await seedTarget(app, cid())];
     void silent; // never polled: not overdue
     // defaults: pollingTime 12:00:00 + pollingOverdueTime 23:59:59
-    await app.store.recordPolls(app.tenant, [{ id: fresh.id, at: now - DAY, address: null }, { id: stale.id, at: now - 2 * DAY, address: null }]);
+    await app.store.recordPolls(app.tenant, [
+      { id: fresh.id, at: now - DAY, address: null },
+      { id: stale.id, at: now - 2 * DAY, address: null },
+    ]);
     expect((await app.scheduler.runOnce(now)).overdue[app.tenant]).toBe(1);
     const metrics = await app.server.server.metrics.render();
     expect(metrics).toContain(`peregrine_targets_overdue{tenant="${app.tenant}"} 1`);

@@ -13,10 +13,13 @@ async function seedAction(app: App, dsId: number): Promise<number> {
   const id = await app.store.nextIds(app.tenant, ACTION, 1);
   const record = {
     id, targetId: target.id, controllerId: target.controllerId, ds: dsId, actionType: 'forced', forceTime: 0, weight: null, status: 'running',
-    active: true, maintenanceWindow: null, rollout: null, rolloutGroup: null, lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
+    active: true, maintenanceWindow: null, rollout: null, rolloutGroup: null, lastStatusCode: null, externalRef: null,
+    lastEntry: null, entries: 0,
     ...created('seed', Date.now()),
   };
-  const result = await app.store.commit(app.tenant, { writes: [{ kind: ACTION, id, expect: 0, after: { ...record, _mv: ACTION_MACHINE_VERSION } }] });
+  const result = await app.store.commit(app.tenant, {
+    writes: [{ kind: ACTION, id, expect: 0, after: { ...record, _mv: ACTION_MACHINE_VERSION } }],
+  });
   expect(result.ok).toBe(true);
   return id;
 }
@@ -185,7 +188,7 @@ describe.each(STORES)('%s store', (kind) => {
     expect((await app.mgmt.get(`${ROOT}/distributionsets?limit=zero`)).status).toBe(400);
   });
 
-  it('keeps metadata: create 201, list, get, put 204, delete 204; quota 403', async () => {
+  it('keeps metadata: create 201, list, get, put 200 with the entry, delete 204; quota 403', async () => {
     const { ds: d } = await completeSet(app);
     const base = `${ROOT}/distributionsets/${d.id}/metadata`;
     const res = await app.mgmt.post(base, { json: { key: 'a', value: '1' } });
@@ -194,8 +197,8 @@ describe.each(STORES)('%s store', (kind) => {
     expect((await app.mgmt.get(base)).json()).toEqual({ content: [{ key: 'a', value: '1' }], total: 1, size: 1 });
     expect((await app.mgmt.get(`${base}/a`)).json()).toEqual({ key: 'a', value: '1' });
     const put = await app.mgmt.put(`${base}/a`, { json: { key: 'a', value: '2' } });
-    expect(put.status).toBe(204);
-    expect(put.text).toBe('');
+    expect(put.status).toBe(200); // spec 4.4: 200 {key, value}
+    expect(put.json()).toEqual({ key: 'a', value: '2' });
     expect((await app.mgmt.get(`${base}/a`)).json()).toEqual({ key: 'a', value: '2' });
     expect((await app.mgmt.post(base, { json: [{ key: 'a', value: 'x' }] })).status).toBe(409);
     expect((await app.mgmt.post(base, { json: [{ key: 'b', value: 'x' }, { key: 'c', value: 'x' }] })).status).toBe(403);

@@ -129,7 +129,8 @@ describe.each(STORES)('%s store', (kind) => {
       expect((await app.mgmt.get(`${base}?limit=1&sort=key:DESC`)).json()).toMatchObject({ total: 2, size: 1, content: [{ key: 'k2' }] });
       expect((await app.mgmt.get(`${base}/k1`)).json()).toEqual({ key: 'k1', value: 'v1', targetVisible: true });
       const put = await app.mgmt.put(`${base}/k2`, { json: { value: 'changed', targetVisible: true } });
-      expect(put.status).toBe(204);
+      expect(put.status).toBe(200);
+      expect(put.json()).toEqual({ key: 'k2', value: 'changed', targetVisible: true });
       expect((await app.mgmt.get(`${base}/k2`)).json()).toEqual({ key: 'k2', value: 'changed', targetVisible: true });
       expect((await app.mgmt.delete(`${base}/k1`)).status).toBe(204);
       expect((await app.mgmt.get(`${base}/k1`)).status).toBe(404);

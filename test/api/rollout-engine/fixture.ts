@@ -133,4 +133,3 @@ export async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) 
 
 export const statusOf = (app: App, id: number, status: string): Promise<RolloutJson> =>
   until(`rollout ${id} ${status}`, () => getRollout(app, id), (r) => r.status === status);
-

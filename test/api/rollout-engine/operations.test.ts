@@ -164,6 +164,15 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
     expect(errorOf(await app.mgmt.put(`/rest/v1/rollouts/${ran.id}`, { json: { name: 'x' } }))).toEqual([403, 'hawkbit.server.error.entityReadOnly']);
   });
 
+  it('invalidating the set stops its rollouts (soft) or deletes them (force)', async () => {
+    const app = await startRolloutApp(kind);
+    const ds = await seedFleet(app, 'i', 2);
+    const r = await createRollout(app, { name: 'inv', distributionSetId: ds, targetFilterQuery: 'controllerid==i-*' });
+    await statusOf(app, r.id, 'ready');
+    expect((await app.mgmt.post(`/rest/v1/distributionsets/${ds}/invalidate`, { json: { actionCancelationType: 'soft' } })).status).toBe(204);
+    await statusOf(app, r.id, 'stopped');
+  });
+
   it('triggerNextGroup starts the next scheduled group before the success condition holds', async () => {
     const app = await startRolloutApp(kind);
     const ds = await seedFleet(app, 't', 4);

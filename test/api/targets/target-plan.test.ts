@@ -48,7 +48,8 @@ describe.each(STORES)('target query plans on the %s store', (kind) => {
     });
     const filter = parseFilter(q, targetFields);
     const now = Date.now();
-    const result = await queryTargets(counting, app.tenant, { offset: 0, limit: 50, sort: DEFAULT_TARGET_SORT, filter }, { now, overdueTs: now - 1000 });
+    const page = { offset: 0, limit: 50, sort: DEFAULT_TARGET_SORT, filter };
+    const result = await queryTargets(counting, app.tenant, page, { now, overdueTs: now - 1000 });
     return { total: result.total, read, scans };
   }
 

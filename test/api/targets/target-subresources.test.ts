@@ -57,7 +57,8 @@ describe.each(STORES)('target sub-resources on the %s store', (kind) => {
     expect((await app.mgmt.get(`${base}?q=key==si*&limit=1`)).json()).toEqual({ content: [{ key: 'site', value: 'berlin' }], total: 1, size: 1 });
     expect((await app.mgmt.get(`${base}/site`)).json()).toEqual({ key: 'site', value: 'berlin' });
     const put = await app.mgmt.put(`${base}/site`, { json: { key: 'site', value: 'paris' } });
-    expect(put.status).toBe(204);
+    expect(put.status).toBe(200); // spec 4.5: 200 {key, value}
+    expect(put.json()).toEqual({ key: 'site', value: 'paris' });
     expect((await app.mgmt.get(`${base}/site`)).json()).toEqual({ key: 'site', value: 'paris' });
     expect((await app.mgmt.get(`/rest/v1/targets?q=${encodeURIComponent('metadata.site==paris')}`)).json().content[0].controllerId).toBe(cid);
     expect((await app.mgmt.delete(`${base}/site`)).status).toBe(204);
@@ -78,7 +79,9 @@ describe.each(STORES)('target sub-resources on the %s store', (kind) => {
     expectError(await app.mgmt.post(base, { json: [{ key: 'k'.repeat(129), value: 'x' }] }), 400, ERR.body, 'body[0].key');
     expectError(await app.mgmt.post(base, { json: [{ key: 'x', value: 'v'.repeat(4001) }] }), 400, ERR.body, 'body[0].value');
     // hawkBit's MgmtMetadataBodyPut has an optional value: without one the entry keeps its value
-    expect((await app.mgmt.put(`${base}/a`, { json: { key: 'a' } })).status).toBe(204);
+    const kept = await app.mgmt.put(`${base}/a`, { json: { key: 'a' } });
+    expect(kept.status).toBe(200); // spec 4.5: 200 with the entry
+    expect(kept.json()).toEqual({ key: 'a', value: '1' });
     expect((await app.mgmt.get(`${base}/a`)).json()).toEqual({ key: 'a', value: '1' });
     expectError(await app.mgmt.post('/rest/v1/targets/ghost/metadata', { json: [{ key: 'a', value: '1' }] }), 404, ERR.notFound);
     expect((await app.mgmt.get(`${base}`)).json().total).toBe(1);

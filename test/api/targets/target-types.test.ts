@@ -8,7 +8,11 @@ describe.each(STORES)('target types on the %s store', (kind) => {
   let dsTypes: number[];
   beforeAll(async () => {
     app = await startApp(kind, { quotas: { maxDistributionSetTypesPerTargetType: 2 } });
-    dsTypes = [(await seedDistributionSet(app)).dsType.id, (await seedDistributionSet(app)).dsType.id, (await seedDistributionSet(app)).dsType.id];
+    dsTypes = [
+      (await seedDistributionSet(app)).dsType.id,
+      (await seedDistributionSet(app)).dsType.id,
+      (await seedDistributionSet(app)).dsType.id,
+    ];
   });
   const create = async (json: unknown) => app.mgmt.post('/rest/v1/targettypes', { json });
 

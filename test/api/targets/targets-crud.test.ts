@@ -109,7 +109,7 @@ describe.each(STORES)('targets CRUD on the %s store', (kind) => {
     const cid = uid();
     await createTargets(app, [{ controllerId: cid }]);
     expect((await app.mgmt.get(`/rest/v1/targets/${cid}`)).json()).not.toHaveProperty('autoConfirmActive');
-    expect((await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: true } })).status).toBe(204);
+    expect((await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: true } })).status).toBe(200);
     const res = await app.mgmt.get(`/rest/v1/targets/${cid}`);
     expect(res.json().autoConfirmActive).toBe(false);
     expect(res.json()._links.autoConfirm.href).toBe(`${app.url}/rest/v1/targets/${cid}/autoConfirm`);
@@ -128,7 +128,10 @@ describe.each(STORES)('targets CRUD on the %s store', (kind) => {
       ...created('admin', 1),
     };
     const status: ActionStatusRecord = { id: statusId, actionId, type: 'finished', messages: [], reportedAt: 1, timestamp: 1, code: null };
-    expect((await app.store.commit(app.tenant, { writes: [{ kind: ACTION, id: actionId, expect: 0, after: action }, { kind: ACTION_STATUS, id: statusId, expect: 0, after: status }] })).ok).toBe(true);
+    const committed = await app.store.commit(app.tenant, {
+      writes: [{ kind: ACTION, id: actionId, expect: 0, after: action }, { kind: ACTION_STATUS, id: statusId, expect: 0, after: status }],
+    });
+    expect(committed.ok).toBe(true);
     await app.store.recordPolls(app.tenant, [{ id, at: 5, address: null }]);
     expect((await app.mgmt.delete(`/rest/v1/targets/${cid}`)).status).toBe(204);
     expectError(await app.mgmt.get(`/rest/v1/targets/${cid}`), 404, ERR.notFound, cid);

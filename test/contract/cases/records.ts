@@ -46,7 +46,9 @@ export function recordCases(ctx: () => StoreContext): void {
       await create(1, { n: 1 }, NOTE);
       await create(3, { n: 3 }, NOTE);
       const many = await store.getMany(tenant, NOTE, [3, 2, 1, 3]);
-      expect(many).toEqual([{ id: 3, version: 1, value: { n: 3 } }, undefined, { id: 1, version: 1, value: { n: 1 } }, { id: 3, version: 1, value: { n: 3 } }]);
+      expect(many).toEqual([
+        { id: 3, version: 1, value: { n: 3 } }, undefined, { id: 1, version: 1, value: { n: 1 } }, { id: 3, version: 1, value: { n: 3 } },
+      ]);
       expect(await store.getMany(tenant, NOTE, [])).toEqual([]);
       expect(await store.get(tenant, 'nothing-of-this-kind', 1)).toBeUndefined();
     });

@@ -41,7 +41,11 @@ describe('which actor changes tell a DMF device something', () => {
     expect(observe(targetWrite({ address: null }, null))).toEqual([]);
     expect(observe(targetWrite({ address: DMF, requestAttributes: false }, { address: DMF, requestAttributes: true }))).toEqual([{ type: 'dmf.attributes', targetId: 1 }]);
     // raised by an installation: the action's write says so already
-    expect(observe(targetWrite({ address: DMF, requestAttributes: false, installedAction: null }, { address: DMF, requestAttributes: true, installedAction: 10 }))).toEqual([]);
+    const write = targetWrite(
+      { address: DMF, requestAttributes: false, installedAction: null },
+      { address: DMF, requestAttributes: true, installedAction: 10 },
+    );
+    expect(observe(write)).toEqual([]);
     expect(observe(targetWrite({ address: 'http://1.2.3.4', requestAttributes: false }, { address: 'http://1.2.3.4', requestAttributes: true }))).toEqual([]);
     expect(observe(targetWrite(undefined, { address: DMF }))).toEqual([]);
   });

@@ -28,7 +28,7 @@ describe('group creation and sizing (reference §4.7)', () => {
   });
 
   it('explicit percentages are shares of what earlier groups with the same filter left', () => {
-    const groups = [{ targetFilterQuery: null, targetPercentage: 20 }, { targetFilterQuery: null, targetPercentage: 50 }, { targetFilterQuery: null, targetPercentage: 100 }];
+    const groups = [20, 50, 100].map((targetPercentage) => ({ targetFilterQuery: null, targetPercentage }));
     expect(shareOf(groups, 0)).toBe(20);
     expect(shareOf(groups, 1)).toBe(62.5);
     expect(shareOf(groups, 2)).toBe(100);
@@ -90,7 +90,10 @@ describe('group evaluation (reference §4.7)', () => {
 
 describe('per-status counts (reference §4.7 mapping)', () => {
   it('maps action statuses; notstarted is what is not counted', () => {
-    const counts = { scheduled: 2, running: 1, retrieved: 1, warning: 1, download: 1, wait_for_confirmation: 1, canceling: 1, error: 3, finished: 4, canceled: 1, downloaded: 2 };
+    const counts = {
+      scheduled: 2, running: 1, retrieved: 1, warning: 1, download: 1, wait_for_confirmation: 1,
+      canceling: 1, error: 3, finished: 4, canceled: 1, downloaded: 2,
+    };
     expect(perStatus(counts, 20, false)).toEqual({ scheduled: 2, running: 8, error: 3, finished: 4, cancelled: 1, notstarted: 2 });
     expect(perStatus(counts, 20, true)).toEqual({ scheduled: 2, running: 6, error: 3, finished: 6, cancelled: 1, notstarted: 2 });
   });

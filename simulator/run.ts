@@ -1,0 +1,248 @@
+/**
+ * The library API of the simulator: `runScenario(fileOrObject, options)` validates the scenario,
+ * prepares the tenant over the Management API, starts the fleet, runs the steps, watches the
+ * expectations and answers the report with the exit code (0 passed, 1 an expectation failed or the
+ * server could not be reached, 2 bad input: scenario or admin credentials). The CLI and the tests use it.
+ */
+import { writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { LiveDisplay } from './display.js';
+import { isEventual, judge, type Observation, type Verdict } from './expectations.js';
+import { Fleet } from './fleet.js';
+import { SimHttp } from './http.js';
+import { AdminAuthError, groupFilter, Mgmt, MgmtError, reach, UnreachableError, type RolloutView } from './mgmt.js';
+import { buildReport, formatReport, type ExpectationResult, type Report } from './report.js';
+import { loadScenario, ScenarioError, validateScenario, withOverrides, type Overrides, type Scenario, type Step } from './scenario.js';
+import { Stats } from './stats.js';
+
+export interface RunOptions {
+  readonly overrides?: Overrides;
+  /** Live display and final table (default process.stdout). */
+  readonly out?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Problems and failed expectations (default process.stderr). */
+  readonly err?: NodeJS.WritableStream;
+  /** No live display and no table (failures are still written to err). */
+  readonly quiet?: boolean;
+  /** Write the JSON report to this file. */
+  readonly reportFile?: string;
+  /** Plain (non-TTY) progress line interval. */
+  readonly plainEveryMs?: number;
+  /** Ends the run early, as if its duration were over. */
+  readonly signal?: AbortSignal;
+  /** Called as the fleet starts, with its live figures (benchmarks sample them). */
+  readonly observe?: (stats: Stats, fleet: Fleet) => void;
+}
+
+export interface RunResult {
+  readonly exitCode: number;
+  /** Undefined when the run did not start (bad scenario). */
+  readonly report?: Report;
+  /** The message of what stopped the run, if anything did. */
+  readonly error?: string;
+}
+
+/** Thrown by a step that cannot go on (a wait that timed out); ends the run with exit 1. */
+class StepError extends Error {}
+
+interface RolloutState {
+  id: number; startedAt?: number; endedAt?: number; view?: RolloutView; readonly seen: Set<string>; pausedByError: boolean;
+}
+
+export async function runScenario(source: string | object, o: RunOptions = {}): Promise<RunResult> {
+  const out = o.out ?? process.stdout;
+  const err = o.err ?? process.stderr;
+  const log = (line: string): void => { err.write(`${line}\n`); };
+  let s: Scenario;
+  try {
+    const raw = typeof source === 'string' ? loadScenario(source) : source;
+    s = validateScenario(withOverrides(raw, o.overrides ?? {}), typeof source === 'string' ? source : 'scenario');
+  } catch (e) {
+    if (!(e instanceof ScenarioError)) throw e;
+    log(e.message);
+    return { exitCode: 2, error: e.message };
+  }
+
+  const stats = new Stats();
+  const http = new SimHttp(s.server, s.connections, stats, Math.random);
+  const fleet = new Fleet(s, http, stats);
+  const mgmt = s.admin ? new Mgmt(s.server, s.admin, log) : undefined;
+  const phases: { name: string; seconds: number }[] = [];
+  let phaseName = 'preparing';
+  let phaseStart = Date.now();
+  const phase = (next: string): void => {
+    phases.push({ name: phaseName, seconds: Math.round((Date.now() - phaseStart) / 100) / 10 });
+    phaseName = next;
+    phaseStart = Date.now();
+  };
+  let rollout: RolloutState | undefined;
+  let dsId: number | undefined;
+  const display = o.quiet ? undefined
+    : new LiveDisplay({ fleet, stats, phase: () => phaseName, rollout: () => rollout?.view }, out, o.plainEveryMs);
+  const deadline = Date.now() + s.durationSeconds * 1000;
+  const over = (): boolean => Date.now() >= deadline || o.signal?.aborted === true;
+  const verdicts = new Map<number, Verdict>();
+  let exitCode = 0;
+  let error: string | undefined;
+
+  const refreshRollout = async (): Promise<void> => {
+    if (!rollout || !mgmt) return;
+    const view = await mgmt.rollout(rollout.id);
+    rollout.view = view;
+    rollout.seen.add(view.status);
+    if (['finished', 'stopped', 'paused'].includes(view.status)) rollout.endedAt ??= Date.now();
+    else rollout.endedAt = undefined;
+    if (view.status === 'paused' && !rollout.pausedByError) {
+      rollout.pausedByError = (await mgmt.rolloutGroups(rollout.id)).some((g) => g.status === 'error');
+    }
+  };
+  const observation = (): Observation => ({
+    now: Date.now(), counters: stats.counters, errorsByStatus: stats.errorsByStatus,
+    ...(rollout ? {
+      rollout: {
+        status: rollout.view?.status ?? 'unknown', startedAt: rollout.startedAt, seen: rollout.seen, pausedByError: rollout.pausedByError,
+      },
+    } : {}),
+    targets: async (status, group) => {
+      const gs = group === undefined ? fleet.groups : fleet.groups.filter((g) => g.spec.name === group);
+      const f = groupFilter(gs);
+      const devices = gs.reduce((n, g) => n + g.spec.count, 0);
+      if (!mgmt) return { devices, found: 0, notIn: devices };
+      return { devices, found: await mgmt.countTargets(f), notIn: await mgmt.countTargets(`(${f});updateStatus!=${status}`) };
+    },
+  });
+  /** Judges the open expectations; true when every eventual one is decided. */
+  const review = async (final: boolean): Promise<boolean> => {
+    const obs = observation();
+    let open = false;
+    for (const [i, e] of s.expect.entries()) {
+      const prev = verdicts.get(i);
+      // decided checks stay decided, except that the final review re-reads failed ones for their final figures
+      if (prev && (prev.state === 'pass' || (prev.state === 'fail' && !final))) continue;
+      const v = await judge(e, obs, final);
+      verdicts.set(i, v);
+      if (v.state === 'open' && isEventual(e)) open = true;
+    }
+    return !open && s.expect.some(isEventual);
+  };
+  const until = async (what: string, timeoutMs: number, cond: () => boolean | Promise<boolean>): Promise<void> => {
+    const end = Date.now() + timeoutMs;
+    while (!(await cond())) {
+      if (over()) throw new StepError(`run time over while waiting for ${what}`);
+      if (Date.now() > end) throw new StepError(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+      await sleep(200);
+    }
+  };
+
+  const runStep = async (step: Step): Promise<void> => {
+    if (!mgmt) return;
+    const idsOf = (names: readonly string[] | undefined): string[] =>
+      fleet.devices.filter((d) => !names || names.includes(d.g.spec.name)).map((d) => d.controllerId);
+    if ('createDistributionSet' in step) dsId = await mgmt.createDistributionSet(step.createDistributionSet);
+    else if ('assign' in step) {
+      const { groups, ...options } = step.assign;
+      await mgmt.assign(dsId!, idsOf(groups), options);
+    } else if ('createRollout' in step) {
+      const c = step.createRollout;
+      const gs = c.groups ? fleet.groups.filter((g) => c.groups!.includes(g.spec.name)) : fleet.groups;
+      const body = { name: `${s.name}-${Date.now()}`, distributionSetId: dsId, targetFilterQuery: groupFilter(gs), ...c.body };
+      rollout = { id: await mgmt.createRollout(body), seen: new Set(), pausedByError: false };
+      await refreshRollout();
+      if (c.start) await startRollout(rollout);
+    } else if ('rollout' in step) {
+      if (step.rollout === 'start') await startRollout(rollout!);
+      else await mgmt.rolloutAction(rollout!.id, step.rollout);
+      await refreshRollout();
+    } else if ('waitRollout' in step) {
+      const w = step.waitRollout;
+      await until(`rollout ${w.status}`, w.timeoutSeconds * 1000, async () => {
+        await refreshRollout();
+        return rollout!.seen.has(w.status);
+      });
+    } else if ('waitUpdates' in step) {
+      const w = step.waitUpdates;
+      await until(`${w.atLeast} updates`, w.timeoutSeconds * 1000, () => stats.counters.updates >= w.atLeast);
+    } else await sleep(step.sleep * 1000);
+  };
+  const startRollout = async (r: RolloutState): Promise<void> => {
+    // a new rollout is CREATING until the server has filled its groups
+    await until('the rollout to be ready', 60_000, async () => { await refreshRollout(); return r.view?.status !== 'creating'; });
+    await mgmt!.rolloutAction(r.id, 'start');
+    r.startedAt = Date.now();
+  };
+
+  try {
+    if (mgmt) {
+      await mgmt.check(s.connectAttempts);
+      // minPollingTime first: the server checks pollingTime against the minimum in force
+      const config = Object.entries(s.tenantConfig).sort(([a], [b]) => Number(b === 'minPollingTime') - Number(a === 'minPollingTime'));
+      for (const [key, value] of config) await mgmt.setConfig(key, value);
+      await mgmt.enableAuth(fleet.groups, s.fleet.auth);
+      await mgmt.provisionTargets(fleet.groups, s.fleet.auth);
+    } else {
+      await reach(s.server, s.connectAttempts, log, async () => (await request(new URL('/', s.server))).statusCode);
+    }
+    phase('registering');
+    display?.start();
+    fleet.start(s.rampSeconds * 1000);
+    o.observe?.(stats, fleet);
+    if (s.steps.length > 0) {
+      const limit = Math.max(60_000, s.rampSeconds * 1000 + 60_000);
+      const errors = (): string => Object.entries(stats.errorsByStatus).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none';
+      await until(`all ${fleet.size} devices to register`, limit, () => fleet.registered >= fleet.size)
+        .catch((e: Error) => { throw new StepError(`${e.message} (${fleet.registered} did; device errors: ${errors()})`); });
+    }
+    for (const [i, step] of s.steps.entries()) {
+      phase(`step ${i + 1} ${Object.keys(step)[0]}`);
+      await runStep(step);
+    }
+    phase('running');
+    let lastRollout = 0;
+    for (;;) {
+      if (over()) break;
+      if (rollout && Date.now() - lastRollout >= 1000) { await refreshRollout(); lastRollout = Date.now(); }
+      if (await review(false)) break;
+      await sleep(250);
+    }
+  } catch (e) {
+    if (e instanceof AdminAuthError) exitCode = 2;
+    else if (e instanceof UnreachableError || e instanceof MgmtError || e instanceof StepError) exitCode = 1;
+    else throw e;
+    error = (e).message;
+    log(error);
+  } finally {
+    phase('stopping');
+    await fleet.stop();
+    display?.stop();
+  }
+  let results: ExpectationResult[] = [];
+  // expectations are judged when the fleet ran (a step that failed still leaves its figures to judge)
+  if (error === undefined || phases.some((p) => p.name === 'registering')) {
+    try {
+      await refreshRollout();
+      await review(true);
+    } catch (e) { log(`after the run: ${(e as Error).message}`); }
+    results = s.expect.map((e, i) => {
+      const v = verdicts.get(i) ?? { state: 'fail', expected: e.text, seen: 'not checked' };
+      return { text: e.text, passed: v.state === 'pass', expected: v.expected, seen: v.seen };
+    });
+    for (const r of results) if (!r.passed) log(`expectation failed: ${r.text}: expected ${r.expected}, seen ${r.seen}`);
+    if (results.some((r) => !r.passed)) exitCode = Math.max(exitCode, 1);
+  }
+  await http.close();
+  const report = buildReport({
+    scenario: s.name, server: s.server, tenant: s.tenant, devices: fleet.size, stats, exitCode,
+    seconds: (Date.now() - stats.startedAt) / 1000,
+    phases,
+    devicesByState: fleet.byState(),
+    ...(rollout ? { rollout: {
+      id: rollout.id, status: rollout.view?.status ?? 'unknown', totalTargetsPerStatus: rollout.view?.totalTargetsPerStatus,
+      ...(rollout.startedAt !== undefined
+        ? { runSeconds: Math.round(((rollout.endedAt ?? Date.now()) - rollout.startedAt) / 100) / 10 } : {}),
+    } } : {}),
+    expectations: results,
+  });
+  if (!o.quiet) out.write(`${formatReport(report)}\n`);
+  if (o.reportFile) writeFileSync(o.reportFile, `${JSON.stringify(report, null, 2)}\n`);
+  return { exitCode, report, ...(error !== undefined ? { error } : {}) };
+}

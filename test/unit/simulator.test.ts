@@ -1,0 +1,193 @@
+/**
+ * The simulator's pure parts: scenario validation (unknown keys and wrong types named by path,
+ * step order, group references), command-line overrides, expectations and the fleet scheduler.
+ */
+import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { LiveDisplay } from '../../simulator/display.js';
+import { parseExpectation, judge, type Observation } from '../../simulator/expectations.js';
+import { Fleet, idPattern, resolveBehaviour } from '../../simulator/fleet.js';
+import { SimHttp } from '../../simulator/http.js';
+import { Stats } from '../../simulator/stats.js';
+import { loadScenario, parseScenario, rescale, ScenarioError, validateScenario, withOverrides } from '../../simulator/scenario.js';
+import { Scheduler } from '../../simulator/scheduler.js';
+
+const base = (extra = ''): string => [
+  'durationSeconds: 5',
+  'fleet:',
+  '  auth: { mode: anonymous }',
+  '  groups: [{ name: a, count: 3 }]',
+  extra,
+].join('\n');
+const validate = (text: string): ReturnType<typeof validateScenario> => validateScenario(parseScenario(text));
+
+describe('simulator scenario validation', () => {
+  it('applies defaults', () => {
+    const s = validate(base());
+    expect(s).toMatchObject({ server: 'http://127.0.0.1:8080', tenant: 'DEFAULT', timeScale: 1, connections: 64, steps: [], expect: [] });
+    expect(s.fleet.groups[0]).toMatchObject({ name: 'a', count: 3, attributes: {} });
+  });
+
+  it('names an unknown key by its path', () => {
+    expect(() => validate(base('colour: red'))).toThrow(/colour: unknown key/);
+    expect(() => validate(base().replace('count: 3', 'count: 3, behavior: {}'))).toThrow(/fleet\.groups\.0\.behavior: unknown key/);
+    const typo = base().replace('count: 3', 'count: 3, behaviour: { outcome: { sucess: 1 } }');
+    expect(() => validate(typo)).toThrow(/fleet\.groups\.0\.behaviour\.outcome\.sucess: unknown key/);
+  });
+
+  it('names a wrong type by its path', () => {
+    expect(() => validate(base().replace('count: 3', 'count: three'))).toThrow(/fleet\.groups\.0\.count: .*number/i);
+    expect(() => validate(base('timeScale: fast'))).toThrow(/timeScale/);
+    expect(() => validate(base().replace('count: 3', 'count: 3, behaviour: { faults: { drop: 2 } }'))).toThrow(/faults\.drop/);
+    expect(() => validate(base().replace('mode: anonymous', 'mode: gateway'))).toThrow(/fleet\.auth\.token/);
+    expect(() => parseScenario('fleet: [')).toThrow(/invalid YAML/);
+    expect(() => loadScenario('/nonexistent/scenario.yaml')).toThrow(ScenarioError);
+  });
+
+  it('checks steps, group references and expectations', () => {
+    const admin = 'admin: admin:admin';
+    expect(() => validate(base(`${admin}\nsteps: [{ assign: {} }]`))).toThrow(/steps\.0: needs a createDistributionSet/);
+    expect(() => validate(base(`${admin}\nsteps: [{ rollout: pause }]`))).toThrow(/steps\.0: needs a createRollout/);
+    const unknownGroup = base(`${admin}\nsteps: [{ createDistributionSet: {} }, { assign: { groups: [b] } }]`);
+    expect(() => validate(unknownGroup)).toThrow(/no fleet group named 'b'/);
+    expect(() => validate(base('steps: [{ createDistributionSet: {} }]'))).toThrow(/admin: /);
+    expect(() => validate(base('expect: [rollout finished soon]'))).toThrow(/expect\.0: unknown expectation/);
+    expect(() => validate(base(`${admin}\nexpect: [rollout exploded]`))).toThrow(/unknown rollout state 'exploded'/);
+    const twice = base().replace('[{ name: a, count: 3 }]', '[{ name: a, count: 1 }, { name: a, count: 2 }]');
+    expect(() => validate(twice)).toThrow(/used twice/);
+    expect(() => validate(base().replace('count: 3', "count: 3, idPattern: 'dev'"))).toThrow(/idPattern/);
+  });
+
+  it('applies command-line overrides before validating', () => {
+    const raw = parseScenario(base().replace('[{ name: a, count: 3 }]', '[{ name: a, count: 30 }, { name: b, count: 10 }]'));
+    const s = validateScenario(withOverrides(raw, { url: 'http://10.0.0.1:9', tenant: 'T2', devices: 8, duration: 2, admin: 'u:p' }));
+    expect(s).toMatchObject({ server: 'http://10.0.0.1:9', tenant: 'T2', durationSeconds: 2, admin: 'u:p' });
+    expect(s.fleet.groups.map((g) => g.count)).toEqual([6, 2]);
+    expect(() => validateScenario(withOverrides(raw, { url: 'not a url' }))).toThrow(/server/);
+    expect(rescale([1, 1, 1], 10)).toEqual([4, 3, 3]);
+  });
+
+  it('parses every shipped scenario', () => {
+    for (const name of ['smoke', 'rollout-10k', 'error-threshold', 'cancel', 'confirmation']) {
+      const s = validateScenario(loadScenario(`simulator/scenarios/${name}.yaml`), name);
+      expect(s.name).toBe(name);
+      expect(s.expect.length).toBeGreaterThan(0);
+    }
+    const big = validateScenario(loadScenario('simulator/scenarios/rollout-10k.yaml'));
+    expect(big.fleet.groups.reduce((n, g) => n + g.count, 0)).toBe(10_000);
+    expect(big.fleet.groups).toHaveLength(5);
+  });
+});
+
+describe('simulator fleet pieces', () => {
+  it('builds controller ids from patterns', () => {
+    expect(idPattern('dev-{n:4}-x')(7)).toBe('dev-0007-x');
+    expect(idPattern('{n}')(12345)).toBe('12345');
+  });
+
+  it('merges behaviour key by key: group over fleet over defaults', () => {
+    const b = resolveBehaviour({ poll: { jitter: 0 }, outcome: { failure: 1 } }, { poll: { maxMs: 10 }, faults: { drop: 0.5 } });
+    expect(b.poll).toEqual({ jitter: 0, minMs: 50, maxMs: 10 });
+    expect(b.outcome).toEqual({ failure: 1 });
+    expect(b.faults).toEqual({ drop: 0.5, delay: 0, delayMs: 0 });
+    expect(b.download.mode).toBe('whole');
+  });
+
+  it('fires entries in due order from one timer', async () => {
+    const fired: string[] = [];
+    const s = new Scheduler<{ due: number; name: string }>((item) => fired.push(item.name));
+    const now = Date.now();
+    for (const [name, at] of [['c', 30], ['a', 10], ['d', 40], ['b', 20], ['a2', 10]] as const) s.at(now + at, { due: 0, name });
+    expect(s.size).toBe(5);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(fired).toEqual(['a', 'a2', 'b', 'c', 'd']);
+    expect(s.size).toBe(0);
+    s.at(Date.now(), { due: 0, name: 'late' });
+    s.stop();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(fired).not.toContain('late');
+  });
+});
+
+describe('simulator expectations', () => {
+  const obs = (o: Partial<Observation> = {}): Observation => ({
+    now: 100_000,
+    counters: { updates: 10, successes: 9, failures: 1, 'cancels accepted': 0, 'cancels rejected': 0, confirmations: 0, denials: 0 },
+    errorsByStatus: {}, targets: async () => ({ devices: 5, found: 5, notIn: 0 }), ...o,
+  });
+  const parsed = (text: string) => {
+    const e = parseExpectation(text);
+    if (typeof e === 'string') throw new Error(e);
+    return e;
+  };
+
+  it('decides a rollout deadline and reports what it saw', async () => {
+    const e = parsed('rollout finished within 120 s');
+    const running = { status: 'running', startedAt: 0, seen: new Set(['running']), pausedByError: false };
+    expect((await judge(e, obs({ now: 60_000, rollout: running }), false)).state).toBe('open');
+    const late = await judge(e, obs({ now: 121_000, rollout: running }), false);
+    expect(late).toMatchObject({ state: 'fail', seen: 'rollout running after 121.0 s' });
+    expect((await judge(e, obs({ rollout: { ...running, seen: new Set(['running', 'finished']) } }), false)).state).toBe('pass');
+    expect(await judge(e, obs(), true)).toMatchObject({ state: 'fail', seen: 'no rollout was created' });
+  });
+
+  it('decides shares, counters and status checks', async () => {
+    expect((await judge(parsed('failure share below 5%'), obs(), true))).toMatchObject({ state: 'fail', seen: '10.00% (1 of 10)' });
+    expect((await judge(parsed('failure share below 20 %'), obs(), true)).state).toBe('pass');
+    expect((await judge(parsed('no 5xx'), obs({ errorsByStatus: { '404': 2 } }), true)).state).toBe('pass');
+    const notFound = obs({ errorsByStatus: { '404': 2 } });
+    expect((await judge(parsed('no errors'), notFound, false))).toMatchObject({ state: 'fail', seen: '404: 2' });
+    expect((await judge(parsed('no 5xx'), obs({ errorsByStatus: { '503': 1 } }), false)).state).toBe('fail');
+    expect((await judge(parsed('at least 9 successes'), obs(), false)).state).toBe('pass');
+    expect((await judge(parsed('at least 2 failures'), obs(), true))).toMatchObject({ state: 'fail', seen: 'failures = 1' });
+    expect((await judge(parsed('all devices of g1 in_sync'), obs({ targets: async () => ({ devices: 5, found: 5, notIn: 3 }) }), true)))
+      .toMatchObject({ state: 'fail', expected: '0 targets of group g1 not in_sync', seen: '3 targets not in_sync' });
+    // no targets at all is not "all in sync"
+    expect((await judge(parsed('all devices in_sync'), obs({ targets: async () => ({ devices: 5, found: 0, notIn: 0 }) }), true)))
+      .toMatchObject({ state: 'fail', seen: '0 of 5 devices known to the server' });
+    expect((await judge(parsed('all devices in_sync'), obs(), false)).state).toBe('pass');
+    expect(parseExpectation('at least 3 bananas')).toMatch(/unknown counter/);
+  });
+});
+
+describe('simulator live display', () => {
+  class Sink extends Writable {
+    text = '';
+    constructor(readonly isTTY: boolean) { super(); }
+    override _write(chunk: Buffer, _enc: string, done: () => void): void { this.text += chunk.toString(); done(); }
+  }
+  const setup = (tty: boolean) => {
+    const groups = [{ name: 'a', count: 3 }, { name: 'b', count: 2 }];
+    const s = validateScenario({ durationSeconds: 1, fleet: { auth: { mode: 'anonymous' }, groups } });
+    const stats = new Stats();
+    const fleet = new Fleet(s, new SimHttp(s.server, 1, stats, Math.random), stats);
+    fleet.moved(0, 2);
+    fleet.moved(0, 4);
+    stats.completed(true);
+    const out = new Sink(tty);
+    const rollout = { id: 7, status: 'running', totalTargetsPerStatus: { running: 2, finished: 1 } };
+    return { out, display: new LiveDisplay({ fleet, stats, phase: () => 'running', rollout: () => rollout }, out, 60_000) };
+  };
+
+  it('shows devices by state, rates, errors and rollout progress', () => {
+    const { display } = setup(false);
+    const lines = display.lines();
+    expect(lines[0]).toMatch(/^\[0 s\] running {2}devices 5 \(registered 0\)$/);
+    expect(lines[1]).toBe('  idle 3  downloading 0  installing 1  waiting 0  done 1  failed 0');
+    expect(lines[2]).toMatch(/^ {2}0 req\/s {2}errors 0 {2}updates ok 1 failed 0$/);
+    expect(lines[3]).toBe('  rollout #7 running running 2 finished 1');
+  });
+
+  it('writes plain lines when not a TTY and redraws in place on a TTY', () => {
+    const plain = setup(false);
+    plain.display.start();
+    plain.display.stop();
+    expect(plain.out.text.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(plain.out.text).not.toContain('\x1b[');
+    const tty = setup(true);
+    tty.display.start();
+    tty.display.stop();
+    expect(tty.out.text.startsWith('[0 s] running')).toBe(true);
+    expect(tty.out.text.endsWith('\n\u001b[4A\u001b[J')).toBe(true); // cursor up over the 4 lines, clear
+  });
+});
