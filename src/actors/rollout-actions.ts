@@ -57,9 +57,37 @@ export async function scheduleGroupActions(
 }
 
 /** The actions of a group (every status). */
-export async function groupActions(store: RolloutActionDeps['store'], tenant: Tenant, group: number): Promise<ActionRecord[]> {
+async function groupActions(store: RolloutActionDeps['store'], tenant: Tenant, group: number): Promise<ActionRecord[]> {
   const page = await store.members(tenant, ACTION, 'rolloutGroup', String(group), SCAN_ALL);
   return (await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids)).map((a) => a.value);
+}
+
+/** Actions started concurrently: node-redis pipelines what is in flight together. */
+const CONCURRENCY = 256;
+
+/** Runs `work` over the items with at most 256 in flight. */
+export async function inBatches<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+/**
+ * Starts every scheduled action of a running group (its NEXTGROUP activation): the engine after a
+ * group start, `triggerNextGroup` before it answers. Each start is its own compare-and-set, so two
+ * callers starting the same group start each action once.
+ */
+export async function startGroupActions(
+  deps: RolloutActionDeps, tenant: Tenant, rollout: Pick<RolloutRecord, 'createdBy'>, group: RolloutGroupRecord,
+  cfg: TenantConfigView, now: number,
+): Promise<void> {
+  const scheduled = (await groupActions(deps.store, tenant, group.id)).filter((a) => a.status === 'scheduled');
+  await inBatches(scheduled, (a) => startRolloutAction(deps, tenant, a, group, cfg, rollout.createdBy, now));
 }
 
 class AlreadyAssigned extends Error {}

@@ -1,4 +1,4 @@
-import { groupActions, scheduleGroupActions, startRolloutAction, type RolloutActionDeps } from '../actors/rollout-actions.js';
+import { inBatches, scheduleGroupActions, startGroupActions } from '../actors/rollout-actions.js';
 import type { ActorRuntime } from '../actors/runtime.js';
 import type { ActionRecord } from '../domain/action.js';
 import { ACTION } from '../domain/action.js';
@@ -16,8 +16,6 @@ import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
 const ENGINE = 'system';
-/** Actions started (or canceled) concurrently: node-redis pipelines what is in flight together. */
-const CONCURRENCY = 256;
 
 export interface RolloutEngineDeps {
   readonly store: Store;
@@ -120,9 +118,7 @@ export class RolloutEngine {
 
   /** Starts the scheduled actions of a running group. */
   async #activate(tenant: Tenant, rollout: RolloutRecord, group: RolloutGroupRecord, now: number): Promise<void> {
-    const cfg = await this.#deps.tenantConfig.view(tenant);
-    const scheduled = (await groupActions(this.#deps.store, tenant, group.id)).filter((a) => a.status === 'scheduled');
-    await inBatches(scheduled, (a) => startRolloutAction(this.#deps as RolloutActionDeps, tenant, a, group, cfg, rollout.createdBy, now));
+    await startGroupActions(this.#deps, tenant, rollout, group, await this.#deps.tenantConfig.view(tenant), now);
   }
 
   async #run(tenant: Tenant, rollout: RolloutRecord, now: number): Promise<number> {
@@ -233,16 +229,4 @@ export class RolloutEngine {
   async #group(tenant: Tenant, id: number, event: RolloutGroupEvent): Promise<boolean> {
     return (await this.#deps.runtime.send(tenant, ROLLOUT_GROUP, id, event)).kind === 'committed';
   }
-}
-
-/** Runs `work` over the items with at most CONCURRENCY in flight. */
-async function inBatches<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }

@@ -25,7 +25,8 @@ const groupBody = z.object({
   name,
   description,
   targetFilterQuery: text(4096),
-  targetPercentage: decimal(1, 100).nullish(),
+  // checked against 1..100 when the groups are built (hawkBit's ValidationException: 400 constraintViolation)
+  targetPercentage: decimal(-Number.MAX_VALUE, Number.MAX_VALUE).nullish(),
   confirmationRequired: bool().nullish(),
   ...conditionParts,
 });

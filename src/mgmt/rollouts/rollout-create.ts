@@ -65,6 +65,9 @@ export async function createRollout(
     ? amountGroupDefs(count, conditions, confirmationRequired)
     : body.groups.map((g, i): GroupDef => {
       if (g.targetPercentage == null) throw badRequest(`body.groups[${i}].targetPercentage: required, 1..100`);
+      if (g.targetPercentage < 1 || g.targetPercentage > 100) {
+        throw new AppError('CONSTRAINT_VIOLATION', `body.groups[${i}].targetPercentage: Target percentage has to be between 1 and 100, got ${g.targetPercentage}`);
+      }
       if (g.targetFilterQuery != null && g.targetFilterQuery.trim() !== '') parseFilter(g.targetFilterQuery, targetFields);
       return {
         name: g.name, description: g.description ?? null,
@@ -86,7 +89,9 @@ export async function createRollout(
       ? undefined
       : new Set((await queryAll(deps, tenant, groupQuery(query, d.targetFilterQuery))).map((t) => t.id)))));
   const split = distribute(targets, defs, (g, t) => groupSets[g]?.has(t.id) ?? true);
-  if (split.left > 0) throw badRequest(`Rollout groups don't match all targets: ${split.left} of ${targets.length} targets are in no group`);
+  if (split.left > 0) {
+    throw new AppError('CONSTRAINT_VIOLATION', `Rollout groups don't match all targets: ${split.left} of ${targets.length} targets are in no group`);
+  }
   const largest = Math.max(0, ...split.groups.map((g) => g.length));
   if (largest > deps.quotas.maxTargetsPerRolloutGroup) {
     throw new AppError('ROLLOUT_QUOTA_EXCEEDED', `Quota exceeded: a group would hold ${largest} targets; at most ${deps.quotas.maxTargetsPerRolloutGroup} targets per rollout group are allowed.`);

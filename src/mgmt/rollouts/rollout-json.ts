@@ -1,4 +1,4 @@
-import { DS, type DistributionSetRecord } from '../../domain/repository.js';
+import { DS, DS_TYPE, type DistributionSetRecord, type DistributionSetTypeRecord } from '../../domain/repository.js';
 import {
   ROLLOUT_STATUSES, type Conditions, type RolloutGroupRecord, type RolloutRecord,
 } from '../../domain/rollout.js';
@@ -18,6 +18,7 @@ import { auditJson, link, type Link } from '../kit/hal.js';
 export interface RolloutView {
   readonly r: RolloutRecord;
   readonly ds?: DistributionSetRecord | undefined;
+  readonly dsTypeKey?: string | undefined;
 }
 
 function auditOf<V>(pick: (v: V) => Audited): Record<string, FieldDef<V>> {
@@ -40,6 +41,7 @@ export const rolloutFields = defineFields<RolloutView>({
     'distributionset.id': num((v) => v.r.ds, { index: { name: 'ds', exact: true } }),
     'distributionset.name': text((v) => v.ds?.name ?? null, { join: 'ds', via: bySet }),
     'distributionset.version': text((v) => v.ds?.version ?? null, { join: 'ds', via: bySet }),
+    'distributionset.type': text((v) => v.dsTypeKey ?? null, { join: 'ds' }),
     ...auditOf((v) => v.r),
   },
   aliases: { distributionset: 'distributionset.id' },
@@ -63,7 +65,11 @@ export async function joinRollouts(
 ): Promise<RolloutView[]> {
   if (!joins.has('ds')) return rollouts.map((r) => ({ r }));
   const sets = await loadMap<DistributionSetRecord>(store, tenant, DS, rollouts.map((r) => r.ds));
-  return rollouts.map((r) => ({ r, ds: sets.get(r.ds) }));
+  const types = await loadMap<DistributionSetTypeRecord>(store, tenant, DS_TYPE, [...sets.values()].map((d) => d.type));
+  return rollouts.map((r) => {
+    const ds = sets.get(r.ds);
+    return { r, ds, dsTypeKey: ds === undefined ? undefined : types.get(ds.type)?.key };
+  });
 }
 
 export const rolloutPath = (id: number): string => `/rest/v1/rollouts/${id}`;

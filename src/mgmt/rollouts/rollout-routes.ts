@@ -1,4 +1,5 @@
 import { edited } from '../../actors/outcomes.js';
+import { startGroupActions } from '../../actors/rollout-actions.js';
 import type { ActorRuntime } from '../../actors/runtime.js';
 import { AppError, notFound } from '../../domain/errors.js';
 import {
@@ -22,7 +23,7 @@ import { createRollout, retryRollout, type Creator, type RolloutCreateDeps } fro
 import { groupFields, joinRollouts, renderGroups, renderRollouts, rolloutFields, rolloutPath } from './rollout-json.js';
 
 export type RolloutDeps = RolloutCreateDeps & CommandDeps & {
-  readonly runtime: Pick<ActorRuntime, 'create' | 'creation' | 'send' | 'update'>;
+  readonly runtime: Pick<ActorRuntime, 'create' | 'creation' | 'send' | 'update' | 'transition'>;
 };
 
 const BASE = '/rest/v1/rollouts';
@@ -143,7 +144,9 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
         const groups = await loadRecords<RolloutGroupRecord>(deps.store, tenant, ROLLOUT_GROUP, rollout.groups);
         const next = groups.find((g) => g.value.status === 'scheduled');
         if (next === undefined) throw new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout ${rollout.id} has no scheduled group left to trigger`);
-        await command(deps, tenant, ROLLOUT_GROUP, next.id, { type: 'engine.started', at: deps.now() }, () => illegal('triggerNextGroup', rollout));
+        const group = await command(deps, tenant, ROLLOUT_GROUP, next.id, { type: 'engine.started', at: deps.now() }, () => illegal('triggerNextGroup', rollout));
+        // its actions start before the answer, as hawkBit's NEXTGROUP activation does in one step
+        await startGroupActions(deps, tenant, rollout, group, await deps.tenantConfig.view(tenant), deps.now());
         return { status: 204 };
       },
     },
