@@ -1,7 +1,7 @@
 /**
  * Rollout edges: resume after an error pause, stop from paused, counts after stop and delete, the
  * device's cancel after a stop, deleting a finished rollout, a second rollout over the same targets,
- * targets that already have the set, soft-deleted listing (set invalidation: known-gaps.test.ts).
+ * targets that already have the set, soft-deleted listing, distribution set invalidation.
  * @see reference/hawkbit-api.md 3.7, 3.9 (invalidate), 4.2 (rollout group start), 4.4, 4.6, 4.7
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +117,28 @@ describe.each(LOCAL_STORES)('rollout edges on the %s store', (kind) => {
     const mine = (await actionsOf(cid!)).find((a) => a.rollout === again.id);
     expect(mine).toMatchObject({ active: false, detailStatus: 'finished' });
   }, LONG);
+
+  // reference 3.9: invalidate with actionCancelationType soft sets the set's rollouts STOPPING (then STOPPED, 4.6)
+  it('invalidating the set with soft cancelation stops its running rollout', async () => {
+    const soft = (await createSet(app)).id;
+    const p = uid();
+    await createTargets(app, p, 2);
+    const r = await runningRollout(app, { name: uid('inv-soft'), targetFilterQuery: fleet(p), distributionSetId: soft, amountGroups: 2 });
+    const inv = await app.mgmt.post(`/rest/v1/distributionsets/${soft}/invalidate`, { json: { actionCancelationType: 'soft' } });
+    expect(inv.status, inv.text).toBe(204);
+    await waitStatus(app, r.id, 'stopped');
+  }, 30_000);
+
+  // reference 3.9 / 4.6: invalidate with force sets the set's rollouts DELETING; one with no started action is then removed
+  it('invalidating the set with force cancelation deletes its rollout', async () => {
+    const force = (await createSet(app)).id;
+    const q = uid();
+    await createTargets(app, q, 1);
+    const b = await readyRollout(app, { name: uid('inv-force'), targetFilterQuery: fleet(q), distributionSetId: force });
+    const res = await app.mgmt.post(`/rest/v1/distributionsets/${force}/invalidate`, { json: { actionCancelationType: 'force' } });
+    expect(res.status, res.text).toBe(204);
+    await waitFor(() => app.mgmt.get(`${ROLLOUTS}/${b.id}`), (x) => x.status === 404, { what: 'the rollout removed' });
+  }, 30_000);
 
   it('FIQL on the distribution set fields of a rollout: name, version, id', async () => {
     const set = await createSet(app);
@@ -263,4 +285,50 @@ describe.each(LOCAL_STORES)('rollout actions and permissions on the %s store', (
     const done = await waitStatus(app, r.id, 'finished');
     expect(done.totalTargetsPerStatus).toEqual(counts({ cancelled: 1 }));
   }, LONG);
+});
+
+describe.each(LOCAL_STORES)('rollout types at the device, %s store', (kind) => {
+  let app: RolloutApp;
+  let ds: number;
+  beforeAll(async () => {
+    app = await startRolloutApp(kind);
+    ds = (await createSet(app)).id;
+  });
+  const handling = async (type: string, extra: Record<string, unknown> = {}): Promise<{ download: string; update: string }> => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    await runningRollout(app, { name: uid(type), targetFilterQuery: fleet(p), distributionSetId: ds, type, ...extra });
+    const id = await openAction(app, cid!);
+    const dep = (await app.device(cid!).get(`/deploymentBase/${id}`)).json().deployment;
+    return { download: dep.download, update: dep.update };
+  };
+
+  it('the device sees each type as hawkBit serves it: forced, soft, timeforced before and after forcetime, downloadonly', async () => {
+    expect(await handling('forced')).toEqual({ download: 'forced', update: 'forced' });
+    expect(await handling('soft')).toEqual({ download: 'attempt', update: 'attempt' });
+    expect(await handling('timeforced', { forcetime: Date.now() + 24 * 3600 * 1000 })).toEqual({ download: 'attempt', update: 'attempt' });
+    expect(await handling('timeforced', { forcetime: Date.now() - 1000 })).toEqual({ download: 'forced', update: 'forced' });
+    expect(await handling('downloadonly')).toEqual({ download: 'forced', update: 'skip' });
+  }, LONG);
+
+  it('a last group whose success action is PAUSE finishes the rollout (nothing left to pause before)', async () => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    const r = await runningRollout(app, {
+      name: uid('last-pause'), targetFilterQuery: fleet(p), distributionSetId: ds, successAction: { action: 'pause', expression: '' },
+    });
+    await runDevice(app, cid!, 'success');
+    expect((await waitStatus(app, r.id, 'finished')).totalTargetsPerStatus).toEqual(counts({ finished: 1 }));
+  }, LONG);
+
+  it('lists filter on createdby and sort on createdat', async () => {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const a = await readyRollout(app, { name: uid('by-creator'), targetFilterQuery: fleet(p), distributionSetId: ds }, CREATOR);
+    const b = await readyRollout(app, { name: uid('by-admin'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    const mine = (await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`createdby==creator;id=in=(${a.id},${b.id})`)}`)).json();
+    expect(mine.content.map((x: Json) => x.id)).toEqual([a.id]);
+    const sorted = (await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`id=in=(${a.id},${b.id})`)}&sort=createdat:DESC`)).json();
+    expect(sorted.content.map((x: Json) => x.id)).toEqual([b.id, a.id]);
+  });
 });

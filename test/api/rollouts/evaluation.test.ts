@@ -47,6 +47,27 @@ describe.each(LOCAL_STORES)('rollout group evaluation on the %s store', (kind) =
     expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ error: 3, finished: 3, running: 2 }));
   }, LONG);
 
+  it('thresholds at the bounds: error 100 never trips (strict), success 0 is met at once', async () => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    const r = await runningRollout(app, {
+      name: uid('error-100'), targetFilterQuery: fleet(p), distributionSetId: ds,
+      errorCondition: { condition: 'THRESHOLD', expression: '100' },
+    });
+    await runDevice(app, cid!, 'failure');
+    const done = await waitStatus(app, r.id, 'finished');
+    expect(done.totalTargetsPerStatus).toEqual(counts({ error: 1 }));
+    expect((await getGroups(app, r.id))[0].status).toBe('finished');
+
+    const q = uid();
+    await createTargets(app, q, 2);
+    const zero = await runningRollout(app, {
+      name: uid('success-0'), targetFilterQuery: fleet(q), distributionSetId: ds, amountGroups: 2,
+      successCondition: { condition: 'THRESHOLD', expression: '0' },
+    });
+    await waitGroupCounts(app, zero.id, [['running', counts({ running: 1 })], ['running', counts({ running: 1 })]]);
+  }, LONG);
+
   it('success threshold is inclusive: 2 of 4 finished at threshold 50 start the next group', async () => {
     const p = uid();
     await createTargets(app, p, 8);
