@@ -165,8 +165,12 @@ const PHASES: readonly Phase[] = [
     name: 'rollout group step (start; each step starts 1/10 of the fleet\'s actions)',
     async run(ctx) {
       await ctx.admin().post(`/rest/v1/rollouts/${ctx.rollout}/start`, undefined);
-      // every group started and every action of the rollout out of scheduled
-      await rolloutUntil(ctx, (r, groups) => groups.every((g) => g.status !== 'scheduled') && r.totalTargetsPerStatus?.scheduled === 0);
+      // every group started and every action of the rollout out of scheduled. Right after the start the
+      // rollout is still 'starting', its groups 'ready' and no action exists yet (all 'notstarted', none
+      // 'scheduled'): the rollout must run, no group may wait, and every target must have a started action.
+      await rolloutUntil(ctx, (r, groups) =>
+        r.status === 'running' && groups.every((g) => g.status === 'running' || g.status === 'finished') &&
+        r.totalTargetsPerStatus?.scheduled === 0 && r.totalTargetsPerStatus.notstarted === 0);
       return 10;
     },
   },

@@ -2,7 +2,7 @@
  * Rollout engine benchmark on the Redis store (a private redis-server on a free port, the real server
  * as a child process).
  *
- *   node dist/bench/rollout.js [--fleet 100000] [--groups 10] [--devices 10000] [--waves 5] [--poll 1]
+ *   node dist/bench/rollout.js [--fleet 100000] [--groups 10] [--devices 10000] [--waves 5] [--poll 1] [--smoke]
  *
  * 1. --fleet registered targets (created over the Management API, one DDI poll each), one release; a
  *    rollout over all of them in --groups groups: seconds from POST to `ready`, from `start` to the
@@ -31,12 +31,14 @@ const o = new Command()
   .option('--waves <n>', 'groups of the end-to-end rollout', '5')
   .option('--poll <s>', 'polling interval of the answering devices (seconds)', '1')
   .option('--only <part>', 'run one part: large | answering')
+  .option('--smoke', '300 targets in 3 groups, 50 devices in 2 groups: checks the benchmark, not the server')
   .parse()
-  .opts<{ fleet: string; groups: string; devices: string; waves: string; poll: string; only?: string }>();
-const FLEET = Number(o.fleet);
-const GROUPS = Number(o.groups);
-const DEVICES = Number(o.devices);
-const WAVES = Number(o.waves);
+  .opts<{ fleet: string; groups: string; devices: string; waves: string; poll: string; only?: string; smoke?: boolean }>();
+const SMOKE = o.smoke === true;
+const FLEET = SMOKE ? 300 : Number(o.fleet);
+const GROUPS = SMOKE ? 3 : Number(o.groups);
+const DEVICES = SMOKE ? 50 : Number(o.devices);
+const WAVES = SMOKE ? 2 : Number(o.waves);
 const POLL_S = Number(o.poll);
 const AUTH = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
 
@@ -293,5 +295,5 @@ const figures = {
   ...(o.only === undefined || o.only === 'large' ? await largeRollout() : {}),
   ...(o.only === undefined || o.only === 'answering' ? await answeringRollout() : {}),
 };
-writeResults('rollout', { fleet: FLEET, groups: GROUPS, devices: DEVICES, waves: WAVES, pollS: POLL_S },
+writeResults('rollout', { fleet: FLEET, groups: GROUPS, devices: DEVICES, waves: WAVES, pollS: POLL_S, smoke: SMOKE },
   Object.entries(figures).map(([figure, value]) => ({ figure, value: Number.isInteger(value) ? value : Number(value.toFixed(3)) })));

@@ -1,21 +1,81 @@
 /**
- * `npm run bench -- <name> [options]`: runs one benchmark of bench/ (built JS), passing the options on.
- *   poll             DDI poll throughput and latency against a uWebSockets.js ceiling, fleet memory
+ * `npm run bench` runs every benchmark below in turn; `npm run bench -- <name> [options]` runs one,
+ * passing the options on. Either way the run's results go to bench/results/<time>.json and
+ * bench/results/latest.md (machine, versions, one table per benchmark) and the tables are printed.
+ *   ddi              DDI poll (memory and Redis; no open action, open action, 304), deploymentBase, feedback,
+ *                    artifact download (whole and ranged), each against a uWS ceiling under wrk; memory per target
  *   mgmt-targets     bulk target creation and FIQL query latency over 100,000 targets (Redis)
- *   artifact-upload  a 1 GiB artifact upload: MB/s and the server's event-loop delay (Redis)
- *   capacity         Redis memory, commands and CPU per target, poll, assignment and feedback (cluster node)
- *   dmf-status       UPDATE_ACTION_STATUS messages per second through the DMF connector (private RabbitMQ)
- *   rollout          a rollout over 100,000 targets (POST -> ready, start -> first group), 10,000 answering devices (Redis)
+ *   rollout          rollout creation over 100,000 targets and a 10,000-device end-to-end rollout (when bench/rollout.ts exists)
+ *   artifact-upload  a 1 GiB artifact upload: MB/s and the server's event-loop delay (Redis); by name only
+ *   capacity         Redis memory, commands and CPU per target, poll, assignment and feedback (cluster node); by name only
+ *   dmf-status       UPDATE_ACTION_STATUS messages per second through the DMF connector (private RabbitMQ); by name only
+ * `poll` is another name for `ddi`. `--smoke` (all, or one) runs each with tiny sizes and a second of load.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SECTION_FILE_ENV, writeRun, type Section } from './lib/results.js';
 
-const BENCHMARKS = ['poll', 'mgmt-targets', 'artifact-upload', 'capacity', 'dmf-status', 'rollout'] as const;
-const [name, ...rest] = process.argv.slice(2);
-if (name === undefined || !(BENCHMARKS as readonly string[]).includes(name)) {
-  console.error(`usage: npm run bench -- <${BENCHMARKS.join('|')}> [options]   (each takes --help)`);
-  process.exit(name === undefined ? 0 : 2);
+interface Bench {
+  readonly name: string;
+  /** Options of the full run (`npm run bench`). */
+  readonly all?: readonly string[];
+  /** Options of a smoke run: tiny sizes, a second of load. */
+  readonly smoke?: readonly string[];
+  readonly what: string;
 }
-const script = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
-const result = spawnSync(process.execPath, [script, ...rest], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+
+const BENCHMARKS: readonly Bench[] = [
+  { name: 'ddi', all: [], smoke: ['--smoke'], what: 'DDI poll, deploymentBase, feedback, artifact download; memory per target' },
+  { name: 'mgmt-targets', all: ['--requests', '20', '--budget', '15'], smoke: ['--fleet', '1000', '--requests', '2', '--budget', '1'], what: 'bulk create, FIQL over the fleet' },
+  { name: 'rollout', all: [], smoke: ['--smoke'], what: 'rollout creation over 100,000 targets; 10,000-device end-to-end rollout' },
+  { name: 'artifact-upload', what: '1 GiB upload' },
+  { name: 'capacity', what: 'Redis capacity model inputs' },
+  { name: 'dmf-status', what: 'DMF status throughput' },
+];
+
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const positional = args.filter((a) => a !== '--smoke');
+const asked = positional[0]?.startsWith('-') === false ? positional[0] : undefined;
+const rest = asked === undefined ? positional : positional.slice(1);
+const name = asked === 'poll' ? 'ddi' : asked;
+if (name !== undefined && !BENCHMARKS.some((b) => b.name === name)) {
+  console.error(`usage: npm run bench [-- <${BENCHMARKS.map((b) => b.name).join('|')}> [options]] [--smoke]   (each takes --help)`);
+  process.exit(2);
+}
+const chosen = name === undefined ? BENCHMARKS.filter((b) => b.all !== undefined) : BENCHMARKS.filter((b) => b.name === name);
+
+const startedAt = new Date();
+const sections: Section[] = [];
+let failed = false;
+const dir = mkdtempSync(join(tmpdir(), 'peregrine-bench-run-'));
+try {
+  for (const b of chosen) {
+    const script = fileURLToPath(new URL(`./${b.name}.js`, import.meta.url));
+    if (!existsSync(script)) {
+      sections.push({ name: b.name, params: {}, rows: [], figures: {}, notes: [`not available: bench/${b.name}.ts does not exist in this checkout (${b.what})`] });
+      continue;
+    }
+    const file = join(dir, `${b.name}.json`);
+    const options = name === undefined ? [...(smoke ? (b.smoke ?? []) : (b.all ?? []))] : [...rest, ...(smoke ? (b.smoke ?? []) : [])];
+    console.log(`\n=== ${b.name} ${options.join(' ')} (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+    const began = performance.now();
+    const result = spawnSync(process.execPath, [script, ...options], { stdio: 'inherit', env: { ...process.env, [SECTION_FILE_ENV]: file } });
+    const seconds = Math.round((performance.now() - began) / 1000);
+    if (result.status !== 0 || !existsSync(file)) {
+      failed = true;
+      sections.push({ name: b.name, params: { options }, rows: [], figures: { seconds }, notes: [`FAILED: exit ${result.status ?? result.signal}; no figures`] });
+      continue;
+    }
+    const section = JSON.parse(readFileSync(file, 'utf8')) as Section;
+    sections.push({ ...section, figures: { ...section.figures, 'wall time of this benchmark (s)': seconds } });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const total = Math.round((Date.now() - startedAt.getTime()) / 1000);
+writeRun(sections, startedAt, { 'total wall time (s)': total, 'load average at the end (1, 5, 15 min)': loadavg().map((x) => x.toFixed(2)).join(' '), ...(smoke ? { smoke: 'yes: tiny sizes, figures mean nothing' } : {}) });
+process.exit(failed ? 1 : 0);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The tests start their own redis-server, nginx and rabbitmq-server processes and make certificates with openssl.
+// The tests start their own redis-server, nginx and rabbitmq-server processes and make certificates with openssl;
+// the benchmarks (and their smoke test) load the server with wrk.
 // Usage: node scripts/ensure-tools.mjs redis-server nginx openssl rabbitmq-server
 // For each command missing from PATH, install its Debian package (as root, or with sudo), or say
 // exactly what is missing.
@@ -12,6 +13,7 @@ const PACKAGES = {
   nginx: { pkg: 'nginx', why: 'the reverse-proxy tests start a private nginx in front of peregrine' },
   openssl: { pkg: 'openssl', why: 'the reverse-proxy tests make their certificates with it' },
   'rabbitmq-server': { pkg: 'rabbitmq-server', why: 'the DMF tests start private RabbitMQ nodes' },
+  wrk: { pkg: 'wrk', why: 'the benchmarks load the server and its uWS ceiling with it (npm run bench)' },
 };
 
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0

@@ -77,6 +77,7 @@ export class Mgmt {
         await this.setConfig('authentication.gatewaytoken.key', a.token);
         await this.setConfig('authentication.gatewaytoken.enabled', true);
       } else if (a.mode === 'target') await this.setConfig('authentication.targettoken.enabled', true);
+      else if (a.mode === 'anonymous') await this.setConfig('anonymous.download.enabled', true); // polls need the server's switch
       else if (a.mode === 'certificate') {
         await this.setConfig('authentication.header.enabled', true);
         await this.setConfig('authentication.header.authority', a.issuerHash);

@@ -1,20 +1,24 @@
-import { request } from 'undici';
+import { FormData, request } from 'undici';
 
 /** scrypt hash of "admin", the shipped dev account. */
 const ADMIN_HASH = 'scrypt$16384$8$1$/2IbPaJoZua8l8nJztftPA==$ru9/PNbA1RlflkrcmK83vYqBNMoegJmyOfbK6+Yr9O0=';
 
+/** The tenant settings of serverConfig: minPollingTime 0 lifts the per-device poll limit (a few devices polled fast). */
+const FAST_POLLING: Readonly<Record<string, string>> = { 'authentication.targettoken.enabled': 'true', pollingTime: "'00:05:00'", minPollingTime: "'00:00:00'" };
+
 /**
- * config.yaml for a benchmark server: one tenant, target tokens on, quiet logs. minPollingTime 0 lifts
- * the per-device poll burst limit: the load cycles a few devices far faster than real ones poll.
+ * config.yaml for a benchmark server: one tenant, target tokens on, quiet logs. `settings` are the
+ * tenant's configuration values as YAML scalars (default: FAST_POLLING; pass only the token switch
+ * for the production defaults, per-device poll limiter on).
  */
-export function serverConfig(store: 'memory' | 'redis', redisUrl?: string): string {
+export function serverConfig(store: 'memory' | 'redis', redisUrl?: string, settings: Readonly<Record<string, string>> = FAST_POLLING): string {
   return [
     `store: { kind: ${store}${redisUrl ? `, redisUrl: '${redisUrl}'` : ''} }`,
     'log: { level: warn }',
     'tenants:',
     '  - name: DEFAULT',
     `    users: [{ username: admin, password: '${ADMIN_HASH}', permissions: [ALL] }]`,
-    "    config: { authentication.targettoken.enabled: true, pollingTime: '00:05:00', minPollingTime: '00:00:00' }",
+    `    config: { ${Object.entries(settings).map(([k, v]) => `${k}: ${v}`).join(', ')} }`,
     '',
   ].join('\n');
 }
@@ -46,27 +50,58 @@ export async function createDevices(a: Api, n: number, from = 0): Promise<string
 
 /** Every device polls once (registration, last-poll record), 64 at a time. */
 export async function pollEach(baseUrl: string, tokens: readonly string[], tenant = 'DEFAULT'): Promise<void> {
+  await pollAll(baseUrl, tokens, tenant);
+}
+
+/** What each device's poll answered. */
+export interface Polled {
+  readonly etags: string[];
+  readonly bodies: string[];
+}
+
+/** Every device polls once, 64 at a time; returns each answer's ETag and body. */
+export async function pollAll(baseUrl: string, tokens: readonly string[], tenant = 'DEFAULT'): Promise<Polled> {
+  const out: Polled = { etags: new Array<string>(tokens.length), bodies: new Array<string>(tokens.length) };
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tokens.length) {
       const i = next++;
       const res = await request(`${baseUrl}/${tenant}/controller/v1/dev-${i}`, { headers: { authorization: `TargetToken ${tokens[i]}` } });
-      await res.body.dump();
+      out.bodies[i] = await res.body.text();
+      out.etags[i] = String(res.headers['etag'] ?? '');
       if (res.statusCode !== 200) throw new Error(`poll of dev-${i} answered ${res.statusCode}`);
     }
   };
   await Promise.all(Array.from({ length: 64 }, worker));
+  return out;
 }
 
-/** A one-module release assigned to dev-0..dev-(n-1): each device then has an open action. */
-export async function createReleaseAndAssign(a: Api, n: number): Promise<void> {
+/**
+ * A one-module release assigned to dev-0..dev-(n-1): each device then has an open action. With
+ * `artifact`, the module carries it as `bench.bin` (uploaded to `baseUrl` before the assignment).
+ */
+export async function createReleaseAndAssign(
+  a: Api, n: number, artifact?: { readonly baseUrl: string; readonly bytes: Buffer },
+): Promise<{ moduleId: number }> {
   const [smType] = (await a.post('/rest/v1/softwaremoduletypes', [{ key: 'bench-os', name: 'Bench OS', maxAssignments: 1 }])) as { id: number }[];
   const [dsType] = (await a.post('/rest/v1/distributionsettypes', [{ key: 'bench', name: 'Bench', mandatorymodules: [{ id: smType!.id }] }])) as { id: number }[];
   const [sm] = (await a.post('/rest/v1/softwaremodules', [{ name: 'bench-fw', version: '1.0', type: 'bench-os' }])) as { id: number }[];
   const [ds] = (await a.post('/rest/v1/distributionsets', [{ name: 'bench-release', version: '1.0', type: 'bench', modules: [{ id: sm!.id }] }])) as { id: number }[];
   void dsType;
+  if (artifact !== undefined) await uploadArtifact(artifact.baseUrl, sm!.id, 'bench.bin', artifact.bytes);
   for (let i = 0; i < n; i += 1000) {
     const chunk = Array.from({ length: Math.min(1000, n - i) }, (_, j) => ({ id: `dev-${i + j}`, type: 'soft' }));
     await a.post(`/rest/v1/distributionsets/${ds!.id}/assignedTargets`, chunk);
   }
+  return { moduleId: sm!.id };
+}
+
+async function uploadArtifact(baseUrl: string, moduleId: number, fileName: string, bytes: Buffer): Promise<void> {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), fileName);
+  const res = await request(`${baseUrl}/rest/v1/softwaremodules/${moduleId}/artifacts`, {
+    method: 'POST', headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` }, body: form,
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 201) throw new Error(`artifact upload answered ${res.statusCode}: ${text.slice(0, 300)}`);
 }

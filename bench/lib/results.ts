@@ -1,24 +1,88 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
-/** Writes bench/results/<name>-<time>.json and .md, and prints the markdown table. */
-export function writeResults(
-  name: string, params: Record<string, unknown>, rows: readonly Record<string, unknown>[], figures: Record<string, number> = {},
-): void {
-  const time = new Date().toISOString().replace(/[:.]/g, '-');
-  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+/** One benchmark's outcome: its rows (one table) and loose figures. */
+export interface Section {
+  readonly name: string;
+  readonly params: Record<string, unknown>;
+  readonly rows: readonly Record<string, unknown>[];
+  readonly figures: Record<string, number | string>;
+  /** Free text printed under the table (the generator check, what was not measured and why). */
+  readonly notes?: readonly string[];
+}
+
+/** Env var naming the file a benchmark run by bench/run.ts writes its Section to (instead of its own results). */
+export const SECTION_FILE_ENV = 'PEREGRINE_BENCH_SECTION_FILE';
+
+function versionOf(cmd: string, args: string[], pattern: RegExp): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  return pattern.exec(`${r.stdout ?? ''}${r.stderr ?? ''}`)?.[1] ?? 'not installed';
+}
+
+/** What the figures were measured on. */
+export function machine() {
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version,
+    redis: versionOf('redis-server', ['--version'], /v=(\S+)/), wrk: versionOf('wrk', ['--version'], /wrk (\S+)/),
+  };
+}
+
+const cell = (v: unknown): string => {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return v === undefined || v === null ? '' : JSON.stringify(v);
+};
+
+export function sectionMarkdown(s: Section): string {
+  const cols = [...new Set(s.rows.flatMap((r) => Object.keys(r)))];
+  return [
+    `## ${s.name}`, '', `parameters: ${JSON.stringify(s.params)}`, '',
+    ...(cols.length === 0 ? [] : [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...s.rows.map((r) => `| ${cols.map((c) => cell(r[c])).join(' | ')} |`), '']),
+    ...Object.entries(s.figures).map(([k, v]) => `- ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(2) : v}`),
+    ...(s.notes ?? []).map((n) => `- ${n}`), '',
+  ].join('\n');
+}
+
+/** bench/results/<time>.json and bench/results/latest.md for the sections of one run; prints the markdown. */
+export function writeRun(sections: readonly Section[], startedAt: Date, extra: Record<string, unknown> = {}): string {
+  const time = startedAt.toISOString().replace(/[:.]/g, '-');
+  const m = machine();
   const dir = join(process.cwd(), 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${name}-${time}.json`), JSON.stringify({ name, time, machine, params, rows, figures }, null, 2));
-  const cols = rows.length > 0 ? Object.keys(rows[0]!) : [];
+  const file = join(dir, `${time}.json`);
+  writeFileSync(file, JSON.stringify({ time: startedAt.toISOString(), machine: m, ...extra, sections }, null, 2));
   const md = [
-    `# ${name} (${time})`, '', `machine: ${machine.cpus} cores, ${machine.cpu}, ${machine.memGiB} GiB, Node ${machine.node}`,
-    `parameters: ${JSON.stringify(params)}`, '',
-    `| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${cols.map((c) => String(r[c])).join(' | ')} |`), '',
-    ...Object.entries(figures).map(([k, v]) => `- ${k}: ${Number.isInteger(v) ? v : v.toFixed(2)}`), '',
+    `# peregrine benchmarks (${startedAt.toISOString()})`, '',
+    `machine: ${m.cores} cores, ${m.cpu}, ${m.memGiB} GiB; Node ${m.node}; Redis ${m.redis}; wrk ${m.wrk}`,
+    ...Object.entries(extra).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`), '',
+    ...sections.map(sectionMarkdown),
   ].join('\n');
+  writeFileSync(join(dir, 'latest.md'), md);
+  console.log('\n' + md);
+  return file;
+}
+
+/**
+ * A benchmark's outcome. Run by bench/run.ts (SECTION_FILE_ENV set): the Section goes to that file and
+ * run.ts writes the run's results. Run alone: bench/results/<name>-<time>.json and .md, and the table printed.
+ */
+export function writeResults(
+  name: string, params: Record<string, unknown>, rows: readonly Record<string, unknown>[],
+  figures: Record<string, number | string> = {}, notes: readonly string[] = [],
+): void {
+  const section: Section = { name, params, rows, figures, notes };
+  const target = process.env[SECTION_FILE_ENV];
+  if (target !== undefined && target !== '') {
+    writeFileSync(target, JSON.stringify(section));
+    return;
+  }
+  const time = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = join(process.cwd(), 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}-${time}.json`), JSON.stringify({ time, machine: machine(), ...section }, null, 2));
+  const md = sectionMarkdown(section);
   writeFileSync(join(dir, `${name}-${time}.md`), md);
   console.log('\n' + md);
 }

@@ -17,14 +17,16 @@ export interface BenchServer {
 
 /**
  * The real server (built JS) as a child process with the given config.yaml text (port and data dir
- * are filled in), started the way a user starts it. Resolves when it printed its listening line.
+ * are filled in), started the way a user starts it (`nodeArgs`: e.g. --cpu-prof). Resolves when it printed its listening line.
  */
-export async function startServer(configYaml: string, env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startServer(
+  configYaml: string, env: Record<string, string> = {}, nodeArgs: readonly string[] = [],
+): Promise<BenchServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'peregrine-bench-'));
   const config = join(dir, 'config.yaml');
   writeFileSync(config, configYaml);
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--config', config], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--config', config], {
     env: { ...process.env, PEREGRINE_PORT: String(port), PEREGRINE_HOST: '127.0.0.1', PEREGRINE_DATA_DIR: join(dir, 'data'), PEREGRINE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

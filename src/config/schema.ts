@@ -33,8 +33,8 @@ const store = z.strictObject({
     // PEREGRINE_REDIS_CLUSTER gives them as one comma-separated string
     .preprocess((v) => (typeof v === 'string' ? v.split(',').map((u) => u.trim()).filter((u) => u !== '') : v), z.array(redisUrl))
     .default([]),
-  /** Entries of the poll path's client-side cache per server process (0: none, every poll reads Redis). */
-  redisCacheEntries: z.number().int().min(0).default(100_000),
+  /** Entries of the poll path's client-side cache per server process (0: none, every poll reads Redis); four per device served. */
+  redisCacheEntries: z.number().int().min(0).default(400_000),
   /** Replicas that must confirm each commit (Redis WAIT) before it is acknowledged; 0: the master's word is enough. */
   redisWaitReplicas: z.number().int().min(0).default(0),
 });

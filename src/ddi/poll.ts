@@ -13,6 +13,7 @@ import { AppError } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { WindowState } from '../domain/maintenance.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
+import { etagOf } from '../http/etag.js';
 import type { Handler, Reply, Request } from '../http/types.js';
 import { MISS, type Stored } from '../store/port.js';
 import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState, peekActiveActions, pollSleep } from './active-action.js';
@@ -65,8 +66,45 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
     if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') return slow(req, d, target, address, now);
     recorder.record(d.tenant, target.id, now, address);
-    return { status: 200, jsonText: pollBody(req, d, target, top, state, now) };
+    return pollReply(req, d, target, top, state, now);
   };
+}
+
+/**
+ * A poll's reply as it was last answered to this target, with its ETag: the common poll neither
+ * builds a body nor hashes one. It holds while the target record, its top action, the tenant's
+ * configuration view (all replaced, never changed, when they change), the base URL and the path's
+ * tenant and controller id are the same, and nothing in the body depends on the time: no maintenance
+ * window, and no time-forced action before its force time (its link hash changes then).
+ */
+interface Memo {
+  readonly top: Stored<ActionRecord> | undefined;
+  readonly config: TenantConfigView;
+  readonly baseUrl: string;
+  readonly pathTenant: string;
+  readonly controllerId: string;
+  readonly reply: Reply;
+}
+// keyed by the target record: a replaced record drops its entry with it
+const memos = new WeakMap<TargetRecord, Memo>();
+
+function pollReply(
+  req: Request, d: Device, target: TargetRecord, top: Stored<ActionRecord> | undefined, state: WindowState | undefined, now: number,
+): Reply {
+  const timeless = state === undefined && (top === undefined || top.value.actionType !== 'timeforced' || now >= top.value.forceTime);
+  if (!timeless) return { status: 200, jsonText: pollBody(req, d, target, top, state, now) };
+  const baseUrl = req.baseUrl;
+  const m = memos.get(target);
+  if (
+    m !== undefined && m.top === top && m.config === d.config && m.baseUrl === baseUrl
+    && m.pathTenant === d.pathTenant && m.controllerId === d.controllerId
+  ) {
+    return m.reply;
+  }
+  const jsonText = pollBody(req, d, target, top, state, now);
+  const reply: Reply = Object.freeze({ status: 200, jsonText, etag: etagOf(jsonText) });
+  memos.set(target, { top, config: d.config, baseUrl, pathTenant: d.pathTenant, controllerId: d.controllerId, reply });
+  return reply;
 }
 
 /**

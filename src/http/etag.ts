@@ -20,6 +20,7 @@ export function etagOf(body: string | Buffer): string {
 /** RFC 9110 section 13.1.2: `*` or a list of tags, compared weakly (a W/ prefix is ignored). */
 export function noneMatch(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
+  if (header === etag) return true; // what a device sends back: the one tag it was given
   if (header.trim() === '*') return true;
   for (const part of header.split(',')) {
     let tag = part.trim();
@@ -31,10 +32,11 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 
 /**
  * A prepared 200 with its ETag, or the 304 that replaces it when the client has that body already.
- * Callers pass only replies to GET/HEAD whose body is a serialised reply value.
+ * Callers pass only replies to GET/HEAD whose body is a serialised reply value; `known` is that
+ * body's tag when the handler computed it before (Reply.etag).
  */
-export function withEtag(p: Prepared, ifNoneMatch: string | undefined): Prepared {
-  const etag = etagOf(p.body ?? '');
+export function withEtag(p: Prepared, ifNoneMatch: string | undefined, known?: string): Prepared {
+  const etag = known ?? etagOf(p.body ?? '');
   const headers = p.headers === undefined ? { ETag: etag } : { ...p.headers, ETag: etag };
   if (noneMatch(ifNoneMatch, etag)) return { status: 304, headers, contentType: undefined, body: undefined, stream: undefined };
   return { ...p, headers };

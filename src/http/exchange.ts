@@ -221,7 +221,7 @@ export class Exchange implements Throttle {
       try {
         prepared = prepare(reply, this.flavour);
         if (this.conditional && prepared.status === 200 && isValue(reply) && this.entry?.route.etag !== false && reply.headers?.['ETag'] === undefined) {
-          prepared = withEtag(prepared, this.request?.headers['if-none-match']);
+          prepared = withEtag(prepared, this.request?.headers['if-none-match'], this.flavour === 'cbor' ? undefined : reply.etag);
         }
       } catch (err) {
         this.s.logger.error({ err }, 'reply could not be serialised');

@@ -78,6 +78,11 @@ export interface Reply {
   readonly json?: unknown;
   /** Like `json`, already serialised as JSON text (the poll builds its body as a string). */
   readonly jsonText?: string;
+  /**
+   * The ETag of `jsonText` as `etagOf` computes it, when the handler has it already (the poll keeps
+   * it with its memoised reply): JSON replies then skip hashing their body. CBOR replies ignore it.
+   */
+  readonly etag?: string;
   /** Sent as is; set Content-Type in headers. */
   readonly body?: string | Buffer;
   readonly stream?: StreamBody;

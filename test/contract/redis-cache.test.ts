@@ -1,9 +1,15 @@
 import { createClient } from 'redis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openRedisStore, type RedisTarget } from '../../src/store/redis/index.js';
-import type { Store } from '../../src/store/port.js';
+import { MISS, type Store } from '../../src/store/port.js';
 import { startRedis, uniqueTenant } from '../helpers/redis.js';
 import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
+
+/** One Redis and a Redis Cluster: the targets of the tests that run on both. */
+const TARGETS: [string, () => RedisTarget][] = [
+  ['one Redis', () => inject('redisUrl')],
+  ['a Redis Cluster', () => inject('redisClusterUrls')],
+];
 
 /**
  * The cached read view: served from the client-side cache, and still never stale for longer than the
@@ -19,10 +25,7 @@ describe('redis cached reads', () => {
   };
 
   // on the cluster, each instance's tracking connection to the tenant's node gets the invalidations
-  it.each([
-    ['one Redis', () => inject('redisUrl')],
-    ['a Redis Cluster', () => inject('redisClusterUrls')],
-  ])('sees writes of its own instance and of another instance on %s', async (_, target) => {
+  it.each(TARGETS)('sees writes of its own instance and of another instance on %s', async (_, target) => {
     const tenant = uniqueTenant('cache');
     const [a, b] = [await open(target()), await open(target())];
     expect(a.cached).not.toBe(a);
@@ -35,6 +38,43 @@ describe('redis cached reads', () => {
     expect(await a.cached.lookup(tenant, THING, 'name', 'uno')).toBe(1);
     expect((await a.cached.members(tenant, THING, 'group', 'h', { offset: 0, limit: 5 })).ids).toEqual([1]);
     expect((await a.cached.members(tenant, THING, 'group', 'g', { offset: 0, limit: 5 })).ids).toEqual([]);
+  });
+
+  // The rollout start's pattern: many concurrent commits by another connection (the engine's 256 starts,
+  // each adding an action to its target's own index key) while the same keys are read through the cache.
+  // A read that reaches Redis after the commits returned is answered after every invalidation they caused
+  // (one connection, in order), so from then on no cached read may be stale.
+  it.each(TARGETS)('is fresh after a burst of concurrent writes by another instance, with reads in flight, on %s', async (_, target) => {
+    const tenant = uniqueTenant('cache');
+    const [reader, writer] = [await open(target()), await open(target())];
+    const ids = Array.from({ length: 300 }, (_, i) => i + 1);
+    const before = (id: number) => ({ name: `t${id}`, group: `waiting-${id}` });
+    const after = (id: number) => ({ name: `t${id}`, group: `running-${id}` });
+    const page = { offset: 0, limit: 10 };
+    await Promise.all(ids.map((id) => writer.commit(tenant, { writes: [{ kind: THING, id, expect: 0, after: before(id) }] })));
+    const readAll = (id: number) => Promise.all([
+      reader.cached.get(tenant, THING, id),
+      reader.cached.members(tenant, THING, 'group', `waiting-${id}`, page),
+      reader.cached.members(tenant, THING, 'group', `running-${id}`, page),
+    ]);
+    // every key cached (and tracked) before the burst
+    for (const id of ids) expect((await readAll(id))[0]?.version).toBe(1);
+    for (let i = 0; i < ids.length; i += 256) {
+      const chunk = ids.slice(i, i + 256);
+      await Promise.all(chunk.flatMap((id) => [
+        readAll(id),
+        writer.commit(tenant, { writes: [{ kind: THING, id, expect: 1, before: before(id), after: after(id) }] })
+          .then((r) => expect(r.ok).toBe(true)),
+        readAll(id),
+      ]));
+    }
+    expect(await reader.cached.get(tenant, THING, 10_000)).toBeUndefined(); // never cached: this one reaches Redis
+    const stale: number[] = [];
+    for (const id of ids) {
+      const [thing, waiting, running] = await readAll(id);
+      if (thing?.version !== 2 || waiting.total !== 0 || running.ids[0] !== id) stale.push(id);
+    }
+    expect(stale).toEqual([]);
   });
 
   it('answers repeated reads without asking Redis again', async () => {
@@ -58,6 +98,27 @@ describe('redis cached reads', () => {
       stores.splice(stores.indexOf(store), 1);
       await redis.stop();
     }
+  });
+
+  it('holds at most cacheEntries values, evicting ones not read lately, and stays coherent', async () => {
+    const tenant = uniqueTenant('cache');
+    const store = await openRedisStore(inject('redisUrl'), CONTRACT_SCHEMA, { cacheEntries: 3 });
+    stores.push(store);
+    const reads = store.cached as typeof store.cached & { readonly size: number };
+    const writes = [1, 2, 3, 4, 5].map((id) => ({ kind: THING, id, expect: 0, after: { name: `n${id}`, group: 'g' } }));
+    await store.commit(tenant, { writes });
+    for (const id of [1, 2, 3]) await reads.get(tenant, THING, id);
+    expect(reads.size).toBe(3);
+    // 4 and 5 take the places of two of them
+    for (const id of [4, 5]) expect((await reads.get(tenant, THING, id))?.value).toEqual({ name: `n${id}`, group: 'g' });
+    expect(reads.size).toBe(3);
+    expect([1, 2, 3, 4, 5].filter((id) => reads.peekGet(tenant, THING, id) !== MISS).length).toBe(3);
+    // an evicted value is read again from Redis; a cached one is still invalidated by a write
+    expect((await reads.get(tenant, THING, 2))?.version).toBe(1);
+    const cached = [1, 2, 3, 4, 5].find((id) => reads.peekGet(tenant, THING, id) !== MISS) as number;
+    await store.commit(tenant, { writes: [{ kind: THING, id: cached, expect: 1, before: { name: `n${cached}`, group: 'g' }, after: { name: 'x', group: 'g' } }] });
+    await expect.poll(async () => (await reads.get(tenant, THING, cached))?.version, { timeout: 1000, interval: 5 }).toBe(2);
+    expect(reads.size).toBeLessThanOrEqual(3);
   });
 
   it('forgets everything it cached when the connection to Redis was lost', async () => {

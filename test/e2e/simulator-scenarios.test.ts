@@ -64,7 +64,7 @@ describe('simulator scenarios against the server', () => {
     expect(c.confirmations).toBeGreaterThanOrEqual(9);
     const denier = (await app.mgmt.get('/rest/v1/targets/conf-no-000000/actions')).json().content[0];
     expect(denier.detailStatus).toBe('wait_for_confirmation');
-    expect((await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: false } })).status).toBe(204);
+    expect((await app.mgmt.put('/rest/v1/system/configs/user.confirmation.flow.enabled', { json: { value: false } })).status).toBe(200);
   }, 90_000);
 
   it('target tokens provisioned in bulk, failures, download-only and dropped connections resumed', async () => {
@@ -151,13 +151,16 @@ describe('simulator scenarios against the server', () => {
       expect(r.report!.devicesByState.done).toBe(100);
     }, 240_000);
 
-    it('error-threshold: the failure-heavy group pauses the rollout', async (ctx) => {
+    it('error-threshold: the failure-heavy group pauses the rollout; resumed, it finishes', async (ctx) => {
       if (!rollouts) ctx.skip();
       const r = await run(app, shipped('error-threshold'));
       expect(r.err).toBe('');
       expect(r.exitCode).toBe(0);
-      expect(r.report!.rollout).toMatchObject({ status: 'paused' });
+      expect(r.report!.rollout).toMatchObject({ status: 'finished' });
       expect(r.report!.counters.failures).toBeGreaterThan(0);
+      expect(r.report!.expectations.map((e) => e.passed)).toEqual([true, true, true, true, true]);
+      const groups = (await app.mgmt.get(`/rest/v1/rollouts/${r.report!.rollout!.id}/deploygroups`)).json().content;
+      expect(groups.map((g: { status: string }) => g.status)).toEqual(['error', 'finished']);
     }, 200_000);
 
     it('cancel: a rollout stopped mid-way, devices accept or reject the cancel', async (ctx) => {

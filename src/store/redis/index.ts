@@ -14,7 +14,7 @@ export interface RedisStoreOptions {
   readonly pingTimeoutMs?: number;
   /** Other commands fail with StoreUnavailableError when Redis does not answer within this (ms; 0: never). Default 2000. */
   readonly commandTimeoutMs?: number;
-  /** Entries of the client-side cache behind `store.cached` (0: no cache, cached reads go to Redis). Default 100000. */
+  /** Entries of the client-side cache behind `store.cached` (0: no cache, cached reads go to Redis). Default 400000. */
   readonly cacheEntries?: number;
   /**
    * Replicas that must confirm a commit before it counts as done, or every online one when fewer are
@@ -66,12 +66,15 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
     waitReplicas: options.waitReplicas ?? 0,
   };
   const main = await open();
-  const cacheEntries = options.cacheEntries ?? 100_000;
+  const cacheEntries = options.cacheEntries ?? 400_000;
   if (cacheEntries <= 0) return (store = new RedisStore(main, schema, timeouts));
   // The cached view reads through its own connection (one per node on a cluster), whose RESP3
   // client-side cache Redis keeps coherent: a write by any instance invalidates the entries of the
   // keys it touched, and a lost connection empties the cache.
-  const tracking = new TrackingCache({ ttl: 0, maxEntries: Math.min(cacheEntries, 10_000), evictPolicy: 'LRU', recordStats: false });
+  // node-redis's own cache only matters for its invalidations: the parsed values live in
+  // RedisCachedReads, and a read reaches node-redis only when they miss. Kept small, because a hit
+  // there costs a structuredClone and its eviction walks its Map from the oldest entry.
+  const tracking = new TrackingCache({ ttl: 0, maxEntries: Math.min(cacheEntries, TRACKING_ENTRIES), evictPolicy: 'LRU', recordStats: false });
   let cacheConnection: RedisConnection;
   try {
     cacheConnection = await open(tracking);
@@ -84,6 +87,9 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
     reads: new RedisCachedReads(reader, tracking, cacheEntries), close: () => reader.close(),
   }));
 }
+
+/** Entries of node-redis's client-side cache under RedisCachedReads (see above). */
+const TRACKING_ENTRIES = 1024;
 
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');

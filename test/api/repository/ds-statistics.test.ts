@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROLLOUT } from '../../../src/domain/rollout.js';
-import { buildModules } from '../../../src/modules.js';
+import { createRollout, statusOf } from '../rollout-engine/fixture.js';
 import { STORES, storeOptions, tenantFor, type App } from '../../helpers/app.js';
 import { seedDistributionSet, seedTarget } from '../../helpers/seed.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer } from '../../helpers/server.js';
@@ -8,36 +7,41 @@ import { ERR, expectError } from '../targets/fixtures.js';
 
 /**
  * A distribution set's statistics and the target filters that auto-assign it (issue 7 item 12),
- * in hawkBit's JSON (MgmtDistributionSetStatistics, reference §3.9). Rollout records (src/domain/rollout.ts:
- * kind `rollout`, multi index `ds`, lower-case `status`) are written in the statuses the counts need.
+ * in hawkBit's JSON (MgmtDistributionSetStatistics, reference §3.9); rollouts are made over the
+ * rollout API.
  */
-
 describe.each(STORES)('distribution set statistics, %s store', (kind) => {
   let app: App;
-  let other: App;
   beforeAll(async () => {
-    const start = async (prefix: string): Promise<App> => {
-      const tenant = tenantFor(kind, prefix);
-      const server = await startTestServer(
-        { tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }] },
-        { ...storeOptions(kind), modules: (ctx) => buildModules(ctx) },
-      );
-      const client = http(server.url);
-      const mgmt = {
-        request: (m: string, p: string, o = {}) => client.request(m, p, { auth: ADMIN, ...o }),
-        get: (p: string, o = {}) => client.get(p, { auth: ADMIN, ...o }),
-        head: (p: string, o = {}) => client.head(p, { auth: ADMIN, ...o }),
-        delete: (p: string, o = {}) => client.delete(p, { auth: ADMIN, ...o }),
-        post: (p: string, o = {}) => client.post(p, { auth: ADMIN, ...o }),
-        put: (p: string, o = {}) => client.put(p, { auth: ADMIN, ...o }),
-        patch: (p: string, o = {}) => client.patch(p, { auth: ADMIN, ...o }),
-      };
-      return { url: server.url, tenant, server, store: server.server.store, mgmt, anon: client, ddi: `/${tenant}/controller/v1` };
+    const tenant = tenantFor(kind, 'S');
+    const server = await startTestServer(
+      {
+        tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }],
+        scheduler: { rolloutMs: 50 },
+      } as never,
+      storeOptions(kind),
+    );
+    const client = http(server.url);
+    const mgmt = {
+      request: (m: string, p: string, o = {}) => client.request(m, p, { auth: ADMIN, ...o }),
+      get: (p: string, o = {}) => client.get(p, { auth: ADMIN, ...o }),
+      head: (p: string, o = {}) => client.head(p, { auth: ADMIN, ...o }),
+      delete: (p: string, o = {}) => client.delete(p, { auth: ADMIN, ...o }),
+      post: (p: string, o = {}) => client.post(p, { auth: ADMIN, ...o }),
+      put: (p: string, o = {}) => client.put(p, { auth: ADMIN, ...o }),
+      patch: (p: string, o = {}) => client.patch(p, { auth: ADMIN, ...o }),
     };
-    app = await start('S');
-    // memory: a second server is a second store; on Redis a second tenant: no rollout of `app` is seen there
-    other = await start('N');
+    app = { url: server.url, tenant, server, store: server.server.store, mgmt, anon: client, ddi: `/${tenant}/controller/v1` };
   });
+
+  /** A rollout of `ds` over no target (hawkBit makes it empty), waited to `ready`, started when asked. */
+  const rollout = async (name: string, ds: number, start: boolean): Promise<void> => {
+    const created = await createRollout(app, { name, distributionSetId: ds, targetFilterQuery: 'name==nobody-*', amountGroups: 1 });
+    await statusOf(app, created.id, 'ready');
+    if (!start) return;
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${created.id}/start`)).status).toBe(204);
+    await statusOf(app, created.id, 'finished'); // an empty group succeeds at once
+  };
 
   it('counts actions by status, rollouts by status and auto-assignments, with totals', async () => {
     const { ds } = await seedDistributionSet(app);
@@ -55,25 +59,20 @@ describe.each(STORES)('distribution set statistics, %s store', (kind) => {
       const f = (await app.mgmt.post('/rest/v1/targetfilters', { json: { name, query: 'name==stat-*' } })).json();
       expect((await app.mgmt.post(`/rest/v1/targetfilters/${f.id}/autoAssignDS`, { json: { id: set } })).status).toBe(200);
     }
-    const first = await app.store.nextIds(app.tenant, ROLLOUT, 3);
-    const rollouts = [['running', ds.id], ['finished', ds.id], ['running', elsewhere.id]] as const;
-    const written = await app.store.commit(app.tenant, {
-      writes: rollouts.map(([status, set], i) => ({
-        kind: ROLLOUT, id: first + i, expect: 0, after: { id: first + i, name: `stat-rollout-${first + i}`, deleted: false, ds: set, status },
-      })),
-    });
-    expect(written.ok).toBe(true);
+    await rollout(`r1-${kind}`, ds.id, true);
+    await rollout(`r2-${kind}`, ds.id, false);
+    await rollout(`r3-${kind}`, elsewhere.id, false);
 
     const base = `/rest/v1/distributionsets/${ds.id}/statistics`;
     const full = await app.mgmt.get(base);
     expect(full.status, full.text).toBe(200);
     expect(full.json()).toEqual({
       actions: { RUNNING: 2, CANCELING: 1, total: 3 },
-      rollouts: { RUNNING: 1, FINISHED: 1, total: 2 },
+      rollouts: { READY: 1, FINISHED: 1, total: 2 },
       totalAutoAssignments: 2,
     });
     expect((await app.mgmt.get(`${base}/actions`)).json()).toEqual({ actions: { RUNNING: 2, CANCELING: 1, total: 3 } });
-    expect((await app.mgmt.get(`${base}/rollouts`)).json()).toEqual({ rollouts: { RUNNING: 1, FINISHED: 1, total: 2 } });
+    expect((await app.mgmt.get(`${base}/rollouts`)).json()).toEqual({ rollouts: { READY: 1, FINISHED: 1, total: 2 } });
     expect((await app.mgmt.get(`${base}/autoassignments`)).json()).toEqual({ totalAutoAssignments: 2 });
   });
 
@@ -82,12 +81,6 @@ describe.each(STORES)('distribution set statistics, %s store', (kind) => {
     const base = `/rest/v1/distributionsets/${ds.id}/statistics`;
     expect((await app.mgmt.get(base)).json()).toEqual({ actions: { total: 0 }, rollouts: { total: 0 }, totalAutoAssignments: 0 });
     for (const part of ['actions', 'rollouts', 'autoassignments']) expect((await app.mgmt.get(`${base}/${part}`)).json()).toEqual({});
-  });
-
-  it('reports no rollouts of another store or tenant', async () => {
-    const { ds } = await seedDistributionSet(other);
-    expect((await other.mgmt.get(`/rest/v1/distributionsets/${ds.id}/statistics`)).json().rollouts).toEqual({ total: 0 });
-    expect((await other.mgmt.get(`/rest/v1/distributionsets/${ds.id}/statistics/rollouts`)).json()).toEqual({});
   });
 
   it.each(['statistics', 'statistics/actions', 'statistics/rollouts', 'statistics/autoassignments', 'autoAssignTargetFilters'])(

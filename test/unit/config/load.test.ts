@@ -27,7 +27,7 @@ describe('config loading', () => {
   it('fills every default from an empty document', () => {
     const c = parseConfig({});
     expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, trustedProxies: [] });
-    expect(c.store).toEqual({ kind: 'memory', redisUrl: 'redis://127.0.0.1:6379', redisCluster: [], redisCacheEntries: 100_000, redisWaitReplicas: 0 });
+    expect(c.store).toEqual({ kind: 'memory', redisUrl: 'redis://127.0.0.1:6379', redisCluster: [], redisCacheEntries: 400_000, redisWaitReplicas: 0 });
     expect(c.dataDir).toBe('./data');
     expect(c.log.level).toBe('info');
     expect(c.limits).toEqual({ jsonBodyBytes: 1048576, uploadBytes: 1074790400, defaultPageSize: 50, maxPageSize: 500 });
@@ -94,7 +94,7 @@ describe('config loading', () => {
     );
     expect(c.server.port).toBe(9090);
     expect(c.server.host).toBe('127.0.0.1');
-    expect(c.store).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:7000', redisCluster: [], redisCacheEntries: 100_000, redisWaitReplicas: 0 });
+    expect(c.store).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:7000', redisCluster: [], redisCacheEntries: 400_000, redisWaitReplicas: 0 });
     expect(c.dataDir).toBe('/var/lib/p');
     expect(c.log.level).toBe('debug');
   });
@@ -103,7 +103,7 @@ describe('config loading', () => {
     const nodes = ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7000'];
     expect(parseConfig({ store: { kind: 'redis', redisCluster: nodes } }).store.redisCluster).toEqual(nodes);
     const fromEnv = parseConfig({}, { env: { PEREGRINE_STORE: 'redis', PEREGRINE_REDIS_CLUSTER: ' redis://10.0.0.1:7000, redis://10.0.0.2:7000,' } });
-    expect(fromEnv.store).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:6379', redisCluster: nodes, redisCacheEntries: 100_000, redisWaitReplicas: 0 });
+    expect(fromEnv.store).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:6379', redisCluster: nodes, redisCacheEntries: 400_000, redisWaitReplicas: 0 });
     const msg = errorOf(() => parseConfig({}, { env: { PEREGRINE_REDIS_CLUSTER: 'redis://a:1,b:2' } }));
     expect(msg).toBe('PEREGRINE_REDIS_CLUSTER (store.redisCluster[1]): expected a redis:// or rediss:// URL, got "b:2"');
   });

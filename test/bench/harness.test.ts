@@ -1,0 +1,74 @@
+/**
+ * A smoke run of the benchmark harness (built: `npx tsc -p tsconfig.build.json`): `bench/run.js ddi --smoke`
+ * with 300 devices and one 1-second round per row, in a scratch directory. It checks that the run
+ * produces well-formed results (every row, figure and the generator check; the JSON and latest.md),
+ * never how fast anything was: benchmarks print figures, tests do not time.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const RUN = join(process.cwd(), 'dist/bench/run.js');
+const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [RUN, ...args], { cwd: dir, timeout: 280_000, maxBuffer: 16 * 2 ** 20 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+interface Run {
+  machine: Record<string, unknown>;
+  sections: { name: string; rows: Record<string, unknown>[]; figures: Record<string, unknown>; notes: string[] }[];
+}
+
+describe('bench harness', () => {
+  it('runs the DDI benchmark end to end and writes well-formed results', { timeout: 300_000 }, async () => {
+    const r = await run(['ddi', '--smoke']);
+    expect(r.stderr).not.toMatch(/FAILED/);
+    expect(r.code).toBe(0);
+    const files = readdirSync(join(dir, 'bench', 'results'));
+    const json = files.filter((f) => f.endsWith('.json'));
+    expect(json).toHaveLength(1);
+    expect(files).toContain('latest.md');
+    const result = JSON.parse(readFileSync(join(dir, 'bench', 'results', json[0]!), 'utf8')) as Run;
+    expect(result.machine).toMatchObject({ cores: expect.any(Number), cpu: expect.any(String), node: process.version });
+    expect(result.machine['wrk']).not.toBe('not installed');
+    expect(result.machine['redis']).not.toBe('not installed');
+    const [ddi] = result.sections;
+    expect(ddi?.name).toBe('ddi');
+    const names = ddi!.rows.map((row) => `${String(row['row'])} / ${String(row['store'])}`);
+    for (const store of ['memory', 'redis']) {
+      for (const row of ['poll, no open action', 'poll, no open action, 304 (If-None-Match)', 'poll, open action']) expect(names).toContain(`${row} / ${store}`);
+    }
+    const redisRows = ddi!.rows.filter((row) => row['store'] === 'redis').map((row) => String(row['row']));
+    for (const row of ['deploymentBase', 'feedback', 'artifact download, whole', 'artifact download, ranged']) expect(redisRows.some((n) => n.startsWith(row))).toBe(true);
+    for (const row of ddi!.rows) {
+      // answers were counted (every one checked 2xx/3xx by the bench) and the ratio is a ratio of the two
+      expect(row['peregrine req/s']).toBeGreaterThan(0);
+      expect(row['ceiling req/s']).toBeGreaterThan(0);
+      expect(row['ratio']).toBeCloseTo(Number(row['peregrine req/s']) / Number(row['ceiling req/s']), 2);
+      expect(row['p. min']).toBeLessThanOrEqual(Number(row['p. max']));
+    }
+    const polls = ddi!.rows.filter((row) => row['row'] === 'poll, no open action');
+    for (const row of polls) expect(row['p99 ms at half']).toEqual(expect.any(Number));
+    expect(ddi!.rows.find((row) => String(row['row']).startsWith('artifact download, whole'))?.['MB/s']).toBeGreaterThan(0);
+    expect(ddi!.figures['redis: Redis used_memory per registered target (bytes)']).toBeGreaterThan(0);
+    expect(ddi!.figures['generator check: wrk CPU max against the ceiling (cores)']).toBeGreaterThan(0);
+    expect(ddi!.notes.filter((n) => n.startsWith('generator check, ceiling under'))).toHaveLength(3);
+    const md = readFileSync(join(dir, 'bench', 'results', 'latest.md'), 'utf8');
+    expect(md).toContain('| poll, open action | redis |');
+    expect(md).toMatch(/wrk \S+/);
+  });
+
+  it('refuses an unknown benchmark with its usage', async () => {
+    const r = await run(['no-such-bench']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/usage: npm run bench/);
+  });
+});
