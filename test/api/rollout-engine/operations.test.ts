@@ -63,6 +63,17 @@ describe('rollout create: bad input answers its error and creates nothing', () =
     expect((await groupsOf(app, r.id)).map((g) => g.status)).toEqual(['finished', 'finished', 'finished']);
   });
 
+  it('starts by itself once startAt has come (auto-start)', async () => {
+    const app = await startRolloutApp('memory');
+    const ds = await seedFleet(app, 'auto', 2);
+    const r = await createRollout(app, { name: 'auto', distributionSetId: ds, targetFilterQuery: 'controllerid==auto-*', startAt: Date.now() });
+    const running = await statusOf(app, r.id, 'running');
+    expect(running.totalTargetsPerStatus).toMatchObject({ running: 2, notstarted: 0 });
+    expect((await app.mgmt.post('/rest/v1/rollouts', {
+      json: { name: 'later', distributionSetId: ds, targetFilterQuery: 'controllerid==auto-*', startAt: Date.now() + 3_600_000 },
+    })).status).toBe(201);
+  });
+
   it('takes a name only once (409)', async () => {
     const app = await startRolloutApp('memory');
     const ds = await seedFleet(app, 'n', 1);
