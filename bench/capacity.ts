@@ -21,7 +21,7 @@
 import { Command } from 'commander';
 import { createClient } from 'redis';
 import { request } from 'undici';
-import { api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
+import { ADMIN_AUTH, api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
 import { startRedis } from './lib/redis.js';
 import { writeResults } from './lib/results.js';
 import { startServer, type BenchServer } from './lib/server.js';
@@ -187,7 +187,7 @@ const PHASES: readonly Phase[] = [
         // the rollout says every action started: a device not offered its action is a stale read somewhere
         const i = missing[0]!;
         const res = await request(`${ctx.server.url}/rest/v1/targets/dev-${i}/actions`, {
-          headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` },
+          headers: { authorization: ADMIN_AUTH },
         });
         throw new Error(`${missing.length} devices not offered their rollout action, e.g. dev-${i}; its actions: ${await res.body.text()}`);
       }
@@ -207,15 +207,10 @@ interface RolloutRead {
 }
 
 async function rolloutUntil(ctx: Ctx, ok: (r: RolloutRead, groups: { status: string }[]) => boolean): Promise<void> {
-  const get = async <T>(path: string): Promise<T> => {
-    const res = await request(ctx.server.url + path, { headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` } });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`GET ${path} answered ${res.statusCode}: ${text.slice(0, 200)}`);
-    return JSON.parse(text) as T;
-  };
+  const a = ctx.admin();
   for (const end = Date.now() + 600_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    const r = await get<RolloutRead>(`/rest/v1/rollouts/${ctx.rollout}`);
-    const groups = (await get<{ content: { status: string }[] }>(`/rest/v1/rollouts/${ctx.rollout}/deploygroups?limit=500`)).content;
+    const r = await a.get<RolloutRead>(`/rest/v1/rollouts/${ctx.rollout}`);
+    const groups = (await a.get<{ content: { status: string }[] }>(`/rest/v1/rollouts/${ctx.rollout}/deploygroups?limit=500`)).content;
     if (ok(r, groups)) return;
   }
   throw new Error(`rollout ${ctx.rollout} did not reach the awaited state within 10 minutes`);

@@ -19,7 +19,7 @@ import { Command } from 'commander';
 import { connect, type Socket } from 'node:net';
 import { request } from 'undici';
 import { createClient } from 'redis';
-import { api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
+import { ADMIN_AUTH, api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
 import { startRedis } from './lib/redis.js';
 import { writeResults } from './lib/results.js';
 import { startServer } from './lib/server.js';
@@ -40,20 +40,12 @@ const GROUPS = SMOKE ? 3 : Number(o.groups);
 const DEVICES = SMOKE ? 50 : Number(o.devices);
 const WAVES = SMOKE ? 2 : Number(o.waves);
 const POLL_S = Number(o.poll);
-const AUTH = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
 
 interface RolloutJson {
   id: number;
   status: string;
   totalTargets: number;
   totalTargetsPerStatus: Record<string, number>;
-}
-
-async function get<T>(base: string, path: string): Promise<T> {
-  const res = await request(base + path, { headers: { authorization: AUTH } });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`GET ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
 }
 
 /** Polls `read` every 10 ms until `ok`; returns seconds since `from`. */
@@ -66,8 +58,8 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
   }
 }
 
-async function releaseId(base: string): Promise<number> {
-  const page = await get<{ content: { id: number }[] }>(base, '/rest/v1/distributionsets?q=name==bench-release');
+async function releaseId(a: Api): Promise<number> {
+  const page = await a.get<{ content: { id: number }[] }>('/rest/v1/distributionsets?q=name==bench-release');
   const id = page.content[0]?.id;
   if (id === undefined) throw new Error('bench release not found');
   return id;
@@ -87,29 +79,39 @@ async function createRollout(a: Api, body: Record<string, unknown>): Promise<Rol
   return (await a.post('/rest/v1/rollouts', body)) as RolloutJson;
 }
 
-async function largeRollout(): Promise<Record<string, number>> {
+/** Runs `work` on a fresh private Redis and a server on it, both stopped afterwards. */
+async function onRedis<T>(work: (redis: { url: string }, server: { url: string }) => Promise<T>): Promise<T> {
   const redis = await startRedis();
   const server = await startServer(serverConfig('redis', redis.url)).catch(async (err: unknown) => {
     await redis.stop();
     throw err;
   });
   try {
+    return await work(redis, server);
+  } finally {
+    await server.stop();
+    await redis.stop();
+  }
+}
+
+async function largeRollout(): Promise<Record<string, number>> {
+  return onRedis(async (redis, server) => {
     const a = api(server.url);
     process.stdout.write(`creating ${FLEET} targets and registering them ...\n`);
     const tokens = await createDevices(a, FLEET);
     await pollEach(server.url, tokens);
     await createReleaseAndAssign(a, 0);
-    const ds = await releaseId(server.url);
+    const ds = await releaseId(a);
     const before = await usedMemory(redis.url);
     const t0 = performance.now();
     const r = await createRollout(a, { name: 'large', distributionSetId: ds, targetFilterQuery: 'controllerid==dev-*', amountGroups: GROUPS });
     if (r.totalTargets !== FLEET) throw new Error(`rollout covers ${r.totalTargets} targets, expected ${FLEET}`);
-    const postToReady = await until('ready', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', t0);
+    const postToReady = await until('ready', () => a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', t0);
     const t1 = performance.now();
     await a.post(`/rest/v1/rollouts/${r.id}/start`, {});
-    const startToFirst = await until('first group running', () => get<{ content: { status: string }[] }>(server.url, `/rest/v1/rollouts/${r.id}/deploygroups?limit=1`),
+    const startToFirst = await until('first group running', () => a.get<{ content: { status: string }[] }>(`/rest/v1/rollouts/${r.id}/deploygroups?limit=1`),
       (p) => p.content[0]?.status === 'running', t1);
-    const startToAll = await until('every action created', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`),
+    const startToAll = await until('every action created', () => a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`),
       (x) => x.status === 'running' && x.totalTargetsPerStatus['notstarted'] === 0 && (x.totalTargetsPerStatus['scheduled'] ?? 0) <= FLEET - FLEET / GROUPS, t1);
     const after = await usedMemory(redis.url);
     return {
@@ -118,10 +120,7 @@ async function largeRollout(): Promise<Record<string, number>> {
       'start -> every action created, first group started (s)': startToAll,
       'Redis bytes per target in the rollout': (after - before) / FLEET,
     };
-  } finally {
-    await server.stop();
-    await redis.stop();
-  }
+  });
 }
 
 /**
@@ -228,28 +227,23 @@ function fleet(base: string, tokens: readonly string[]): { stop(): Promise<void>
 }
 
 async function answeringRollout(): Promise<Record<string, number>> {
-  const redis = await startRedis();
-  const server = await startServer(serverConfig('redis', redis.url)).catch(async (err: unknown) => {
-    await redis.stop();
-    throw err;
-  });
-  try {
+  return onRedis(async (_redis, server) => {
     const a = api(server.url);
     process.stdout.write(`creating ${DEVICES} answering devices ...\n`);
     const tokens = await createDevices(a, DEVICES);
     const put = await request(`${server.url}/rest/v1/system/configs`, {
-      method: 'PUT', headers: { authorization: AUTH, 'content-type': 'application/json' },
+      method: 'PUT', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
       body: JSON.stringify({ pollingTime: `00:00:0${POLL_S}`, pollingOverdueTime: '00:00:05' }),
     });
     await put.body.dump();
     if (put.statusCode !== 200 && put.statusCode !== 204) throw new Error(`setting the polling time answered ${put.statusCode}`);
     await createReleaseAndAssign(a, 0);
-    const ds = await releaseId(server.url);
+    const ds = await releaseId(a);
     const r = await createRollout(a, {
       name: 'answering', distributionSetId: ds, targetFilterQuery: 'controllerid==dev-*', amountGroups: WAVES,
       successCondition: { condition: 'THRESHOLD', expression: '100' },
     });
-    await until('ready', () => get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', performance.now());
+    await until('ready', () => a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', performance.now());
     const devices = fleet(server.url, tokens);
     await new Promise((res) => setTimeout(res, POLL_S * 1000 * 2)); // every device polled (registered) before the start
     const warm = devices.polls();
@@ -261,8 +255,7 @@ async function answeringRollout(): Promise<Record<string, number>> {
     // when each group started, had all its actions started (none scheduled) and finished, in seconds after the start
     const phases: Record<string, number> = {};
     const seconds = await until('finished', async () => {
-      const groups = await get<{ content: { name: string; status: string; totalTargetsPerStatus: Record<string, number> }[] }>(
-        server.url, `/rest/v1/rollouts/${r.id}/deploygroups?representation=full&limit=${WAVES}`);
+      const groups = await a.get<{ content: { name: string; status: string; totalTargetsPerStatus: Record<string, number> }[] }>(`/rest/v1/rollouts/${r.id}/deploygroups?representation=full&limit=${WAVES}`);
       const at = (performance.now() - t0) / 1000;
       for (const g of groups.content) {
         const started = g.status === 'running' || g.status === 'finished' || g.status === 'error';
@@ -272,12 +265,12 @@ async function answeringRollout(): Promise<Record<string, number>> {
         }
         if (g.status === 'finished') phases[`${g.name} finished at (s)`] ??= at;
       }
-      return get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`);
+      return a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`);
     }, (x) => x.status === 'finished', t0);
     const pollsDuring = devices.polls() - polled;
     await devices.stop();
     const reports = devices.reports();
-    const done = await get<RolloutJson>(server.url, `/rest/v1/rollouts/${r.id}`);
+    const done = await a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`);
     if (done.totalTargetsPerStatus['finished'] !== DEVICES) throw new Error(`finished ${JSON.stringify(done.totalTargetsPerStatus)}`);
     return {
       'answering devices': DEVICES, 'answering rollout groups': WAVES, 'poll interval (s)': POLL_S,
@@ -285,10 +278,7 @@ async function answeringRollout(): Promise<Record<string, number>> {
       'device reports': reports, 'polls per second before the start (warm-up)': idlePollRate,
       'polls per second during the rollout': pollsDuring / seconds, ...phases,
     };
-  } finally {
-    await server.stop();
-    await redis.stop();
-  }
+  });
 }
 
 const figures = {

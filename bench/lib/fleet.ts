@@ -23,13 +23,24 @@ export function serverConfig(store: 'memory' | 'redis', redisUrl?: string, setti
   ].join('\n');
 }
 
+/** Basic credentials of the shipped dev account, for the benchmarks' Management calls. */
+export const ADMIN_AUTH = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+
 export interface Api {
   post(path: string, json: unknown): Promise<unknown>;
+  /** GET answering 200 with JSON (anything else throws, naming the path and status). */
+  get<T>(path: string): Promise<T>;
 }
 
 export function api(baseUrl: string): Api {
-  const auth = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+  const auth = ADMIN_AUTH;
   return {
+    async get<T>(path: string): Promise<T> {
+      const res = await request(baseUrl + path, { headers: { authorization: auth } });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`GET ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+      return JSON.parse(text) as T;
+    },
     async post(path, json) {
       const res = await request(baseUrl + path, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(json) });
       const text = await res.body.text();
@@ -100,7 +111,7 @@ async function uploadArtifact(baseUrl: string, moduleId: number, fileName: strin
   const form = new FormData();
   form.append('file', new Blob([bytes]), fileName);
   const res = await request(`${baseUrl}/rest/v1/softwaremodules/${moduleId}/artifacts`, {
-    method: 'POST', headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` }, body: form,
+    method: 'POST', headers: { authorization: ADMIN_AUTH }, body: form,
   });
   const text = await res.body.text();
   if (res.statusCode !== 201) throw new Error(`artifact upload answered ${res.statusCode}: ${text.slice(0, 300)}`);
