@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRollout, statusOf } from '../rollout-engine/fixture.js';
-import { STORES, storeOptions, tenantFor, type App } from '../../helpers/app.js';
+import { STORES, startAppOn, storeOptions, tenantFor, type App } from '../../helpers/app.js';
 import { seedDistributionSet, seedTarget } from '../../helpers/seed.js';
-import { ADMIN, ADMIN_HASH, http, startTestServer } from '../../helpers/server.js';
 import { ERR, expectError } from '../targets/fixtures.js';
 
 /**
@@ -13,25 +12,7 @@ import { ERR, expectError } from '../targets/fixtures.js';
 describe.each(STORES)('distribution set statistics, %s store', (kind) => {
   let app: App;
   beforeAll(async () => {
-    const tenant = tenantFor(kind, 'S');
-    const server = await startTestServer(
-      {
-        tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }],
-        scheduler: { rolloutMs: 50 },
-      },
-      storeOptions(kind),
-    );
-    const client = http(server.url);
-    const mgmt = {
-      request: (m: string, p: string, o = {}) => client.request(m, p, { auth: ADMIN, ...o }),
-      get: (p: string, o = {}) => client.get(p, { auth: ADMIN, ...o }),
-      head: (p: string, o = {}) => client.head(p, { auth: ADMIN, ...o }),
-      delete: (p: string, o = {}) => client.delete(p, { auth: ADMIN, ...o }),
-      post: (p: string, o = {}) => client.post(p, { auth: ADMIN, ...o }),
-      put: (p: string, o = {}) => client.put(p, { auth: ADMIN, ...o }),
-      patch: (p: string, o = {}) => client.patch(p, { auth: ADMIN, ...o }),
-    };
-    app = { url: server.url, tenant, server, store: server.server.store, mgmt, anon: client, ddi: `/${tenant}/controller/v1` };
+    app = await startAppOn(storeOptions(kind), tenantFor(kind, 'S'), { scheduler: { rolloutMs: 50 } });
   });
 
   /** A rollout of `ds` over no target (hawkBit makes it empty), waited to `ready`, started when asked. */
