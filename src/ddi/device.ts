@@ -120,7 +120,7 @@ function locate(req: Request, known: ReadonlySet<string>): Where {
 }
 
 /** The target from the cache alone, or MISS when any part of it is not cached. */
-function peekTarget(reads: CachedReads, tenant: string, controllerId: string): TargetRecord | undefined | Miss {
+export function peekTarget(reads: CachedReads, tenant: string, controllerId: string): TargetRecord | undefined | Miss {
   const id = reads.peekLookup(tenant, TARGET, 'controllerId', controllerId.toLowerCase());
   if (id === MISS || id === undefined) return id;
   const stored = reads.peekGet<TargetRecord>(tenant, TARGET, id);

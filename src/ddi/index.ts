@@ -15,6 +15,7 @@ import { deploymentBaseHandler, installedBaseHandler, setRunningVersionHandler }
 import { deviceAuthenticators } from './device.js';
 import { cancelActionHandler, cancelFeedbackHandler, deploymentFeedbackHandler } from './feedback.js';
 import { pollHandler } from './poll.js';
+import { pollLane } from './poll-lane.js';
 import { PollLimiter } from './poll-limiter.js';
 import { PollRecorder } from './poll-recorder.js';
 
@@ -35,7 +36,7 @@ export function ddiModule(services: Services): AppModule {
   // replies without a body: hawkBit does not negotiate them, so no Accept header can make them fail
   const empty: Partial<Route> = { produces: 'other' };
   const routes: Route[] = [
-    route('GET', '', pollHandler({ services, recorder, limiter }), { auth: auth.cached, ...json }),
+    route('GET', '', pollHandler({ services, recorder, limiter }), { auth: auth.cached, ...json, lane: pollLane({ services, recorder, limiter }) }),
     route('GET', '/deploymentBase/:actionId', deploymentBaseHandler(services), json),
     route('POST', '/deploymentBase/:actionId/feedback', deploymentFeedbackHandler(services), empty),
     route('GET', '/installedBase/:actionId', installedBaseHandler(services), json),

@@ -14,7 +14,8 @@ import type { TargetRecord } from '../domain/target.js';
 import type { WindowState } from '../domain/maintenance.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { etagOf } from '../http/etag.js';
-import type { Handler, Reply, Request } from '../http/types.js';
+import { HAL_TYPE, JSON_TYPE } from '../http/negotiate.js';
+import type { Handler, LaneReply, Reply, Request } from '../http/types.js';
 import { MISS, type Stored } from '../store/port.js';
 import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState, peekActiveActions, pollSleep } from './active-action.js';
 import { addressOf, device, registerTarget, type Device } from './device.js';
@@ -30,7 +31,7 @@ export interface PollDeps {
 
 // a tenant's view object is replaced whenever its configuration changes, so it can key a memo
 const minPolling = new WeakMap<TenantConfigView, number>();
-function minPollingMs(config: TenantConfigView): number {
+export function minPollingMs(config: TenantConfigView): number {
   let ms = minPolling.get(config);
   if (ms === undefined) minPolling.set(config, (ms = config.durationMs('minPollingTime')));
   return ms;
@@ -75,18 +76,27 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
  * builds a body nor hashes one. It holds while the target record, its top action, the tenant's
  * configuration view (all replaced, never changed, when they change), the base URL and the path's
  * tenant and controller id are the same, and nothing in the body depends on the time: no maintenance
- * window, and no time-forced action before its force time (its link hash changes then).
+ * window, and no time-forced action before its force time (its link hash changes then). The express
+ * lane (poll-lane.ts) answers from the same memo, with the bytes prepared once.
  */
-interface Memo {
+export interface Memo {
   readonly top: Stored<ActionRecord> | undefined;
   readonly config: TenantConfigView;
   readonly baseUrl: string;
+  /** The Host header the base URL came from; undefined when a trusted proxy's headers made it. */
+  readonly host: string | undefined;
   readonly pathTenant: string;
   readonly controllerId: string;
   readonly reply: Reply;
+  readonly lane: { readonly hal: LaneReply; readonly json: LaneReply; readonly notModified: LaneReply };
 }
 // keyed by the target record: a replaced record drops its entry with it
 const memos = new WeakMap<TargetRecord, Memo>();
+
+/** The memo of the target's last timeless poll reply, if any (the caller checks that it still holds). */
+export function memoOf(target: TargetRecord): Memo | undefined {
+  return memos.get(target);
+}
 
 function pollReply(
   req: Request, d: Device, target: TargetRecord, top: Stored<ActionRecord> | undefined, state: WindowState | undefined, now: number,
@@ -102,10 +112,19 @@ function pollReply(
     return m.reply;
   }
   const jsonText = pollBody(req, d, target, top, state, now);
-  const reply: Reply = Object.freeze({ status: 200, jsonText, etag: etagOf(jsonText) });
-  memos.set(target, { top, config: d.config, baseUrl, pathTenant: d.pathTenant, controllerId: d.controllerId, reply });
+  const etag = etagOf(jsonText);
+  const reply: Reply = Object.freeze({ status: 200, jsonText, etag });
+  const body = Buffer.from(jsonText);
+  const lane = {
+    hal: Object.freeze({ status: 200, etag, contentType: HAL_TYPE, body }),
+    json: Object.freeze({ status: 200, etag, contentType: JSON_TYPE, body }),
+    notModified: Object.freeze({ status: 304, etag, contentType: '', body: EMPTY }),
+  } as const;
+  const host = req.fromTrustedProxy ? undefined : req.headers['host'];
+  memos.set(target, { top, config: d.config, baseUrl, host, pathTenant: d.pathTenant, controllerId: d.controllerId, reply, lane });
   return reply;
 }
+const EMPTY = Buffer.alloc(0);
 
 /**
  * The root body, written directly. Every interpolated piece is JSON-safe without escaping: the base

@@ -4,10 +4,11 @@
  */
 import { createServer } from 'node:net';
 import type { Logger } from 'pino';
-import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { HttpRequest as UwsRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { Config } from '../config/index.js';
 import type { Metrics, RouteMetrics } from '../observability/metrics.js';
 import { Exchange, type Shared } from './exchange.js';
+import { laneHandler } from './lane.js';
 import { normalizeIp } from './request.js';
 import { Router, type RouteEntry } from './router.js';
 import type { Route } from './types.js';
@@ -56,14 +57,18 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   };
 
   const app = uws.App();
-  app.any('/*', (res, req) => {
+  const generic = (res: HttpResponse, req: UwsRequest): void => {
     const exchange = new Exchange(s, res);
     try {
       exchange.start(req);
     } catch (err) {
       void exchange.finish(exchange.errorToReply(err), true);
     }
-  });
+  };
+  for (const route of routes) {
+    if (route.lane !== undefined) app.get(route.path, laneHandler(s, route.lane, metrics.forRoute(route.name ?? route.path), generic));
+  }
+  app.any('/*', generic);
 
   const { host, port: wanted } = config.server;
   const listenSocket = await listen(app, host, wanted, { exclusive: true });

@@ -120,4 +120,35 @@ export interface Route {
   readonly etag?: boolean;
   /** Name used in metrics labels; defaults to the path pattern. */
   readonly name?: string;
+  /**
+   * An express lane for the route's common case (GET only): tried first, on uWebSockets.js's own
+   * router, before anything of the generic path runs. It answers from what it has at hand or returns
+   * undefined, and the request takes the generic path as if the lane did not exist. Everything the
+   * generic path would do for the same request (authentication, limits, negotiation, ETag/304,
+   * metrics) must come out the same: a lane only skips the work, never a rule.
+   */
+  readonly lane?: Lane;
 }
+
+/**
+ * What a lane reads, synchronously and only what it asks for: headers and the peer address cost a
+ * copy out of uWS each, so a lane reads them as it needs them. Not valid after the lane returns.
+ */
+export interface LaneRequest {
+  /** The route's path parameters in order, as received (still percent-encoded). */
+  param(index: number): string;
+  /** A header by lower-case name; '' when absent. */
+  header(name: string): string;
+  /** The peer's IPv4 address as a 32-bit number, or -1 for IPv6 (then the lane leaves the request alone). */
+  ipv4(): number;
+}
+
+/** A lane's answer: 200 with the body, or 304 (If-None-Match named `etag`). */
+export interface LaneReply {
+  readonly status: 200 | 304;
+  readonly etag: string;
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+export type Lane = (req: LaneRequest) => LaneReply | undefined;

@@ -11,6 +11,8 @@ export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTION
 export interface RouteMetrics {
   /** method: index into METHODS. */
   observe(methodIndex: number, status: number, seconds: number): void;
+  /** Counts a request its route's express lane answered (it is observed as well). */
+  lane(): void;
 }
 
 export interface Metrics {
@@ -33,6 +35,8 @@ interface RouteCounts {
   readonly buckets: number[];
   sum: number;
   count: number;
+  /** answered by the route's express lane (src/http/lane.ts) */
+  lane: number;
 }
 
 type MetricValue = { value: number; labels: Record<string, string | number>; metricName?: string };
@@ -62,6 +66,15 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     reset: () => counts.forEach((c) => { c.buckets.fill(0); c.sum = 0; c.count = 0; }),
   } as never);
+  registry.registerMetric({
+    name: 'http_express_lane_requests_total', help: "Requests answered by a route's express lane (also in http_requests_total)", type: 'counter',
+    aggregator: 'sum',
+    get: async () => ({
+      name: 'http_express_lane_requests_total', help: "Requests answered by a route's express lane (also in http_requests_total)", type: 'counter',
+      aggregator: 'sum', values: counts.filter((c) => c.lane > 0).map((c): MetricValue => ({ value: c.lane, labels: { route: c.route } })),
+    }),
+    reset: () => counts.forEach((c) => { c.lane = 0; }),
+  } as never);
   const storeErrors = new Counter({
     name: 'store_errors_total',
     help: 'Requests that failed because the store was unavailable',
@@ -72,7 +85,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   function forRoute(route: string): RouteMetrics {
     const existing = routes.get(route);
     if (existing !== undefined) return existing;
-    const c: RouteCounts = { route, requests: new Map(), buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+    const buckets = new Array<number>(BUCKETS.length + 1).fill(0);
+    const c: RouteCounts = { route, requests: new Map(), buckets, sum: 0, count: 0, lane: 0 };
     counts.push(c);
     const made: RouteMetrics = {
       observe(methodIndex, status, seconds) {
@@ -83,6 +97,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
         c.buckets[i]!++;
         c.sum += seconds;
         c.count++;
+      },
+      lane() {
+        c.lane++;
       },
     };
     routes.set(route, made);

@@ -1,0 +1,83 @@
+/**
+ * Express lanes (Route.lane): a route's common case answered on uWebSockets.js's own router, before
+ * the generic path copies the request (all headers, the peer address, a request object), matches it
+ * in the segment trie and negotiates. The lane reads only what it asks for; when it returns nothing,
+ * or throws, or the server is closing, or the peer is a trusted proxy (whose forwarded headers the
+ * generic path honours), the request takes the generic path untouched. Replies are written here as
+ * the generic path writes them (status, ETag, Content-Type, body; 304 without a body) and counted in
+ * the route's metrics.
+ */
+import type { HttpRequest as UwsRequest, HttpResponse } from 'uWebSockets.js';
+import type { RouteMetrics } from '../observability/metrics.js';
+import type { Shared } from './exchange.js';
+import { ipText } from './request.js';
+import { statusLine } from './respond.js';
+import type { Lane, LaneReply, LaneRequest } from './types.js';
+
+const GET = 0; // index of GET in METHODS (observability/metrics.ts)
+const OK = statusLine(200);
+const NOT_MODIFIED = statusLine(304);
+
+/** One adapter for all lanes: it only lives during a synchronous lane call. */
+class UwsLaneRequest implements LaneRequest {
+  req: UwsRequest | undefined;
+  res: HttpResponse | undefined;
+
+  param(index: number): string {
+    return (this.req as UwsRequest).getParameter(index);
+  }
+
+  header(name: string): string {
+    return (this.req as UwsRequest).getHeader(name);
+  }
+
+  ipv4(): number {
+    const b = new Uint8Array((this.res as HttpResponse).getRemoteAddress());
+    let at = 0;
+    if (b.length === 16) {
+      // IPv4-mapped IPv6 (::ffff:a.b.c.d), as uSockets reports IPv4 peers on a dual-stack socket
+      for (let i = 0; i < 10; i++) if (b[i] !== 0) return -1;
+      if (b[10] !== 0xff || b[11] !== 0xff) return -1;
+      at = 12;
+    } else if (b.length !== 4) {
+      return -1;
+    }
+    return ((b[at] as number) * 0x1000000) + (((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number));
+  }
+}
+const adapter = new UwsLaneRequest();
+
+type UwsHandler = (res: HttpResponse, req: UwsRequest) => void;
+
+/** The uWS handler of a route with a lane: the lane first, else `generic` with the same request. */
+export function laneHandler(s: Shared, lane: Lane, metrics: RouteMetrics, generic: UwsHandler): UwsHandler {
+  return (res, req) => {
+    if (s.closing || (s.trusted !== undefined && s.trusted.has(ipText(new Uint8Array(res.getRemoteAddress()))))) return generic(res, req);
+    const started = performance.now();
+    let reply: LaneReply | undefined;
+    adapter.req = req;
+    adapter.res = res;
+    try {
+      reply = lane(adapter);
+    } catch (err) {
+      s.logger.error({ err }, 'an express lane failed; the request takes the generic path');
+      reply = undefined;
+    } finally {
+      adapter.req = undefined;
+      adapter.res = undefined;
+    }
+    if (reply === undefined) return generic(res, req);
+    if (reply.status === 200) {
+      res.writeStatus(OK);
+      res.writeHeader('ETag', reply.etag);
+      res.writeHeader('Content-Type', reply.contentType);
+      res.end(reply.body);
+    } else {
+      res.writeStatus(NOT_MODIFIED);
+      res.writeHeader('ETag', reply.etag);
+      res.endWithoutBody();
+    }
+    metrics.observe(GET, reply.status, (performance.now() - started) / 1000);
+    metrics.lane();
+  };
+}

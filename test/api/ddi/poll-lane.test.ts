@@ -1,0 +1,144 @@
+/**
+ * The poll's express lane (src/ddi/poll-lane.ts, src/http/lane.ts) answers the steady poll of a known
+ * device without the generic path, and must answer exactly what the generic path answers. Requests
+ * the lane leaves alone are forced here by spellings it does not take (a lower-case token scheme,
+ * HEAD, CBOR); `http_express_lane_requests_total` tells which path answered.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { STORES } from '../../helpers/app.js';
+import { seedDistributionSet } from '../../helpers/seed.js';
+import { assign, GATEWAY_KEY, startDdiApp, targetOf, type DdiApp } from './fixture.js';
+
+const ROUTE = 'ddi GET /';
+
+async function laneCount(app: DdiApp): Promise<number> {
+  const text = (await app.anon.get('/metrics')).text;
+  const line = text.split('\n').find((l) => l.startsWith('http_express_lane_requests_total{') && l.includes(`route="${ROUTE}"`));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+interface Seen {
+  readonly status: number;
+  readonly etag: string | null;
+  readonly type: string | null;
+  readonly text: string;
+}
+
+async function poll(app: DdiApp, cid: string, headers: Record<string, string>): Promise<Seen> {
+  const res = await app.device(cid, headers).get();
+  return { status: res.status, etag: res.headers.get('etag'), type: res.headers.get('content-type'), text: res.text };
+}
+
+/** Polls once with `headers`; returns what came back and whether the lane answered it. */
+async function pollCounted(app: DdiApp, cid: string, headers: Record<string, string>): Promise<Seen & { readonly lane: boolean }> {
+  const before = await laneCount(app);
+  const seen = await poll(app, cid, headers);
+  return { ...seen, lane: (await laneCount(app)) === before + 1 };
+}
+
+describe.each(STORES)('poll express lane, %s store', (kind) => {
+  it('answers the steady poll itself, byte for byte as the generic path does', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' } });
+    const cid = 'lane-1';
+    const gateway = { authorization: `GatewayToken ${GATEWAY_KEY}` };
+    const first = await pollCounted(app, cid, gateway); // registers: the generic path
+    expect(first.status).toBe(200);
+    expect(first.lane).toBe(false);
+    await vi.waitFor(async () => expect((await pollCounted(app, cid, gateway)).lane).toBe(true), { timeout: 2000, interval: 20 });
+
+    const token = (await targetOf(app, cid)).securityToken;
+    const variants: [Record<string, string>, boolean][] = [
+      [gateway, true],
+      [{ authorization: `TargetToken ${token}` }, true],
+      [{ authorization: `targettoken ${token}` }, false], // same credentials, spelled as the lane does not read them
+      [{ authorization: `gatewaytoken ${GATEWAY_KEY}` }, false],
+    ];
+    const answers: Seen[] = [];
+    for (const [headers, viaLane] of variants) {
+      const seen = await pollCounted(app, cid, headers);
+      expect(seen.lane).toBe(viaLane);
+      const { lane: _, ...answer } = seen;
+      answers.push(answer);
+    }
+    for (const a of answers) expect(a).toEqual(answers[0]);
+    expect(answers[0]).toMatchObject({ status: 200, type: 'application/hal+json' });
+    expect(answers[0]?.etag).toMatch(/^"0[0-9a-f]{16}"$/);
+
+    const json = await pollCounted(app, cid, { ...gateway, accept: 'application/json' });
+    expect(json).toMatchObject({ lane: true, status: 200, type: 'application/json', text: answers[0]?.text, etag: answers[0]?.etag });
+    const cbor = await pollCounted(app, cid, { ...gateway, accept: 'application/cbor' });
+    expect(cbor).toMatchObject({ lane: false, status: 200, type: 'application/cbor' });
+    expect((await pollCounted(app, cid, { ...gateway, accept: 'text/html' })).status).toBe(406);
+
+    const etag = answers[0]?.etag ?? '';
+    const notModified = await pollCounted(app, cid, { ...gateway, 'if-none-match': etag });
+    expect(notModified).toMatchObject({ lane: true, status: 304, etag, text: '' });
+    const listed = await pollCounted(app, cid, { ...gateway, 'if-none-match': `"other", W/${etag}` });
+    expect(listed).toMatchObject({ lane: true, status: 304, etag });
+    const generic304 = await pollCounted(app, cid, { authorization: `gatewaytoken ${GATEWAY_KEY}`, 'if-none-match': etag });
+    expect(generic304).toMatchObject({ lane: false, status: 304, etag, text: '' });
+
+    const before = await laneCount(app);
+    const head = await app.device(cid, gateway).head();
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(etag);
+    expect(head.text).toBe('');
+    expect(await laneCount(app)).toBe(before);
+  });
+
+  it('leaves bad credentials, unknown devices and odd paths to the generic path', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' } });
+    const cid = 'lane-2';
+    await app.device(cid).get();
+    await app.device(cid).get();
+    const token = (await targetOf(app, cid)).securityToken;
+    const before = await laneCount(app);
+    expect((await poll(app, cid, { authorization: `TargetToken ${token}x` })).status).toBe(401);
+    expect((await poll(app, cid, { authorization: 'GatewayToken wrong' })).status).toBe(401);
+    expect((await poll(app, cid, { authorization: `TargetToken ${token} extra` })).status).toBe(401);
+    expect((await poll(app, 'lane-unknown', { authorization: `TargetToken ${token}` })).status).toBe(401);
+    const encoded = await app.anon.get(`${app.ddi}/lane%2D2`, { headers: { authorization: `GatewayToken ${GATEWAY_KEY}` } });
+    expect(encoded.status).toBe(200); // the same device, its id percent-encoded
+    expect(await laneCount(app)).toBe(before);
+    // another spelling of the tenant is the same tenant; its links repeat the spelling of the path
+    const lower = `/${app.tenant.toLowerCase()}/controller/v1/${cid}`;
+    const res = await app.anon.get(lower, { headers: { authorization: `GatewayToken ${GATEWAY_KEY}` } });
+    expect(res.status).toBe(200);
+    expect(res.json()._links?.configData?.href).toContain(lower);
+  });
+
+  it('never answers from a reply the data has moved past', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' } });
+    const cid = 'lane-3';
+    await app.device(cid).get();
+    await app.device(cid).get();
+    const { ds } = await seedDistributionSet(app);
+    const actionId = await assign(app, cid, ds.id);
+    // on Redis the cache hears of the write by a push that may land just after the write's acknowledgement
+    const linked = async (name: string): Promise<void> => {
+      await vi.waitFor(async () => {
+        const res = await app.device(cid).get();
+        expect(res.json()._links?.[name]?.href).toContain(`/${actionId}`);
+      }, { timeout: 2000, interval: 20 });
+    };
+    await linked('deploymentBase');
+    await vi.waitFor(async () => expect((await pollCounted(app, cid, { authorization: `GatewayToken ${GATEWAY_KEY}` })).lane).toBe(true), {
+      timeout: 2000, interval: 20,
+    });
+    const cancel = await app.mgmt.delete(`/rest/v1/targets/${cid}/actions/${actionId}`);
+    expect(cancel.status).toBe(204);
+    await linked('cancelAction');
+  });
+
+  it('answers a device over its poll rate with the generic 429', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:30' } });
+    const cid = 'lane-4';
+    const statuses: number[] = [];
+    for (let i = 0; i < 14; i++) statuses.push((await app.device(cid).get()).status);
+    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
+    const res = await app.device(cid).get();
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('1');
+  });
+});
