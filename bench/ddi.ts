@@ -214,6 +214,9 @@ for (const store of STORES) {
     t = performance.now();
     const first = await pollAll(server.url, tokens);
     console.log(`${store}: created ${DEVICES} targets in ${(created / 1000).toFixed(1)} s, registered (one poll each) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    // the steady state a fleet polls in: on Redis the first poll after registration reads what the
+    // registration changed, the second finds everything in the poll cache
+    await pollAll(server.url, tokens);
     await new Promise((r) => setTimeout(r, 1500)); // the poll write-behind flushes
     figures[`${store}: server RSS per registered target (bytes)`] = Math.round((server.rss() - rssBefore) / DEVICES);
     figures[`${store}: server RSS with ${DEVICES} registered targets (MiB)`] = Math.round(server.rss() / 2 ** 20);
@@ -227,6 +230,7 @@ for (const store of STORES) {
     const artifact = store === 'redis' ? { baseUrl: server.url, bytes: Buffer.alloc(ARTIFACT_BYTES, 7) } : undefined;
     const { moduleId } = await createReleaseAndAssign(api(server.url), DEVICES, artifact);
     const open = await pollAll(server.url, tokens);
+    await pollAll(server.url, tokens); // steady state, as above
     console.log(`${store}: assigned a release to ${DEVICES} targets and polled each in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     await compare('poll, open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
     if (store !== 'redis') continue;

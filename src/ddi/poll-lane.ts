@@ -120,7 +120,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     const ip = req.ipv4();
     if (ip < 0) return undefined;
 
-    if (!limiter.take(tenant, controllerId, s.minPollingMs, now).ok) return undefined;
+    if (!limiter.take(tenant, target.id, s.minPollingMs, now).ok) return undefined;
     recorder.record(tenant, target.id, now, addressText(ip));
     const ifNoneMatch = req.header('if-none-match');
     if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.notModified.etag)) return memo.lane.notModified;

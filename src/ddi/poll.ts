@@ -41,7 +41,12 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
   const cached = () => services.ctx.store.cached; // the store opens after modules are built
   /** Registration, cache misses and lapsed maintenance windows: the rare paths that await. */
   const slow = async (req: Request, d: Device, target: TargetRecord | undefined, address: string | null, now: number): Promise<Reply> => {
-    if (target === undefined || target.updateStatus === 'unknown') target = await registerTarget(services, d, address, now);
+    if (target === undefined) {
+      target = await registerTarget(services, d, address, now);
+      limiter.registered(d.tenant, d.controllerId, target.id);
+    } else if (target.updateStatus === 'unknown') {
+      target = await registerTarget(services, d, address, now);
+    }
     recorder.record(d.tenant, target.id, now, address);
     let top = highestPriority(await activeActions(cached(), d.tenant, target.id));
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
@@ -52,7 +57,7 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
   return (req) => {
     const d = device(req);
     const now = services.now();
-    const pace = limiter.take(d.tenant, d.controllerId, minPollingMs(d.config), now);
+    const pace = limiter.take(d.tenant, d.target?.id ?? d.controllerId, minPollingMs(d.config), now);
     if (!pace.ok) {
       throw new AppError('TOO_MANY_REQUESTS', `Target '${d.controllerId}' polls faster than allowed; retry after ${pace.retryAfterSeconds} s.`, {
         headers: { 'Retry-After': String(pace.retryAfterSeconds) },

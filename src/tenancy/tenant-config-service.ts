@@ -31,6 +31,8 @@ export interface TenantConfigRecord {
 export const TENANT_CONFIG = 'tenantconfig';
 export const tenantConfigSchema: KindSchema<TenantConfigRecord> = { indexes: () => ({}) };
 const RECORD_ID = 1;
+/** How many `ttlMs` a cached view is served while its reload is under way (see cachedView). */
+const STALE_TTLS = 10;
 
 /** What GET /rest/v1/system/configs shows for one key. */
 export interface ConfigEntry {
@@ -61,6 +63,7 @@ export class TenantConfigService {
   readonly #globals: Readonly<Record<ConfigKey, ConfigValue>>;
   readonly #ttlMs: number;
   readonly #cache = new Map<Tenant, Cached>();
+  readonly #refreshing = new Set<Tenant>();
   readonly #clock: () => number;
 
   constructor(options: {
@@ -77,10 +80,25 @@ export class TenantConfigService {
     this.#clock = options.clock ?? Date.now;
   }
 
-  /** The cached view when fresh (no I/O); undefined when it must be loaded. */
+  /**
+   * The cached view without I/O, or undefined when it must be loaded. Past `ttlMs` the view is
+   * reloaded in the background (one load at a time) while callers keep getting the cached one, up
+   * to STALE_TTLS times `ttlMs`: the poll hot path never waits for the reload, and a store that
+   * cannot be read is noticed within that bound.
+   */
   cachedView(tenant: Tenant): TenantConfigView | undefined {
     const c = this.#cache.get(tenant);
-    return c !== undefined && this.#clock() - c.loadedAt < this.#ttlMs ? c.view : undefined;
+    if (c === undefined) return undefined;
+    const age = this.#clock() - c.loadedAt;
+    if (age < this.#ttlMs) return c.view;
+    if (!this.#refreshing.has(tenant)) {
+      this.#refreshing.add(tenant);
+      this.#load(tenant, true).then(
+        () => this.#refreshing.delete(tenant),
+        () => this.#refreshing.delete(tenant), // the next caller tries again; a caller past the bound loads and sees the error
+      );
+    }
+    return age < this.#ttlMs * STALE_TTLS ? c.view : undefined;
   }
 
   async view(tenant: Tenant): Promise<TenantConfigView> {
@@ -197,10 +215,17 @@ export class TenantConfigService {
     const cached = this.#cache.get(tenant);
     if (!fresh && cached !== undefined && this.#clock() - cached.loadedAt < this.#ttlMs) return cached;
     const stored = await this.#store.get<TenantConfigRecord>(tenant, TENANT_CONFIG, RECORD_ID);
-    const record = stored?.value ?? { id: RECORD_ID, values: {} };
-    const next: Cached = {
-      record, version: stored?.version ?? 0, view: viewOf(this.#effectiveValues(tenant, record), this.#globals), loadedAt: this.#clock(),
-    };
+    const version = stored?.version ?? 0;
+    const latest = this.#cache.get(tenant);
+    let next: Cached;
+    if (latest !== undefined && latest.version >= version) {
+      // An unchanged record keeps its view object, because the poll memoises per view (a new one every
+      // ttlMs would drop every device's memoised reply); a newer one, loaded by a write meanwhile, stays.
+      next = { ...latest, loadedAt: this.#clock() };
+    } else {
+      const record = stored?.value ?? { id: RECORD_ID, values: {} };
+      next = { record, version, view: viewOf(this.#effectiveValues(tenant, record), this.#globals), loadedAt: this.#clock() };
+    }
     this.#cache.set(tenant, next);
     return next;
   }

@@ -74,11 +74,11 @@ export class MemoryStore implements Store {
   }
 
   peekLookup(tenant: Tenant, kind: string, index: string, key: string): number | undefined {
-    return this.#tenants.get(tenant)?.unique.get(`${kind}\0${index}`)?.get(key);
+    return this.#tenants.get(tenant)?.unique(kind, index)?.get(key);
   }
 
   async lookupMany(tenant: Tenant, kind: string, index: string, keys: readonly string[]): Promise<(number | undefined)[]> {
-    const map = this.#tenants.get(tenant)?.unique.get(`${kind}\0${index}`);
+    const map = this.#tenants.get(tenant)?.unique(kind, index);
     return keys.map((k) => map?.get(k));
   }
 
@@ -183,7 +183,7 @@ export class MemoryStore implements Store {
   }
 
   #multi(tenant: Tenant, kind: string, index: string, key: string): SortedIds | undefined {
-    return this.#tenants.get(tenant)?.multi.get(`${kind}\0${index}\0${key}`);
+    return this.#tenants.get(tenant)?.multi(kind, index, key);
   }
 }
 

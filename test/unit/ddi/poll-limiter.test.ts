@@ -13,6 +13,21 @@ describe('poll limiter', () => {
     expect(limiter.take('T', 'dev', 30_000, 2000).ok).toBe(false);
   });
 
+  it('keeps a registered target (by id) apart from an unknown device whose controller id reads the same', () => {
+    const limiter = new PollLimiter(100);
+    for (let i = 0; i < BURST; i++) expect(limiter.take('T', 5, 30_000, 1000).ok).toBe(true);
+    expect(limiter.take('T', 5, 30_000, 1000).ok).toBe(false);
+    expect(limiter.take('T', '5', 30_000, 1000).ok).toBe(true);
+  });
+
+  it('hands a device its bucket on when it registers', () => {
+    const limiter = new PollLimiter(100);
+    for (let i = 0; i < BURST; i++) expect(limiter.take('T', 'new-dev', 30_000, 1000).ok).toBe(true);
+    limiter.registered('T', 'new-dev', 7);
+    expect(limiter.take('T', 7, 30_000, 1000).ok).toBe(false);
+    expect(limiter.take('T', 'new-dev', 30_000, 1000).ok).toBe(true); // the old key holds nothing any more
+  });
+
   it('is off with minPollingTime 0', () => {
     const limiter = new PollLimiter(100);
     for (let i = 0; i < 3 * BURST; i++) expect(limiter.take('T', 'dev', 0, 1000).ok).toBe(true);
