@@ -3,8 +3,9 @@
  * presents its TargetToken (or the tenant's GatewayToken) in the usual spelling, whose last poll
  * reply is memoised (poll.ts) and still holds, is answered from that memo: 200 with the bytes
  * prepared once, or 304 when If-None-Match names its ETag. Per poll the lane reads the two path
- * parameters, four headers and the peer address, takes the poll limiter's token and notes the poll
- * for the write-behind recorder; it builds no request object, no header map and no reply value.
+ * parameters and four headers, takes the poll limiter's token and notes the poll for the write-behind
+ * recorder (reading the peer address only for the first poll of a device in each flush interval: the
+ * address written is that poll's); it builds no request object, no header map and no reply value.
  *
  * Everything else takes the generic path, which gives the same answer or the error: first polls,
  * anything not in the cache, other credentials (certificates, anonymous access, a token spelled
@@ -117,11 +118,11 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     const accept = req.header('accept');
     const flavour = negotiate(accept, true);
     if (flavour !== 'hal' && flavour !== 'json') return undefined;
-    const ip = req.ipv4();
-    if (ip < 0) return undefined;
-
-    if (!limiter.take(tenant, target.id, s.minPollingMs, now).ok) return undefined;
-    recorder.record(tenant, target.id, now, addressText(ip));
+    const note = recorder.noted(tenant, target.id);
+    const ip = note === undefined ? req.ipv4() : 0;
+    if (ip < 0 || !limiter.take(tenant, target.id, s.minPollingMs, now).ok) return undefined;
+    if (note === undefined) recorder.record(tenant, target.id, now, addressText(ip));
+    else recorder.touch(note, now);
     const ifNoneMatch = req.header('if-none-match');
     if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.notModified.etag)) return memo.lane.notModified;
     return flavour === 'hal' ? memo.lane.hal : memo.lane.json;

@@ -40,6 +40,20 @@ export class PollRecorder {
     }
   }
 
+  /**
+   * The poll noted for this target since the last flush, if any. The express lane reads the peer
+   * address (a copy out of uWS) only when there is none and otherwise `touch`es the note, so the
+   * address written is that of the device's first poll in each flush interval.
+   */
+  noted(tenant: Tenant, targetId: number): Note | undefined {
+    return this.#pending.get(tenant)?.get(targetId);
+  }
+
+  /** A later poll of the noted target, from the same address. */
+  touch(note: Note, at: number): void {
+    if (note.at < at) note.at = at;
+  }
+
   /** Polls noted but not yet written. */
   get pending(): number {
     let n = 0;

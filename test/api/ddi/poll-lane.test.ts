@@ -130,6 +130,25 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     await linked('cancelAction');
   });
 
+  it("records the lane's polls: the newest time, the address of the first poll in each flush interval", async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' }, pollFlushMs: 50 });
+    const cid = 'lane-5';
+    await app.device(cid).get();
+    await vi.waitFor(async () => expect((await pollCounted(app, cid, { authorization: `GatewayToken ${GATEWAY_KEY}` })).lane).toBe(true), {
+      timeout: 2000, interval: 20,
+    });
+    await new Promise((r) => setTimeout(r, 120)); // a flush in between: the next lane poll reads the address again
+    const before = Date.now();
+    expect((await pollCounted(app, cid, { authorization: `GatewayToken ${GATEWAY_KEY}` })).lane).toBe(true);
+    expect((await pollCounted(app, cid, { authorization: `GatewayToken ${GATEWAY_KEY}` })).lane).toBe(true);
+    await vi.waitFor(async () => {
+      const t = (await app.mgmt.get(`/rest/v1/targets/${cid}`)).json<{ lastControllerRequestAt: number; address: string; ipAddress: string }>();
+      expect(t.lastControllerRequestAt).toBeGreaterThanOrEqual(before);
+      expect(t.address).toBe('http://127.0.0.1');
+      expect(t.ipAddress).toBe('127.0.0.1');
+    }, { timeout: 2000, interval: 25 });
+  });
+
   it('answers a device over its poll rate with the generic 429', async () => {
     const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:30' } });
     const cid = 'lane-4';
