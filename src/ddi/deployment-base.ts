@@ -35,8 +35,10 @@ export function deploymentBaseHandler(services: Services): Handler {
       await cancelLapsed(services, d.tenant, action, now);
       throw notFound('Action', actionId);
     }
-    // hawkBit serves closed actions here too; only an active one records the retrieval
-    const record = action.value.active ? ((await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: now })) ?? action.value) : action.value;
+    // hawkBit serves closed actions here too; only an active one records the retrieval, once in a row
+    // (the action's own guard; checked here first so a repeated fetch costs no actor round)
+    const retrieve = action.value.active && action.value.lastEntry !== 'retrieved';
+    const record = retrieve ? ((await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: now })) ?? action.value) : action.value;
     return { status: 200, json: await deploymentJson(services, req, d, record, { key: 'deployment', history, state, now }) };
   };
 }

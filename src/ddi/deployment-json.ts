@@ -101,7 +101,8 @@ export async function deviceModules(store: ModuleReads, tenant: string, dsId: nu
 }
 
 async function chunks(services: Services, req: Request, d: Device, dsId: number): Promise<object[]> {
-  return (await deviceModules(services.store, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
+  // repository records through the poll cache (kept coherent by the store): every device of a rollout reads the same set
+  return (await deviceModules(services.ctx.store.cached, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
     part: partOf(typeKey),
     version: m.version,
     name: m.name,

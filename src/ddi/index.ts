@@ -30,13 +30,15 @@ export function ddiModule(services: Services): AppModule {
   const limiter = new PollLimiter();
   const auth = deviceAuthenticators(services);
   const route = (method: Route['method'], path: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({
-    method, path: `${BASE}${path}`, handler, auth: auth.fresh, name: `ddi ${method} ${path === '' ? '/' : path}`, cbor: true, ...extra,
+    // reads find the device through the poll cache (kept coherent by the store); writes read it fresh
+    method, path: `${BASE}${path}`, handler, auth: method === 'GET' ? auth.cached : auth.fresh, name: `ddi ${method} ${path === '' ? '/' : path}`,
+    cbor: true, ...extra,
   });
   const json = { produces: 'json' } as const;
   // replies without a body: hawkBit does not negotiate them, so no Accept header can make them fail
   const empty: Partial<Route> = { produces: 'other' };
   const routes: Route[] = [
-    route('GET', '', pollHandler({ services, recorder, limiter }), { auth: auth.cached, ...json, lane: pollLane({ services, recorder, limiter }) }),
+    route('GET', '', pollHandler({ services, recorder, limiter }), { ...json, lane: pollLane({ services, recorder, limiter }) }),
     route('GET', '/deploymentBase/:actionId', deploymentBaseHandler(services), json),
     route('POST', '/deploymentBase/:actionId/feedback', deploymentFeedbackHandler(services), empty),
     route('GET', '/installedBase/:actionId', installedBaseHandler(services), json),
