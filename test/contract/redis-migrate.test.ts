@@ -40,6 +40,8 @@ describe('redis unique-index buckets', () => {
     // the stored layout, which must never change: FNV-1a's published vectors ('a', 'foobar') modulo 4096,
     // and UTF-16 code units xored in whole
     expect(['', 'a', 'foobar', 'device-000001', 'ü€😀'].map(uniqueBucket)).toEqual([3525, 2348, 2408, 765, 2376]);
+    // a lone surrogate reaches Redis as U+FFFD (UTF-8): the same field, so the same bucket
+    expect([uniqueBucket('x\ud800'), uniqueBucket('x\udfff')]).toEqual([uniqueBucket('x\ufffd'), uniqueBucket('x\ufffd')]);
   });
 
   it.each(TARGETS)('moves unique indexes of the old layout into buckets at open, once, on %s', async (_, target) => {
@@ -47,7 +49,8 @@ describe('redis unique-index buckets', () => {
     closers.push(() => raw.close());
     const tenant = uniqueTenant('migrate');
     const tag = tenantTag(tenant);
-    const names = Array.from({ length: 2500 }, (_, i) => `n${i + 1}`);
+    // the last one with a lone surrogate, which Redis stores (and HSCAN returns) as U+FFFD
+    const names = [...Array.from({ length: 2499 }, (_, i) => `n${i + 1}`), 'lone\ud800'];
     // the old layout: one hash for the whole index (hash-table encoded at this size: HSCAN takes several pages)
     await raw.hSet(legacyUniqueKey(tag, THING, 'name'), names.flatMap((n, i) => [n, String(i + 1)]));
     // a crash part way: n1 was moved already (and later claimed by id 9999 in its bucket, which wins)
@@ -55,7 +58,8 @@ describe('redis unique-index buckets', () => {
     const store = await open(target());
     expect(await raw.exists(legacyUniqueKey(tag, THING, 'name'))).toBe(0);
     expect(await store.lookup(tenant, THING, 'name', 'n1')).toBe(9999);
-    expect(await store.lookup(tenant, THING, 'name', 'n2500')).toBe(2500);
+    expect(await store.lookup(tenant, THING, 'name', 'n2499')).toBe(2499);
+    expect(await store.lookup(tenant, THING, 'name', 'lone\ud800')).toBe(2500);
     const ids = await store.lookupMany(tenant, THING, 'name', names);
     expect(ids).toEqual(names.map((_, i) => (i === 0 ? 9999 : i + 1)));
     // nothing left to move: opening again (or running the step again) changes nothing

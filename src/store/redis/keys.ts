@@ -59,11 +59,26 @@ export const UNIQUE_BUCKETS = 4096;
 
 /**
  * The bucket of a unique key: FNV-1a (32 bit) over the key's UTF-16 code units, each code unit
- * xored in whole (not byte by byte), modulo UNIQUE_BUCKETS. Part of the stored layout: never change it.
+ * xored in whole (not byte by byte), modulo UNIQUE_BUCKETS. A lone surrogate counts as U+FFFD, the
+ * character it becomes in the UTF-8 Redis stores: keys Redis sees as one field share one bucket.
+ * Part of the stored layout: never change it.
  */
 export function uniqueBucket(key: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < key.length; i++) {
+    let c = key.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = key.charCodeAt(i + 1);
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        h = Math.imul(h ^ c, 0x01000193);
+        c = next;
+        i++;
+      } else {
+        c = 0xfffd;
+      }
+    }
+    h = Math.imul(h ^ c, 0x01000193);
+  }
   return (h >>> 0) % UNIQUE_BUCKETS;
 }
 
