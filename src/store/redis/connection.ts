@@ -80,7 +80,8 @@ type ClusterClient = ReturnType<typeof createClustered>;
  */
 export type RedisCommands = Pick<
   SingleClient,
-  'hGet' | 'hmGet' | 'hGetAll' | 'hScan' | 'hLen' | 'hSet' | 'hDel' | 'hIncrBy' | 'unlink' | 'zAdd' | 'zRem' | 'zRange' | 'zCount' | 'zCard' | 'zmScore' | 'xLen' | keyof typeof SCRIPTS
+  | 'get' | 'set' | 'hGet' | 'hmGet' | 'hGetAll' | 'hScan' | 'hLen' | 'hSet' | 'hDel' | 'hIncrBy' | 'unlink' | 'zAdd' | 'zRem' | 'zRange'
+  | 'zCount' | 'zCard' | 'zmScore' | 'xLen' | keyof typeof SCRIPTS
 >;
 
 /**

@@ -11,6 +11,7 @@
  *   {t:T}:poll:at                    zset  target id -> last poll time (write-behind)
  *   {t:T}:poll:addr                  hash  target id -> last poll address
  *   {t:T}:c:<key>                    hash  counter fields (Commit.counters), e.g. a rollout group's action counts
+ *   {layout:<change>}                string, set once a layout change was applied to the whole keyspace (migrate.ts)
  *   {lease:<name>}                   string, owner of a lease (TTL); each lease in a slot of its own, so
  *                                    leases spread over a cluster's nodes and one node's failover stops
  *                                    only the work whose lease it held
@@ -46,6 +47,7 @@ export const pollAtKey = (tag: string): string => `${tag}:poll:at`;
 export const pollAddrKey = (tag: string): string => `${tag}:poll:addr`;
 export const counterKey = (tag: string, key: string): string => `${tag}:c:${key}`;
 export const leaseKey = (name: string): string => `{lease:${tagSafe(name)}}`;
+export const layoutKey = (change: string): string => `{layout:${change}}`;
 
 /**
  * Each unique index is spread over this many hashes, because Redis invalidates tracked reads per key:
