@@ -36,7 +36,8 @@ export function tenantTag(tenant: string): string {
 export const recordKey = (tag: string, kind: string, id: number | string): string => `${tag}:r:${kind}:${id}`;
 export const allKey = (tag: string, kind: string): string => `${tag}:all:${kind}`;
 /** The hash holding `key` of a unique index: one of UNIQUE_BUCKETS (see uniqueBucket). */
-export const uniqueKey = (tag: string, kind: string, index: string, key: string): string => `${tag}:u:${kind}:${index}:${uniqueBucket(key)}`;
+export const uniqueKey = (tag: string, kind: string, index: string, key: string): string =>
+  `${tag}:u:${kind}:${index}:${uniqueBucket(key)}`;
 /** The hash of a whole unique index before the buckets (moved into them at open, migrate.ts). */
 export const legacyUniqueKey = (tag: string, kind: string, index: string): string => `${tag}:u:${kind}:${index}`;
 export const multiKey = (tag: string, kind: string, index: string, key: string): string => `${tag}:m:${kind}:${index}:${key}`;
