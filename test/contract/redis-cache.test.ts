@@ -2,6 +2,7 @@ import { createClient } from 'redis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openRedisStore, type RedisTarget } from '../../src/store/redis/index.js';
 import { MISS, type Store } from '../../src/store/port.js';
+import { uniqueBucket } from '../../src/store/redis/keys.js';
 import { startRedis, uniqueTenant } from '../helpers/redis.js';
 import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
 
@@ -75,6 +76,21 @@ describe('redis cached reads', () => {
       if (thing?.version !== 2 || waiting.total !== 0 || running.ids[0] !== id) stale.push(id);
     }
     expect(stale).toEqual([]);
+  });
+
+  // Redis invalidates per key: a new unique key drops the cached lookups of its bucket, not of the whole index
+  it.each(TARGETS)('keeps the cached lookups of other buckets when a unique key is claimed, on %s', async (_, target) => {
+    const tenant = uniqueTenant('cache');
+    const store = await open(target());
+    const names = Array.from({ length: 200 }, (_, i) => `n${i + 1}`);
+    await store.commit(tenant, { writes: names.map((name, i) => ({ kind: THING, id: i + 1, expect: 0, after: { name } })) });
+    for (const [i, name] of names.entries()) expect(await store.cached.lookup(tenant, THING, 'name', name)).toBe(i + 1);
+    expect(await store.cached.lookup(tenant, THING, 'name', 'new')).toBeUndefined();
+    await store.commit(tenant, { writes: [{ kind: THING, id: 201, expect: 0, after: { name: 'new' } }] });
+    await expect.poll(() => store.cached.lookup(tenant, THING, 'name', 'new'), { timeout: 1000, interval: 5 }).toBe(201);
+    const dropped = names.filter((name) => store.cached.peekLookup(tenant, THING, 'name', name) === MISS);
+    expect(dropped).toEqual(names.filter((name) => uniqueBucket(name) === uniqueBucket('new')));
+    expect(dropped.length).toBeLessThan(names.length);
   });
 
   it('answers repeated reads without asking Redis again', async () => {

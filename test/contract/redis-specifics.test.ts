@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { StoreUnavailableError } from '../../src/store/port.js';
 import type { Store } from '../../src/store/port.js';
 import { openRedisStore } from '../../src/store/redis/index.js';
+import { uniqueBucket } from '../../src/store/redis/keys.js';
 import { uniqueTenant } from '../helpers/redis.js';
 import { CONTRACT_SCHEMA, NOTE, sleep, THING } from './contract-schema.js';
 
@@ -38,7 +39,7 @@ describe('redis store specifics', () => {
     const tag = `{t:${tenant}}`;
     expect(keys).toEqual([
       `${tag}:all:thing`, `${tag}:done:evt`, `${tag}:fx`, `${tag}:m:thing:group:g`, `${tag}:m:thing:seen:all`,
-      `${tag}:r:thing:1`, `${tag}:seq`, `${tag}:u:thing:name`,
+      `${tag}:r:thing:1`, `${tag}:seq`, `${tag}:u:thing:name:${uniqueBucket('a')}`,
     ]);
     expect(await raw.hGetAll(`${tag}:r:thing:1`)).toEqual({ v: '1', d: '{"name":"a","group":"g","seen":5}' });
     const ttl = await raw.pTTL(`${tag}:done:evt`);

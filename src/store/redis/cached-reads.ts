@@ -33,7 +33,7 @@ interface InFlight {
   invalidated: boolean;
 }
 
-/** The cached values under one parent key (a kind's records, one unique index, one multi-index key's pages). */
+/** The cached values under one parent (a kind's records, one unique index, one multi-index key's pages). */
 class Bucket {
   readonly slots = new Map<string | number, Slot>();
   constructor(
@@ -122,7 +122,8 @@ export class RedisCachedReads implements CachedReads {
       const indexes = nest(nest(this.#lookups, tenant, () => new Map<string, Nest<Bucket>>()), kind, () => new Map<string, Bucket>());
       return nest(indexes, index, () => new Bucket(indexes, index));
     };
-    return this.#read(uniqueKey(tenantTag(tenant), kind, index), key, bucket, () => this.#inner.lookup(tenant, kind, index, key));
+    // the slot depends on the hash of the key's bucket, so an invalidation drops that bucket's lookups only
+    return this.#read(uniqueKey(tenantTag(tenant), kind, index, key), key, bucket, () => this.#inner.lookup(tenant, kind, index, key));
   }
 
   members(tenant: Tenant, kind: string, index: string, key: string, page: Page): Promise<IdPage> {

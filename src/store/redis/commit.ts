@@ -22,11 +22,11 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
     args.push(String(w.id), String(w.expect), w.after === null ? '' : toJson(w.after, `${w.kind} ${w.id}`));
   }
   for (const c of plan.claims) {
-    keys.push(uniqueKey(tag, c.kind, c.index));
+    keys.push(uniqueKey(tag, c.kind, c.index, c.key));
     args.push(c.key, String(c.id));
   }
   for (const r of plan.releases) {
-    keys.push(uniqueKey(tag, r.kind, r.index));
+    keys.push(uniqueKey(tag, r.kind, r.index, r.key));
     args.push(r.key, String(r.id));
   }
   for (const m of plan.removes) {

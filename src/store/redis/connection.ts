@@ -80,7 +80,8 @@ type ClusterClient = ReturnType<typeof createClustered>;
  */
 export type RedisCommands = Pick<
   SingleClient,
-  'hGet' | 'hmGet' | 'hGetAll' | 'hSet' | 'hDel' | 'hIncrBy' | 'unlink' | 'zAdd' | 'zRem' | 'zRange' | 'zCount' | 'zCard' | 'zmScore' | 'xLen' | keyof typeof SCRIPTS
+  | 'get' | 'set' | 'hGet' | 'hmGet' | 'hGetAll' | 'hScan' | 'hLen' | 'hSet' | 'hDel' | 'hIncrBy' | 'unlink' | 'zAdd' | 'zRem' | 'zRange'
+  | 'zCount' | 'zCard' | 'zmScore' | 'xLen' | keyof typeof SCRIPTS
 >;
 
 /**
@@ -109,6 +110,8 @@ export interface RedisConnection {
   waitReplicas(key: string, replicas: number, timeoutMs: number): Promise<number>;
   /** How many replicas of `key`'s node are connected and in sync (INFO replication, state=online). */
   onlineReplicas(key: string): Promise<number>;
+  /** The keys of one type matching a SCAN pattern, in batches, on the server or on every master of the cluster. */
+  scan(match: string, type: string): AsyncIterable<string[]>;
   /** PING to the server, or to every master of the cluster: the store answers only when all do. */
   ping(): Promise<void>;
   /** Connects (attempts go on in the background); StoreUnavailableError when not ready within `ms`. */
@@ -129,6 +132,7 @@ function singleConnection(client: SingleClient, options: ConnectionOptions): Red
     multi: () => client.multi() as unknown as Transaction,
     waitReplicas: (_key, replicas, timeoutMs) => client.wait(replicas, timeoutMs),
     onlineReplicas: async () => countOnline(await client.info('replication')),
+    scan: (match, type) => client.scanIterator({ MATCH: match, TYPE: type, COUNT: SCAN_COUNT }),
     async ping() {
       await client.ping();
     },
@@ -163,6 +167,9 @@ function clusterConnection(urls: readonly string[], options: ConnectionOptions):
     // WAIT names no key: route it by the key so it runs on the connection that made the write
     waitReplicas: async (key, replicas, timeoutMs) => Number(await cluster.sendCommand(key, false, ['WAIT', String(replicas), String(timeoutMs)])),
     onlineReplicas: async (key) => countOnline(String(await cluster.sendCommand<string>(key, true, ['INFO', 'replication']))),
+    async *scan(match, type) {
+      for (const m of cluster.masters) yield* (await cluster.nodeClient(m)).scanIterator({ MATCH: match, TYPE: type, COUNT: SCAN_COUNT });
+    },
     async ping() {
       const masters = cluster.masters;
       if (masters.length === 0) throw new StoreUnavailableError('redis cluster: no master known');
@@ -191,6 +198,9 @@ function clusterConnection(urls: readonly string[], options: ConnectionOptions):
     },
   };
 }
+
+/** Keys SCAN looks at per call: few calls over a large keyspace, each still short. */
+const SCAN_COUNT = 10_000;
 
 function countOnline(replication: string): number {
   return replication.match(/^slave\d+:.*state=online/gm)?.length ?? 0;

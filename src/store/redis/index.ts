@@ -1,9 +1,10 @@
 import type { Schema, Store } from '../port.js';
 import { StoreUnavailableError } from '../port.js';
-import { createConnection } from './connection.js';
+import { createConnection, deadlineGuard, rethrow } from './connection.js';
 import type { ConnectionOptions, RedisConnection, RedisTarget } from './connection.js';
 import { RedisStore } from './redis-store.js';
 import { RedisCachedReads, TrackingCache } from './cached-reads.js';
+import { migrateUniqueBuckets } from './migrate.js';
 
 export interface RedisStoreOptions {
   /** How long opening waits for the first connection before failing (ms). Default 5000. */
@@ -37,6 +38,7 @@ export interface RedisStoreOptions {
  * keys share one slot). Fails with StoreUnavailableError when Redis does not answer within
  * `openTimeoutMs`; once open, the store survives outages: commands fail fast with
  * StoreUnavailableError and the client reconnects forever (and, on a cluster, follows failovers).
+ * Before it returns, unique indexes of the layout before buckets are moved into buckets (migrate.ts).
  */
 export async function openRedisStore(target: RedisTarget, schema: Schema, options: RedisStoreOptions = {}): Promise<Store> {
   const openTimeoutMs = options.openTimeoutMs ?? 5000;
@@ -66,6 +68,12 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
     waitReplicas: options.waitReplicas ?? 0,
   };
   const main = await open();
+  try {
+    await migrateUniqueBuckets(main, deadlineGuard(timeouts.commandTimeoutMs));
+  } catch (err) {
+    await main.close();
+    return rethrow(err);
+  }
   const cacheEntries = options.cacheEntries ?? 400_000;
   if (cacheEntries <= 0) return (store = new RedisStore(main, schema, timeouts));
   // The cached view reads through its own connection (one per node on a cluster), whose RESP3

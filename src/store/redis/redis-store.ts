@@ -109,14 +109,32 @@ export class RedisStore implements Store {
   }
 
   async lookup(tenant: Tenant, kind: string, index: string, key: string): Promise<number | undefined> {
-    const id = await this.#guard(this.#client.hGet(uniqueKey(tenantTag(tenant), kind, index), key));
+    const id = await this.#guard(this.#client.hGet(uniqueKey(tenantTag(tenant), kind, index, key), key));
     return id === null || id === undefined ? undefined : Number(id);
   }
 
+  /** One HMGET per bucket the keys fall in, written in one batch; ids come back in the order of `keys`. */
   async lookupMany(tenant: Tenant, kind: string, index: string, keys: readonly string[]): Promise<(number | undefined)[]> {
     if (keys.length === 0) return [];
-    const ids = await this.#guard(this.#client.hmGet(uniqueKey(tenantTag(tenant), kind, index), [...keys]));
-    return ids.map((id) => (id === null || id === undefined ? undefined : Number(id)));
+    const tag = tenantTag(tenant);
+    const buckets = new Map<string, number[]>(); // bucket key -> positions in `keys`
+    keys.forEach((key, i) => {
+      const hash = uniqueKey(tag, kind, index, key);
+      const at = buckets.get(hash);
+      if (at === undefined) buckets.set(hash, [i]);
+      else at.push(i);
+    });
+    const groups = [...buckets];
+    const replies = await this.#guard(Promise.all(groups.map(([hash, at]) => this.#client.hmGet(hash, at.map((i) => keys[i]!)))));
+    const ids = new Array<number | undefined>(keys.length).fill(undefined);
+    groups.forEach(([, at], g) => {
+      const reply = replies[g]!;
+      at.forEach((i, j) => {
+        const id = reply[j];
+        if (id !== null && id !== undefined) ids[i] = Number(id);
+      });
+    });
+    return ids;
   }
 
   async ids(tenant: Tenant, kind: string, page: Page): Promise<IdPage> {

@@ -122,6 +122,26 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/**
+ * Moves fields of a unique index's hash of the old layout into their buckets (migrate.ts), each only
+ * when the old hash still holds the value the caller read, and removes them from the old hash in the
+ * same step, so a crash between two calls loses nothing and a repeated call moves nothing twice. A
+ * bucket that already holds a field keeps its own value (it was written by the new layout).
+ * KEYS: old hash, then per field its bucket. ARGV: per field (field, value). Reply: fields moved.
+ */
+const MOVE_UNIQUE = `
+local moved = 0
+for i = 2, #KEYS do
+  local field, value = ARGV[2 * i - 3], ARGV[2 * i - 2]
+  if redis.call('HGET', KEYS[1], field) == value then
+    redis.call('HSETNX', KEYS[i], field, value)
+    redis.call('HDEL', KEYS[1], field)
+    moved = moved + 1
+  end
+end
+return moved
+`;
+
 function script(source: string, readOnly = false) {
   return defineScript({
     SCRIPT: source,
@@ -140,4 +160,5 @@ export const SCRIPTS = {
   peregrineAck: script(ACK),
   peregrineAcquireLease: script(ACQUIRE_LEASE),
   peregrineReleaseLease: script(RELEASE_LEASE),
+  peregrineMoveUnique: script(MOVE_UNIQUE),
 };

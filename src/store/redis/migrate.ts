@@ -1,0 +1,58 @@
+import type { Guard, RedisConnection } from './connection.js';
+import { layoutKey, uniqueKey } from './keys.js';
+
+/** Set once no unique index of the layout before buckets is left, so later starts skip the SCAN. */
+export const UNIQUE_BUCKETS_DONE = layoutKey('unique-buckets');
+
+/** Fields moved per script call: a short script, and few calls for a large index. */
+const CHUNK = 1000;
+
+/** `{t:T}:u:<kind>:<index>`: a whole unique index in one hash (kind and index names contain no ':'). */
+const LEGACY_UNIQUE = /^(\{t:[^}]*\}):u:([^:]+):([^:]+)$/;
+
+/**
+ * Moves unique indexes of the layout before buckets (one hash per index, `{t:T}:u:<kind>:<index>`)
+ * into their bucket hashes (keys.ts), then the old hash is gone. Runs at open, before the store serves:
+ * SCANs the server (every master of a cluster) for such hashes and moves their fields in chunks, each
+ * chunk moved and removed from the old hash in one script. Idempotent and safe to run again after a
+ * crash part way. When done it sets UNIQUE_BUCKETS_DONE, and later starts skip it (one GET): the SCAN
+ * pass takes about 1.5 s per million keys. Instances of the older version must be stopped first: one
+ * still writing the old layout would write keys the new one never reads. Returns how many fields moved.
+ */
+export async function migrateUniqueBuckets(connection: RedisConnection, guard: Guard): Promise<number> {
+  if ((await guard(connection.commands.get(UNIQUE_BUCKETS_DONE))) !== null) return 0;
+  const legacy: [hash: string, tag: string, kind: string, index: string][] = [];
+  for await (const keys of connection.scan('{t:*}:u:*', 'hash')) {
+    for (const key of keys) {
+      const m = LEGACY_UNIQUE.exec(key);
+      if (m !== null) legacy.push([key, m[1]!, m[2]!, m[3]!]);
+    }
+  }
+  let moved = 0;
+  for (const [hash, tag, kind, index] of legacy) {
+    moved += await moveIndex(connection, guard, hash, (key) => uniqueKey(tag, kind, index, key));
+  }
+  await guard(connection.commands.set(UNIQUE_BUCKETS_DONE, new Date().toISOString()));
+  return moved;
+}
+
+async function moveIndex(connection: RedisConnection, guard: Guard, hash: string, bucketOf: (key: string) => string): Promise<number> {
+  const { commands } = connection;
+  let moved = 0;
+  // a field whose value changed between HSCAN and the script stays behind: the next pass takes it
+  for (let pass = 0; pass < 10; pass++) {
+    let cursor = '0';
+    do {
+      const reply = await guard(commands.hScan(hash, cursor, { COUNT: CHUNK }));
+      cursor = String(reply.cursor);
+      for (let i = 0; i < reply.entries.length; i += CHUNK) {
+        const chunk = reply.entries.slice(i, i + CHUNK);
+        const keys = [hash, ...chunk.map((e) => bucketOf(String(e.field)))];
+        const args = chunk.flatMap((e) => [String(e.field), String(e.value)]);
+        moved += Number(await guard(commands.peregrineMoveUnique(keys, args)));
+      }
+    } while (cursor !== '0');
+    if ((await guard(commands.hLen(hash))) === 0) return moved;
+  }
+  throw new Error(`redis: could not move the unique index ${hash} into buckets (it keeps changing: is an older version still running?)`);
+}
