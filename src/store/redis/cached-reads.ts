@@ -22,6 +22,15 @@ export class TrackingCache extends BasicPooledClientSideCache {
     this.#listener?.(key === null ? null : key.toString());
   }
 
+  /**
+   * Keys this process has just written: dropped from both caches now rather than when Redis's push
+   * arrives (on another connection, possibly after the commit's answer), so this process reads its
+   * own writes at once; other processes see them within the push's delay.
+   */
+  written(keys: readonly string[]): void {
+    for (const key of keys) this.invalidate(key);
+  }
+
   override clear(resetStats?: boolean): void {
     super.clear(resetStats);
     this.#listener?.(null);

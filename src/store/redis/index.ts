@@ -91,9 +91,8 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
     throw err;
   }
   const reader = new RedisStore(cacheConnection, schema, timeouts);
-  return (store = new RedisStore(main, schema, timeouts, {
-    reads: new RedisCachedReads(reader, tracking, cacheEntries), close: () => reader.close(),
-  }));
+  const reads = new RedisCachedReads(reader, tracking, cacheEntries);
+  return (store = new RedisStore(main, schema, timeouts, { reads, written: (keys) => tracking.written(keys), close: () => reader.close() }));
 }
 
 /** Entries of node-redis's client-side cache under RedisCachedReads (see above). */

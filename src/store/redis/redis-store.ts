@@ -27,9 +27,17 @@ export interface RedisStoreTimeouts {
  * connection becomes StoreUnavailableError (HTTP 503); errors Redis reports for a command, such as a
  * script error, are bugs and pass through unchanged.
  */
+/** The client-side cache the store reads through, told of this process's own writes. */
+interface LocalCache {
+  readonly reads: CachedReads;
+  /** Drops what the keys hold (see RedisCachedReads.written). */
+  written(redisKeys: readonly string[]): void;
+  close(): Promise<void>;
+}
+
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
-  readonly #cached: { readonly reads: CachedReads; close(): Promise<void> } | undefined;
+  readonly #cached: LocalCache | undefined;
   /** Reads served from the tracked client-side cache (or plain reads when the cache is off). */
   get cached(): CachedReads {
     return this.#cached?.reads ?? this;
@@ -44,7 +52,7 @@ export class RedisStore implements Store {
 
   constructor(
     connection: RedisConnection, schema: Schema, timeouts: RedisStoreTimeouts,
-    cached?: { readonly reads: CachedReads; close(): Promise<void> },
+    cached?: LocalCache,
   ) {
     this.#cached = cached;
     this.#connection = connection;
@@ -102,6 +110,7 @@ export class RedisStore implements Store {
     const replicas = this.#timeouts.waitReplicas > 0 ? this.#connection.onlineReplicas(keys[0]!) : undefined;
     replicas?.catch(() => {}); // a failed commit reports the failure
     const result = commitResult(await this.#guard(committing), plan);
+    if (result.ok) this.#cached?.written(keys);
     if (result.ok && plan.effects.length > 0) this.#effects.committed(tenant);
     // a duplicate may be the retry of a commit whose replication was not confirmed: confirm it now
     if (replicas !== undefined && (result.ok || result.reason === 'duplicate')) await this.#replicated(keys[0]!, await this.#guard(replicas));

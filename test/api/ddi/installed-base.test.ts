@@ -16,9 +16,8 @@ async function install(app: DdiApp, cid: string, dsId: number): Promise<number> 
 }
 
 /**
- * The link as the next polls see it: on Redis the poll reads a client-side cache that Redis
- * invalidates by a push to the tracking connection, which may land a few milliseconds after the
- * Management write was acknowledged, so the check is retried for up to 2 s.
+ * The link as the next polls see it. The target actor moves the link when the deletion's effect
+ * reaches it, which may be after the Management call answered: the check is retried for up to 2 s.
  */
 async function linkSoon(app: DdiApp, cid: string, check: (link: string | undefined) => void): Promise<void> {
   await vi.waitFor(async () => check(await installedLink(app, cid)), { timeout: 2000, interval: 20 });

@@ -114,7 +114,7 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     await app.device(cid).get();
     const { ds } = await seedDistributionSet(app);
     const actionId = await assign(app, cid, ds.id);
-    // on Redis the cache hears of the write by a push that may land just after the write's acknowledgement
+    // the assignment's effects reach the target through the effects dispatcher: poll until they did
     const linked = async (name: string): Promise<void> => {
       await vi.waitFor(async () => {
         const res = await app.device(cid).get();
