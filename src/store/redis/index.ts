@@ -92,7 +92,8 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
   }
   const reader = new RedisStore(cacheConnection, schema, timeouts);
   const reads = new RedisCachedReads(reader, tracking, cacheEntries);
-  return (store = new RedisStore(main, schema, timeouts, { reads, written: (keys) => tracking.written(keys), close: () => reader.close() }));
+  const cache = { reads, written: (keys: readonly string[]) => tracking.written(keys), close: () => reader.close() };
+  return (store = new RedisStore(main, schema, timeouts, cache));
 }
 
 /** Entries of node-redis's client-side cache under RedisCachedReads (see above). */
