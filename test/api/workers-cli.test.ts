@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, createDevices, createReleaseAndAssign, serverConfig, type Api } from '../../bench/lib/fleet.js';
 import { built, CLI, listening, run, type Child } from '../helpers/cli.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { startRedis, uniqueTenant, type RedisServer } from '../helpers/redis.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'peregrine-workers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,11 +40,11 @@ function fresh(url: string, init: Init = {}): Promise<{ status: number; body: st
 }
 
 /** One round of every device: poll; with an action, read it and report success. Returns the requests made. */
-async function deviceRound(url: string, tokens: readonly string[]): Promise<number> {
+async function deviceRound(url: string, tokens: readonly string[], tenant = 'DEFAULT'): Promise<number> {
   const counts = await Promise.all(
     tokens.map(async (token, i) => {
       const headers = { authorization: `TargetToken ${token}`, 'content-type': 'application/json' };
-      const base = `${url}/DEFAULT/controller/v1/dev-${i}`;
+      const base = `${url}/${tenant}/controller/v1/dev-${i}`;
       const poll = await fresh(base, { headers });
       expect(poll.status).toBe(200);
       const action = /deploymentBase\/([0-9]+)/.exec(poll.body)?.[1];
@@ -138,6 +138,21 @@ describe.skipIf(!built)('peregrine serve --workers (built CLI)', () => {
     again.proc.kill('SIGTERM');
     expect(await again.exited).toBe(0);
   }, 60_000);
+
+  it('serves from 2 loops on Redis Cluster', async () => {
+    const tenant = uniqueTenant('loops').toUpperCase();
+    const nodes = inject('redisClusterUrls').map((u) => `'${u}'`).join(', ');
+    const yaml = serverConfig('redis').replace('store: { kind: redis }', `store: { kind: redis, redisCluster: [${nodes}] }`).replace('name: DEFAULT', `name: ${tenant}`);
+    const child = run([CLI, 'serve', '--config', configFile('cluster.yaml', SERVER + yaml), '--workers', '2'], { cwd: dir });
+    const url = await listening(child, 'redis');
+    expect(child.stdout).toContain('with 2 event loops');
+    const tokens = await createDevices(api(url), DEVICES);
+    let requests = 0;
+    for (let round = 0; round < 3; round++) requests += await deviceRound(url, tokens, tenant);
+    expect(counterSum((await fresh(`${url}/metrics`)).body, 'http_requests_total')).toBeGreaterThanOrEqual(requests);
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+  }, 30_000);
 
   it('keeps one loop on the memory store and says so', async () => {
     const config = configFile('memory.yaml', 'server: { host: 127.0.0.1, port: 0, workers: 2 }\nlog: { level: warn }\ntenants:\n  - name: DEFAULT\n');
