@@ -207,7 +207,8 @@ async function compareLoops(one: BenchServer, redis: BenchRedis, tokens: readonl
   try {
     // each loop has its own poll cache and the kernel spreads connections over the loops, so every loop
     // sees every device: cycle them all a few times first, as the 1-loop server was by the rows before
-    await wrk({ url: many.url, requests: pollRequests(tokens), connections: CONNECTIONS, durationS: Math.max(1, Math.ceil(DEVICES / 5000)) });
+    const warmS = Math.max(1, Math.ceil(DEVICES / 5000));
+    await wrk({ url: many.url, requests: pollRequests(tokens), connections: CONNECTIONS, durationS: warmS });
     const opts = { expect: 200, ceilingThreads: WORKERS };
     const a = await compare('poll, no open action, 1 loop', `redis vs ${WORKERS}-thread ceiling`, one, pollRequests(tokens), opts);
     const b = await compare(`poll, no open action, ${WORKERS} loops`, `redis vs ${WORKERS}-thread ceiling`, many, pollRequests(tokens), opts);
