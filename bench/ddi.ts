@@ -4,7 +4,8 @@
  * answering the bytes peregrine answers (status, ETag, body); the generator is wrk (bench/lib/wrk.ts),
  * cycling through per-device paths with each device's TargetToken.
  *
- *   node dist/bench/ddi.js [--devices 100000] [--duration 3] [--rounds 3] [--connections 64] [--stores memory,redis] [--smoke]
+ *   node dist/bench/ddi.js [--devices 100000] [--duration 3] [--rounds 3] [--connections 64] [--stores memory,redis]
+ *                          [--workers N] [--smoke]
  *
  * The production path: the tenant's default settings (per-device poll limiter on, minPollingTime
  * 30 s), enough devices cycled (100,000) that none is throttled; every answer must be 2xx/3xx.
@@ -15,6 +16,9 @@
  * the ratio is the median of the per-round ratios. The poll rows also give the p99 latency of both at
  * half of peregrine's maximum. The generator check says how busy wrk was and what the ceiling reaches
  * with the cheapest wrk set-up (no script) and with two wrk threads.
+ * --workers N (N > 1, Redis only): the no-open-action poll again, on a second server with N event
+ * loops (server.workers) beside the 1-loop one, both against an N-thread ceiling (N hello-world
+ * loops on one port): "poll 1 loop vs N loops vs N-thread ceiling". Off by default (time).
  * --smoke: 300 devices, minPollingTime 0 (so few devices are not throttled), 1 s rounds; for the tests.
  */
 import { Command } from 'commander';
@@ -33,14 +37,16 @@ const o = new Command()
   .option('--rounds <n>', 'alternating peregrine/ceiling rounds per row', '3')
   .option('--connections <n>', 'connections of the poll load (downloads use 100)', '64')
   .option('--stores <list>', 'memory,redis or one of them', 'memory,redis')
+  .option('--workers <n>', 'also measure the poll on Redis with a server of n event loops against an n-thread ceiling', '1')
   .option('--smoke', '300 devices, 1 s rounds, one round, minPollingTime 0: checks the harness, not the server')
   .parse()
-  .opts<{ devices: string; duration: string; rounds: string; connections: string; stores: string; smoke?: boolean }>();
+  .opts<{ devices: string; duration: string; rounds: string; connections: string; stores: string; workers: string; smoke?: boolean }>();
 const SMOKE = o.smoke === true;
 const DEVICES = SMOKE ? 300 : Number(o.devices);
 const DURATION = SMOKE ? 1 : Number(o.duration);
 const ROUNDS = SMOKE ? 1 : Number(o.rounds);
 const CONNECTIONS = Number(o.connections);
+const WORKERS = Number(o.workers);
 const DOWNLOAD_CONNECTIONS = SMOKE ? 10 : 100;
 const ARTIFACT_BYTES = SMOKE ? 64 * 1024 : 1024 * 1024;
 const RANGE_BYTES = SMOKE ? 16 * 1024 : 64 * 1024;
@@ -89,7 +95,11 @@ const STATUS_TEXT: Readonly<Record<number, string>> = { 200: 'OK', 204: 'No Cont
 /** Alternating rounds of the same wrk load against peregrine and a ceiling answering peregrine's bytes. */
 async function compare(
   row: string, store: string, server: BenchServer, requests: readonly WrkRequest[],
-  options: { readonly connections?: number; readonly halfRate?: boolean; readonly expect: number; readonly bytes?: boolean },
+  options: {
+    readonly connections?: number; readonly halfRate?: boolean; readonly expect: number; readonly bytes?: boolean;
+    /** Event loops of the ceiling (worker threads on one port); default 1. */
+    readonly ceilingThreads?: number;
+  },
 ): Promise<Row> {
   const connections = options.connections ?? CONNECTIONS;
   const first = requests[0]!;
@@ -102,7 +112,7 @@ async function compare(
     if (typeof v === 'string') headers[name] = v;
   }
   const ceiling = await startCeiling(body, String(sample.headers['content-type'] ?? 'application/json'), {
-    status: `${sample.statusCode} ${STATUS_TEXT[sample.statusCode] ?? 'OK'}`, headers,
+    status: `${sample.statusCode} ${STATUS_TEXT[sample.statusCode] ?? 'OK'}`, headers, threads: options.ceilingThreads,
   });
   try {
     const load = (url: string, pid: number, rate?: number): Promise<WrkResult> =>
@@ -191,6 +201,27 @@ const pollRequests = (tokens: readonly string[], etags?: readonly string[]): Wrk
   path: `/${TENANT}/controller/v1/dev-${i}`, headers: { Authorization: `TargetToken ${t}`, ...(etags ? { 'If-None-Match': etags[i]! } : {}) },
 }));
 
+/** The poll on 1 loop (`one`) and on a second server with WORKERS loops on the same Redis, both against a WORKERS-thread ceiling. */
+async function compareLoops(one: BenchServer, redis: BenchRedis, tokens: readonly string[]): Promise<void> {
+  const many = await startServer(serverConfig('redis', redis.url, SETTINGS), { PEREGRINE_WORKERS: String(WORKERS) });
+  try {
+    // each loop has its own poll cache and the kernel spreads connections over the loops, so every loop
+    // sees every device: cycle them all a few times first, as the 1-loop server was by the rows before
+    const warmS = Math.max(1, Math.ceil(DEVICES / 5000));
+    await wrk({ url: many.url, requests: pollRequests(tokens), connections: CONNECTIONS, durationS: warmS });
+    const opts = { expect: 200, ceilingThreads: WORKERS };
+    const a = await compare('poll, no open action, 1 loop', `redis vs ${WORKERS}-thread ceiling`, one, pollRequests(tokens), opts);
+    const b = await compare(`poll, no open action, ${WORKERS} loops`, `redis vs ${WORKERS}-thread ceiling`, many, pollRequests(tokens), opts);
+    const line = `poll (redis): 1 loop ${a.peregrine.median} req/s, ${WORKERS} loops ${b.peregrine.median} req/s, `
+      + `${WORKERS}-thread ceiling ${median([a.ceiling.median, b.ceiling.median])} req/s (wrk CPU ${a.wrkCpu} / ${b.wrkCpu} cores)`;
+    console.log(line);
+    notes.push(line);
+    figures[`redis: poll req/s, ${WORKERS} loops / 1 loop`] = Number((b.peregrine.median / a.peregrine.median).toFixed(2));
+  } finally {
+    await many.stop();
+  }
+}
+
 async function redisUsedMemory(url: string): Promise<number> {
   const client = createClient({ url });
   await client.connect();
@@ -225,6 +256,7 @@ for (const store of STORES) {
     if (store === STORES[0]) await generatorCheck(server, pollRequests(tokens));
     await compare('poll, no open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
     await compare('poll, no open action, 304 (If-None-Match)', store, server, pollRequests(tokens, first.etags), { expect: 304 });
+    if (store === 'redis' && WORKERS > 1) await compareLoops(server, redis!, tokens);
 
     t = performance.now();
     const artifact = store === 'redis' ? { baseUrl: server.url, bytes: Buffer.alloc(ARTIFACT_BYTES, 7) } : undefined;

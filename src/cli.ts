@@ -1,5 +1,5 @@
 /**
- * `peregrine serve [--config FILE]` and `peregrine hash-password`.
+ * `peregrine serve [--config FILE] [--workers N]` and `peregrine hash-password`.
  * serve prints exactly one line with the URL once listening and shuts down gracefully on
  * SIGTERM/SIGINT (exit 0); a second signal exits at once (exit 1).
  */
@@ -7,7 +7,8 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { ConfigError, hashPassword, loadConfig } from './config/index.js';
-import { startServer, type ServerOverrides } from './server.js';
+import type { ServerOverrides } from './server.js';
+import { startLoops, type RunningLoops } from './workers.js';
 
 const DEFAULT_CONFIG = './config.yaml';
 const SHUTDOWN_GRACE_MS = 10_000; // in-flight requests get 10 seconds
@@ -19,10 +20,24 @@ export async function runCli(argv: readonly string[], overrides: ServerOverrides
     .command('serve')
     .description('run the server')
     .option('-c, --config <file>', `configuration file (default ${DEFAULT_CONFIG}; built-in defaults when that file is missing)`)
-    .action(async (opts: { config?: string }) => {
-      const config = loadConfig({ file: opts.config ?? DEFAULT_CONFIG, required: opts.config !== undefined });
-      const server = await startServer(config, overrides);
-      process.stdout.write(`peregrine listening on ${server.url} (store: ${config.store.kind})\n`);
+    .option('-w, --workers <n>', 'event loops (threads) serving the port, redis store only (default: server.workers, 1)')
+    .action(async (opts: { config?: string; workers?: string }) => {
+      const config = loadConfig({
+        file: opts.config ?? DEFAULT_CONFIG,
+        required: opts.config !== undefined,
+        flags: [{ name: '--workers', path: ['server', 'workers'], value: opts.workers }],
+      });
+      let started: RunningLoops | undefined;
+      const running = (started = await startLoops(config, overrides, (err) => {
+        if (started === undefined) {
+          process.stderr.write(`peregrine: ${err.message}\n`);
+          process.exit(1);
+        }
+        started.server.logger.error({ err }, `${err.message}; shutting down (exit 1)`);
+        void started.close(SHUTDOWN_GRACE_MS).finally(() => process.exit(1));
+      }));
+      const { server } = running;
+      process.stdout.write(`peregrine listening on ${server.url} (store: ${config.store.kind})${loopsNote(config.server.workers, running.loops)}\n`);
       let stopping = false;
       const onSignal = (signal: NodeJS.Signals): void => {
         if (stopping) {
@@ -31,7 +46,7 @@ export async function runCli(argv: readonly string[], overrides: ServerOverrides
         }
         stopping = true;
         server.logger.info({ signal }, 'shutting down');
-        server.close(SHUTDOWN_GRACE_MS).then(
+        running.close(SHUTDOWN_GRACE_MS).then(
           () => process.exit(0),
           (err: unknown) => {
             server.logger.error({ err }, 'shutdown failed');
@@ -56,6 +71,13 @@ export async function runCli(argv: readonly string[], overrides: ServerOverrides
     });
 
   await program.parseAsync([...argv]);
+}
+
+/** Nothing for the default single loop; otherwise how many loops serve, and why fewer than asked. */
+function loopsNote(wanted: number, loops: number): string {
+  if (wanted === 1) return '';
+  if (loops === 1) return ` with 1 event loop, not ${wanted}: workers need the redis store (the memory store lives in one thread)`;
+  return ` with ${loops} event loops`;
 }
 
 async function readStdin(): Promise<string> {

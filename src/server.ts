@@ -21,6 +21,15 @@ export interface ServerOverrides {
   /** Replaces the module registry (tests). */
   readonly modules?: ModuleFactory;
   readonly logger?: Logger;
+  /**
+   * 'primary' (default) starts every module; 'http-only' (the worker threads of src/workers.ts)
+   * skips the start() and stop() of modules marked primaryOnly.
+   */
+  readonly role?: 'primary' | 'http-only';
+  /** False when worker threads share the port (src/workers.ts); default true. */
+  readonly exclusive?: boolean;
+  /** What GET /metrics shows (default: this loop's registry); src/workers.ts sums all loops. */
+  readonly renderMetrics?: (own: Metrics) => Promise<string>;
 }
 
 export interface RunningServer {
@@ -39,7 +48,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const logger = overrides.logger ?? createLogger(config.log.level);
   loadUws(); // refuse to start before touching the store when the native binding is missing
   const metrics = createMetrics();
-  await warnAboutWeakPasswords(config, logger);
+  if (overrides.role !== 'http-only') await warnAboutWeakPasswords(config, logger);
 
   let store: Store | undefined;
   let closing = false;
@@ -53,6 +62,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     },
   };
   const modules = (overrides.modules ?? buildModules)(ctx);
+  const startable = overrides.role === 'http-only' ? modules.filter((m) => m.primaryOnly !== true) : modules;
   store = await openStore({
     kind: config.store.kind,
     redisUrl: config.store.redisUrl,
@@ -73,17 +83,17 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     }
   };
   try {
-    for (const m of modules) {
+    for (const m of startable) {
       await m.start?.();
       started.push(m);
     }
     const routes: Route[] = [
-      ...platformRoutes({ store: () => opened, metrics, closing: () => closing }),
+      ...platformRoutes({ store: () => opened, metrics: shownMetrics(metrics, overrides.renderMetrics), closing: () => closing }),
       ...modules.flatMap((m) => m.routes),
       ...(overrides.routes ?? []),
     ];
-    const http = await startHttpServer({ config, routes, logger, metrics });
-    logger.info({ store: config.store.kind, modules: modules.map((m) => m.name), port: http.port }, 'server started');
+    const http = await startHttpServer({ config, routes, logger, metrics, exclusive: overrides.exclusive });
+    logger.info({ store: config.store.kind, role: overrides.role ?? 'primary', modules: startable.map((m) => m.name), port: http.port }, 'server started');
 
     let closed: Promise<void> | undefined;
     return {
@@ -109,6 +119,10 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     await opened.close().catch(() => undefined);
     throw err;
   }
+}
+
+function shownMetrics(own: Metrics, render: ServerOverrides['renderMetrics']): Metrics {
+  return render === undefined ? own : { ...own, render: () => render(own) };
 }
 
 function mergeSchemas(modules: readonly AppModule[]): Schema {

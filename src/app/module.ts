@@ -23,6 +23,11 @@ export interface AppModule {
   /** The record kinds this module persists; kinds must be unique across modules. */
   readonly schema: Schema;
   readonly routes: readonly Route[];
+  /**
+   * start() and stop() run in the primary event loop only (the main thread; src/workers.ts), for work
+   * one loop per process is enough for; the routes serve on every loop.
+   */
+  readonly primaryOnly?: boolean;
   /** Runs after the store is open, before the server listens (warm caches, start loops). */
   start?(): Promise<void>;
   /** Runs on shutdown after in-flight requests finished, before the store closes (flush write-behind buffers). */

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { threadId } from 'node:worker_threads';
 import { join } from 'node:path';
 import { ActorRuntime } from '../actors/runtime.js';
 import { ACTORS } from '../actors/kinds.js';
@@ -73,7 +74,8 @@ export function createServices(ctx: ModuleContext): Services {
     },
     get dispatcher() {
       return (dispatcher ??= new EffectDispatcher(ctx.store, {
-        consumer: `${hostname()}-${process.pid}`,
+        // one consumer per event loop: each worker thread (src/workers.ts) dispatches what its requests commit
+        consumer: threadId === 0 ? `${hostname()}-${process.pid}` : `${hostname()}-${process.pid}-${threadId}`,
         tenants: () => tenants,
         handlers: effectHandlers({ store: ctx.store, runtime: services.runtime, dmf: dmf?.outbound, log: ctx.logger }),
         log: ctx.logger,

@@ -21,6 +21,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const ENV_OVERRIDES: readonly (readonly [string, readonly string[]])[] = [
   ['PEREGRINE_PORT', ['server', 'port']],
   ['PEREGRINE_HOST', ['server', 'host']],
+  ['PEREGRINE_WORKERS', ['server', 'workers']],
   ['PEREGRINE_STORE', ['store', 'kind']],
   ['PEREGRINE_REDIS_URL', ['store', 'redisUrl']],
   ['PEREGRINE_REDIS_CLUSTER', ['store', 'redisCluster']],
@@ -34,19 +35,28 @@ export interface LoadOptions {
   /** When false, a missing file means built-in defaults (the CLI without --config). */
   readonly required?: boolean;
   readonly env?: Env;
+  /** Command-line options, applied after the environment: e.g. `--workers` for server.workers. */
+  readonly flags?: readonly Flag[];
+}
+
+/** A command-line option that sets one key; errors name the option. Numbers convert as for the environment. */
+export interface Flag {
+  readonly name: string;
+  readonly path: readonly string[];
+  readonly value: string | undefined;
 }
 
 export function loadConfig(options: LoadOptions): Config {
-  const { file, required = true, env = process.env } = options;
+  const { file, required = true, env = process.env, flags = [] } = options;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !required) return parseConfig({}, { source: 'built-in defaults', env });
+    if (code === 'ENOENT' && !required) return parseConfig({}, { source: 'built-in defaults', env, flags });
     throw new ConfigError(`${file}: cannot read the configuration file (${code ?? String(err)})`);
   }
-  return parseConfig(parseYaml(text, file), { source: file, env });
+  return parseConfig(parseYaml(text, file), { source: file, env, flags });
 }
 
 export function parseYaml(text: string, source: string): unknown {
@@ -57,15 +67,15 @@ export function parseYaml(text: string, source: string): unknown {
 }
 
 /** Validates an already parsed document (tests and the test server start here). */
-export function parseConfig(raw: unknown, options: { source?: string; env?: Env } = {}): Config {
-  const { source = 'config', env = {} } = options;
+export function parseConfig(raw: unknown, options: { source?: string; env?: Env; flags?: readonly Flag[] } = {}): Config {
+  const { source = 'config', env = {}, flags = [] } = options;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError(`${source}: expected a mapping of keys at the top level`);
   }
   const overridden = new Map<string, string>();
   const doc = structuredClone(raw) as Record<string, unknown>;
-  for (const [name, path] of ENV_OVERRIDES) {
-    const value = env[name];
+  const overrides = [...ENV_OVERRIDES.map(([name, path]) => ({ name, path, value: env[name] })), ...flags];
+  for (const { name, path, value } of overrides) {
     if (value === undefined || value === '') continue;
     setPath(doc, path, /^-?\d+$/.test(value) ? Number(value) : value);
     overridden.set(path.join('.'), name);

@@ -16,11 +16,22 @@ const port = z
 
 const positiveInt = z.number().int().min(1);
 
+/** Far beyond the cores of any host this runs on; a typo like 100 or 1000 is refused rather than spawning threads. */
+const MAX_WORKERS = 64;
+const workersMessage = (iss: { input: unknown }): string => `expected a whole number from 1 to ${MAX_WORKERS}, got ${show(iss.input)}`;
+
 const server = z.strictObject({
   host: z.string().min(1).default('0.0.0.0'),
   port: port.default(8080),
   /** Peers whose X-Forwarded-* and X-Ssl-Client-* headers are honoured (exact IP addresses). */
   trustedProxies: z.array(z.string().refine((ip) => /^[0-9a-fA-F.:]+$/.test(ip), { error: (iss) => `expected an IP address, got ${show(iss.input)}` })).default([]),
+  /** uWS event loops sharing the port (src/workers.ts); more than one needs the redis store. */
+  workers: z
+    .number({ error: workersMessage })
+    .int({ error: workersMessage })
+    .min(1, { error: workersMessage })
+    .max(MAX_WORKERS, { error: workersMessage })
+    .default(1),
 });
 
 const redisUrl = z.string().regex(/^rediss?:\/\//, { error: (iss) => `expected a redis:// or rediss:// URL, got ${show(iss.input)}` });

@@ -19,6 +19,8 @@ export interface HttpServerOptions {
   readonly routes: readonly Route[];
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** See ListenOptions; default true. Worker threads of one server (src/workers.ts) pass false. */
+  readonly exclusive?: boolean;
 }
 
 export interface HttpServer {
@@ -71,7 +73,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   app.any('/*', generic);
 
   const { host, port: wanted } = config.server;
-  const listenSocket = await listen(app, host, wanted, { exclusive: true });
+  const listenSocket = await listen(app, host, wanted, { exclusive: options.exclusive ?? true }).catch((err: unknown) => {
+    app.close(); // a worker thread must not end with a uWS handle open (Node aborts the process)
+    throw err;
+  });
   const port = uws.us_socket_local_port(listenSocket);
   const hostText = host.includes(':') ? `[${host}]` : host;
   const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : hostText;

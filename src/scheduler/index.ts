@@ -63,6 +63,8 @@ export function schedulerModule(services: SchedulerDeps, overrides: Partial<Sche
     name: 'scheduler',
     schema: {},
     routes: [],
+    // leases keep it correct on any number of loops; with worker threads one contender per process is enough
+    primaryOnly: true,
     settings,
     async start() {
       if (settings.enabled) runner.start(tasks);

@@ -1,52 +1,21 @@
 /**
  * The built CLI as a child process (needs `npm run build`; `npm test` builds first).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/config/index.js';
+import { built, CLI, listening, run as runIn, type Child } from '../helpers/cli.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/src/cli.js');
-const built = existsSync(CLI);
 const dir = mkdtempSync(join(tmpdir(), 'peregrine-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const QUIET_CONFIG = 'server:\n  host: 127.0.0.1\n  port: 0\nlog:\n  level: warn\ntenants:\n  - name: DEFAULT\n';
 
-interface Child {
-  readonly proc: ChildProcess;
-  stdout: string;
-  stderr: string;
-  readonly exited: Promise<number | null>;
-}
-
 function run(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Child {
-  const proc = spawn(process.execPath, args, { cwd: options.cwd ?? dir, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const child: Child = { proc, stdout: '', stderr: '', exited: new Promise((r) => proc.once('exit', (code) => r(code))) };
-  proc.stdout?.on('data', (d: Buffer) => (child.stdout += d.toString()));
-  proc.stderr?.on('data', (d: Buffer) => (child.stderr += d.toString()));
-  if (options.input !== undefined) proc.stdin?.end(options.input);
-  else proc.stdin?.end();
-  return child;
-}
-const started: Child[] = [];
-afterAll(() => {
-  for (const c of started) if (c.proc.exitCode === null && c.proc.pid !== undefined) c.proc.kill('SIGKILL');
-});
-
-async function listening(child: Child): Promise<string> {
-  started.push(child);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const m = /peregrine listening on (http:\/\/\S+) \(store: memory\)/.exec(child.stdout);
-    if (m?.[1] !== undefined) return m[1];
-    if (child.proc.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${child.stdout}\n${child.stderr}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return runIn(args, { ...options, cwd: options.cwd ?? dir });
 }
 
 describe.skipIf(!built)('peregrine CLI (built)', () => {

@@ -1,5 +1,5 @@
 /**
- * A smoke run of the benchmark harness (built: `npx tsc -p tsconfig.build.json`): `bench/run.js ddi --smoke`
+ * A smoke run of the benchmark harness (built: `npx tsc -p tsconfig.build.json`): `bench/run.js ddi --smoke --workers 2`
  * with 300 devices and one 1-second round per row, in a scratch directory. It checks that the run
  * produces well-formed results (every row, figure and the generator check; the JSON and latest.md),
  * never how fast anything was: benchmarks print figures, tests do not time.
@@ -29,7 +29,7 @@ interface Run {
 
 describe('bench harness', () => {
   it('runs the DDI benchmark end to end and writes well-formed results', { timeout: 300_000 }, async () => {
-    const r = await run(['ddi', '--smoke']);
+    const r = await run(['ddi', '--smoke', '--workers', '2']);
     expect(r.stderr).not.toMatch(/FAILED/);
     expect(r.code).toBe(0);
     const files = readdirSync(join(dir, 'bench', 'results'));
@@ -55,6 +55,9 @@ describe('bench harness', () => {
       expect(row['ratio']).toBeCloseTo(Number(row['peregrine req/s']) / Number(row['ceiling req/s']), 2);
       expect(row['p. min']).toBeLessThanOrEqual(Number(row['p. max']));
     }
+    // --workers 2: the Redis poll on 1 loop and on 2, both against a 2-thread ceiling
+    for (const row of ['poll, no open action, 1 loop', 'poll, no open action, 2 loops']) expect(names).toContain(`${row} / redis vs 2-thread ceiling`);
+    expect(ddi!.figures['redis: poll req/s, 2 loops / 1 loop']).toBeGreaterThan(0);
     const polls = ddi!.rows.filter((row) => row['row'] === 'poll, no open action');
     for (const row of polls) expect(row['p99 ms at half']).toEqual(expect.any(Number));
     expect(ddi!.rows.find((row) => String(row['row']).startsWith('artifact download, whole'))?.['MB/s']).toBeGreaterThan(0);

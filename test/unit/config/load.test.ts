@@ -26,7 +26,7 @@ function errorOf(fn: () => unknown): string {
 describe('config loading', () => {
   it('fills every default from an empty document', () => {
     const c = parseConfig({});
-    expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, trustedProxies: [] });
+    expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, trustedProxies: [], workers: 1 });
     expect(c.store).toEqual({ kind: 'memory', redisUrl: 'redis://127.0.0.1:6379', redisCluster: [], redisCacheEntries: 400_000, redisWaitReplicas: 0 });
     expect(c.dataDir).toBe('./data');
     expect(c.log.level).toBe('info');
@@ -106,6 +106,18 @@ describe('config loading', () => {
     expect(fromEnv.store).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:6379', redisCluster: nodes, redisCacheEntries: 400_000, redisWaitReplicas: 0 });
     const msg = errorOf(() => parseConfig({}, { env: { PEREGRINE_REDIS_CLUSTER: 'redis://a:1,b:2' } }));
     expect(msg).toBe('PEREGRINE_REDIS_CLUSTER (store.redisCluster[1]): expected a redis:// or rediss:// URL, got "b:2"');
+  });
+
+  it('takes server.workers from the file, PEREGRINE_WORKERS over it, a command-line flag over both', () => {
+    const flag = (value: string | undefined) => [{ name: '--workers', path: ['server', 'workers'], value }];
+    expect(parseConfig({ server: { workers: 3 } }).server.workers).toBe(3);
+    expect(parseConfig({ server: { workers: 3 } }, { env: { PEREGRINE_WORKERS: '4' } }).server.workers).toBe(4);
+    expect(parseConfig({ server: { workers: 3 } }, { env: { PEREGRINE_WORKERS: '4' }, flags: flag('2') }).server.workers).toBe(2);
+    expect(parseConfig({}, { env: { PEREGRINE_WORKERS: '4' }, flags: flag(undefined) }).server.workers).toBe(4);
+    expect(errorOf(() => parseConfig({ server: { workers: 0 } }, { source: 'config.yaml' }))).toBe(
+      'config.yaml: server.workers: expected a whole number from 1 to 64, got 0',
+    );
+    expect(errorOf(() => parseConfig({}, { flags: flag('x') }))).toBe('--workers (server.workers): expected a whole number from 1 to 64, got "x"');
   });
 
   it('names the environment variable when an override is invalid', () => {
