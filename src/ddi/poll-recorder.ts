@@ -85,13 +85,28 @@ export class PollRecorder {
     this.#pending = new Map();
     const store = this.#opts.store();
     await Promise.all([...batch].map(async ([tenant, polls]) => {
-      try {
-        // the notes themselves: this batch's map is detached, nothing updates them any more
-        await store.recordPolls(tenant, [...polls.values()]);
-      } catch (err) {
-        this.#opts.log.warn({ err, tenant, polls: polls.size }, 'writing poll records failed; retrying with the next flush');
-        for (const [id, p] of polls) this.record(tenant, id, p.at, p.address);
+      // the notes themselves: this batch's map is detached, nothing updates them any more
+      const notes = [...polls.values()];
+      let failed = 0;
+      let error: unknown;
+      for (let i = 0; i < notes.length; i += SLICE) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve)); // requests waiting are served between slices
+        const slice = notes.slice(i, i + SLICE);
+        try {
+          await store.recordPolls(tenant, slice);
+        } catch (err) {
+          error = err;
+          failed += slice.length;
+          for (const p of slice) this.record(tenant, p.id, p.at, p.address);
+        }
       }
+      if (failed > 0) this.#opts.log.warn({ err: error, tenant, polls: failed }, 'writing poll records failed; retrying with the next flush');
     }));
   }
 }
+
+/**
+ * Notes per `recordPolls` call. A large fleet's flush (tens of thousands of polls a second) goes out
+ * in slices with the event loop free in between, so polls arriving meanwhile do not wait for all of it.
+ */
+const SLICE = 1000;
