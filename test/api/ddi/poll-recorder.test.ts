@@ -39,13 +39,13 @@ describe('PollRecorder', () => {
     expect(calls).toHaveLength(2); // nothing pending: no call
   });
 
-  it('writes a large flush in slices of 1,000, every poll of it', async () => {
+  it('writes a large flush in slices of 250, every poll of it', async () => {
     const { store, sink, calls } = await countingStore();
     const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
-    for (let id = 1; id <= 2500; id++) recorder.record('A', id, id, null);
+    for (let id = 1; id <= 2600; id++) recorder.record('A', id, id, null);
     await recorder.flush();
-    expect(calls.map((c) => c.polls.length)).toEqual([1000, 1000, 500]);
-    const ids = Array.from({ length: 2500 }, (_, i) => i + 1);
+    expect(calls.map((c) => c.polls.length)).toEqual([...Array<number>(10).fill(250), 100]);
+    const ids = Array.from({ length: 2600 }, (_, i) => i + 1);
     expect((await store.getPolls('A', ids)).every((p, i) => p?.at === i + 1)).toBe(true);
   });
 
