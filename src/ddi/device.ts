@@ -193,11 +193,14 @@ export function randomToken(): string {
 
 /** The device's address as hawkBit stores it (`http://<ip>`): the first X-Forwarded-For hop behind a trusted proxy. */
 export function addressOf(req: Request): string | null {
-  let ip = req.remoteAddress;
-  if (req.fromTrustedProxy) {
-    const forwarded = req.headers['x-forwarded-for']?.split(',')[0]?.trim();
-    if (forwarded !== undefined && isIP(forwarded) !== 0) ip = forwarded;
-  }
+  return deviceAddress(req.remoteAddress, req.fromTrustedProxy ? req.headers['x-forwarded-for'] : undefined);
+}
+
+/** `http://<ip>` of the peer, or of the first hop of `forwardedFor` (a trusted proxy's header) when that is an IP. */
+export function deviceAddress(peer: string, forwardedFor: string | undefined): string | null {
+  let ip = peer;
+  const forwarded = forwardedFor?.split(',')[0]?.trim();
+  if (forwarded !== undefined && isIP(forwarded) !== 0) ip = forwarded;
   const family = isIP(ip);
   if (family === 0) return null;
   return family === 6 ? `http://[${ip}]` : `http://${ip}`;

@@ -11,7 +11,8 @@
  * anything not in the cache, other credentials (certificates, anonymous access, a token spelled
  * otherwise), CBOR or an Accept that is not JSON, percent-encoded paths, IPv6 peers, a memo that no
  * longer holds (or a body that depends on the time: maintenance windows, time-forced actions), and
- * a device over its poll rate (the generic path answers the 429).
+ * a device over its poll rate (the generic path answers the 429). Behind a trusted proxy the base URL
+ * and the address come from its X-Forwarded-* headers, as on the generic path.
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3
  */
 import { isValidControllerId } from '../domain/ids.js';
@@ -22,9 +23,10 @@ import type { Lane } from '../http/types.js';
 import { MISS } from '../store/port.js';
 import { highestPriority, peekActiveActions } from './active-action.js';
 import { tokensEqual } from './auth.js';
-import { peekTarget } from './device.js';
+import { deviceAddress, peekTarget } from './device.js';
 import { memoOf, minPollingMs, type PollDeps } from './poll.js';
 
+const HTTP = 'http://';
 const TARGET_TOKEN = 'TargetToken ';
 const GATEWAY_TOKEN = 'GatewayToken ';
 const WHITESPACE = /\s/;
@@ -65,13 +67,13 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     }
     return s;
   };
-  // 'http://a.b.c.d' per peer address, as the poll records it (addressOf in device.ts)
+  // 'http://a.b.c.d' per peer address, as the poll records it (deviceAddress in device.ts)
   const addresses = new Map<number, string>();
   const addressText = (ip: number): string => {
     let text = addresses.get(ip);
     if (text === undefined) {
       if (addresses.size >= 65_536) addresses.clear();
-      text = `http://${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}`;
+      text = `${HTTP}${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}`;
       addresses.set(ip, text);
     }
     return text;
@@ -109,9 +111,10 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     const now = services.now();
     if (top !== undefined && (top.value.maintenanceWindow !== null || (top.value.actionType === 'timeforced' && now < top.value.forceTime))) return undefined;
     const memo = memoOf(target);
+    const trusted = req.fromTrustedProxy;
     if (
       memo === undefined || memo.top !== top || memo.config !== config || memo.pathTenant !== pathTenant
-      || memo.controllerId !== controllerId || memo.host !== req.header('host')
+      || memo.controllerId !== controllerId || (trusted ? memo.baseUrl !== req.baseUrl() : memo.host !== req.header('host'))
     ) {
       return undefined;
     }
@@ -119,9 +122,15 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     const flavour = negotiate(accept, true);
     if (flavour !== 'hal' && flavour !== 'json') return undefined;
     const note = recorder.noted(tenant, target.id);
-    const ip = note === undefined ? req.ipv4() : 0;
-    if (ip < 0 || !limiter.take(tenant, target.id, s.minPollingMs, now).ok) return undefined;
-    if (note === undefined) recorder.record(tenant, target.id, now, addressText(ip));
+    let address: string | null = null;
+    if (note === undefined) {
+      const ip = req.ipv4();
+      if (ip < 0) return undefined;
+      const forwarded = trusted ? req.header('x-forwarded-for') : '';
+      address = forwarded === '' ? addressText(ip) : deviceAddress(addressText(ip).slice(HTTP.length), forwarded);
+    }
+    if (!limiter.take(tenant, target.id, s.minPollingMs, now).ok) return undefined;
+    if (note === undefined) recorder.record(tenant, target.id, now, address);
     else recorder.touch(note, now);
     const ifNoneMatch = req.header('if-none-match');
     if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.notModified.etag)) return memo.lane.notModified;

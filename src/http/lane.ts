@@ -2,15 +2,15 @@
  * Express lanes (Route.lane): a route's common case answered on uWebSockets.js's own router, before
  * the generic path copies the request (all headers, the peer address, a request object), matches it
  * in the segment trie and negotiates. The lane reads only what it asks for; when it returns nothing,
- * or throws, or the server is closing, or the peer is a trusted proxy (whose forwarded headers the
- * generic path honours), the request takes the generic path untouched. Replies are written here as
+ * or throws, or the server is closing, the request takes the generic path untouched. Behind a trusted
+ * proxy the lane sees the forwarded headers as the generic path does (baseUrl). Replies are written here as
  * the generic path writes them (status, ETag, Content-Type, body; 304 without a body) and counted in
  * the route's metrics.
  */
 import type { HttpRequest as UwsRequest, HttpResponse } from 'uWebSockets.js';
 import type { RouteMetrics } from '../observability/metrics.js';
 import type { Shared } from './exchange.js';
-import { ipText } from './request.js';
+import { baseUrlOf, ipText } from './request.js';
 import { statusLine } from './respond.js';
 import type { Lane, LaneReply, LaneRequest } from './types.js';
 
@@ -22,6 +22,10 @@ const NOT_MODIFIED = statusLine(304);
 class UwsLaneRequest implements LaneRequest {
   req: UwsRequest | undefined;
   res: HttpResponse | undefined;
+  fromTrustedProxy = false;
+  fallbackHost = '';
+  /** The peer's address bytes, once read. */
+  peer: Uint8Array | undefined;
 
   param(index: number): string {
     return (this.req as UwsRequest).getParameter(index);
@@ -32,7 +36,7 @@ class UwsLaneRequest implements LaneRequest {
   }
 
   ipv4(): number {
-    const b = new Uint8Array((this.res as HttpResponse).getRemoteAddress());
+    const b = (this.peer ??= new Uint8Array((this.res as HttpResponse).getRemoteAddress()));
     let at = 0;
     if (b.length === 16) {
       // IPv4-mapped IPv6 (::ffff:a.b.c.d), as uSockets reports IPv4 peers on a dual-stack socket
@@ -44,19 +48,36 @@ class UwsLaneRequest implements LaneRequest {
     }
     return ((b[at] as number) * 0x1000000) + (((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number));
   }
+
+  baseUrl(): string {
+    const headers: Record<string, string> = {};
+    for (const name of BASE_URL_HEADERS) {
+      const value = this.header(name);
+      if (value !== '') headers[name] = value;
+    }
+    return baseUrlOf(headers, this.fromTrustedProxy, this.fallbackHost);
+  }
 }
 const adapter = new UwsLaneRequest();
+const BASE_URL_HEADERS = ['host', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port'] as const;
 
 type UwsHandler = (res: HttpResponse, req: UwsRequest) => void;
 
 /** The uWS handler of a route with a lane: the lane first, else `generic` with the same request. */
 export function laneHandler(s: Shared, lane: Lane, metrics: RouteMetrics, generic: UwsHandler): UwsHandler {
   return (res, req) => {
-    if (s.closing || (s.trusted !== undefined && s.trusted.has(ipText(new Uint8Array(res.getRemoteAddress()))))) return generic(res, req);
+    if (s.closing) return generic(res, req);
     const started = performance.now();
     let reply: LaneReply | undefined;
     adapter.req = req;
     adapter.res = res;
+    adapter.peer = undefined;
+    adapter.fallbackHost = s.fallbackHost;
+    adapter.fromTrustedProxy = false;
+    if (s.trusted !== undefined) {
+      adapter.peer = new Uint8Array(res.getRemoteAddress());
+      adapter.fromTrustedProxy = s.trusted.has(ipText(adapter.peer));
+    }
     try {
       reply = lane(adapter);
     } catch (err) {

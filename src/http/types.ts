@@ -141,6 +141,10 @@ export interface LaneRequest {
   header(name: string): string;
   /** The peer's IPv4 address as a 32-bit number, or -1 for IPv6 (then the lane leaves the request alone). */
   ipv4(): number;
+  /** The peer is one of `server.trustedProxies`: forwarded headers count (see Request). */
+  readonly fromTrustedProxy: boolean;
+  /** As Request.baseUrl. */
+  baseUrl(): string;
 }
 
 /** A lane's answer: 200 with the body, or 304 (If-None-Match named `etag`). */

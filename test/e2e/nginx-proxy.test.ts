@@ -192,6 +192,17 @@ describe.each(['memory', 'redis'] as const)('peregrine behind deploy/nginx.conf,
     expect(done.status).toBe(200);
     const target = await app.mgmt.get('/rest/v1/targets/dev-tls');
     expect(target.json().updateStatus).toBe('in_sync');
+    // the steady poll behind the proxy is the express lane's, with the same https links
+    const laneCount = async (): Promise<number> => Number(
+      /^http_express_lane_requests_total\{route="ddi GET \/"\} (\d+)/m.exec((await app.anon.get('/metrics')).text)?.[1] ?? 0,
+    );
+    const polls: string[] = [];
+    for (let i = 0; i < 3; i++) polls.push((await tlsFetch({ port: tls, path: base, headers: GATEWAY })).body.toString());
+    const before = await laneCount();
+    const steady = (await tlsFetch({ port: tls, path: base, headers: GATEWAY })).body.toString();
+    expect(await laneCount()).toBe(before + 1);
+    expect(steady).toBe(polls[2]);
+    expect(steady).toContain(`"href":"https://127.0.0.1:${tls}${base}/installedBase/${id}"`);
   });
 
   it('lets a device in by its client certificate on the mutual-TLS port, and nobody by forged headers', async () => {

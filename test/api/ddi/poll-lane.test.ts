@@ -149,6 +149,30 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     }, { timeout: 2000, interval: 25 });
   });
 
+  it('answers behind a trusted proxy with the forwarded base URL and records the forwarded address', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' }, trustedProxies: ['127.0.0.1', '::1'], pollFlushMs: 50 });
+    const cid = 'lane-6';
+    const via = (host: string, client: string): Record<string, string> => ({
+      authorization: `GatewayToken ${GATEWAY_KEY}`, 'x-forwarded-proto': 'https', 'x-forwarded-host': host, 'x-forwarded-for': `${client}, 10.9.9.9`,
+    });
+    await app.device(cid, via('updates.example.com', '192.0.2.7')).get();
+    const first = await vi.waitFor(async () => {
+      const seen = await pollCounted(app, cid, via('updates.example.com', '192.0.2.7'));
+      expect(seen.lane).toBe(true);
+      return seen;
+    }, { timeout: 2000, interval: 20 });
+    expect(first.text).toContain('"href":"https://updates.example.com/');
+    // another forwarded host: not the memoised reply
+    const other = await pollCounted(app, cid, via('other.example.com', '192.0.2.7'));
+    expect(other.lane).toBe(false);
+    expect(other.text).toContain('"href":"https://other.example.com/');
+    await new Promise((r) => setTimeout(r, 120)); // a flush in between: the next lane poll reads the address again
+    expect((await pollCounted(app, cid, via('other.example.com', '198.51.100.4'))).lane).toBe(true);
+    await vi.waitFor(async () => {
+      expect((await app.mgmt.get(`/rest/v1/targets/${cid}`)).json<{ address: string }>().address).toBe('http://198.51.100.4');
+    }, { timeout: 2000, interval: 25 });
+  });
+
   it('answers a device over its poll rate with the generic 429', async () => {
     const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:30' } });
     const cid = 'lane-4';
