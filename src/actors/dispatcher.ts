@@ -1,5 +1,5 @@
-import { EventEmitter, once } from 'node:events';
 import type { Effect, EffectType } from '../domain/effects.js';
+import { TARGET } from '../domain/target.js';
 import type { QueuedEffect, Store, Tenant } from '../store/port.js';
 import { StoreUnavailableError } from '../store/port.js';
 
@@ -52,14 +52,14 @@ export interface DispatcherOptions {
 export class EffectDispatcher {
   readonly #store: Store;
   readonly #opts: DispatcherOptions;
-  readonly #done = new EventEmitter();
+  /** effect id -> what waits for it to be handled (settle) */
+  readonly #waiting = new Map<string, Set<() => void>>();
   #running = false;
   #loop: Promise<void> | undefined;
 
   constructor(store: Store, options: DispatcherOptions) {
     this.#store = store;
     this.#opts = options;
-    this.#done.setMaxListeners(0);
   }
 
   start(): void {
@@ -83,23 +83,35 @@ export class EffectDispatcher {
     }
   }
 
-  /** Resolves when these effects were handled by this process, or after `timeoutMs`. */
+  /**
+   * Resolves true when these effects were handled by this process, false after `timeoutMs`. Waiters
+   * are kept by effect id: a batch acks many effects in one go, and each waiter must hear of its own
+   * however many others were handled in the same turn.
+   */
   async settle(effectIds: readonly string[], timeoutMs = 2000): Promise<boolean> {
-    if (effectIds.length === 0) return true;
-    const pending = new Set(effectIds);
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), timeoutMs);
-    try {
-      while (pending.size > 0) {
-        const [eid] = (await once(this.#done, 'handled', { signal: ac.signal })) as [string];
-        pending.delete(eid);
+    const ids = [...new Set(effectIds)];
+    if (ids.length === 0) return true;
+    return new Promise<boolean>((resolve) => {
+      let left = ids.length;
+      const onHandled = (): void => {
+        if (--left === 0) finish(true);
+      };
+      const finish = (ok: boolean): void => {
+        clearTimeout(timer);
+        for (const eid of ids) {
+          const waiters = this.#waiting.get(eid);
+          waiters?.delete(onHandled);
+          if (waiters?.size === 0) this.#waiting.delete(eid);
+        }
+        resolve(ok);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      for (const eid of ids) {
+        let waiters = this.#waiting.get(eid);
+        if (waiters === undefined) this.#waiting.set(eid, (waiters = new Set()));
+        waiters.add(onHandled);
       }
-      return true;
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
+    });
   }
 
   async #run(): Promise<void> {
@@ -131,25 +143,38 @@ export class EffectDispatcher {
     });
     const acked: QueuedEffect[] = [];
     const grouped = new Map<BatchHandler<Effect>, QueuedEffect[]>();
+    // one-by-one effects per receiving actor, in queue order; different actors' run side by side
+    const byReceiver = new Map<string, [EffectHandler<EffectType>, QueuedEffect][]>();
     for (const queued of batch) {
       // the queue holds what the runtime committed: domain Effects (or types a newer server added)
-      const type = (queued.effect as unknown as Effect).type;
-      const handler = Object.hasOwn(this.#opts.handlers, type) ? (this.#opts.handlers[type] as AnyHandler) : undefined;
+      const effect = queued.effect as unknown as Effect;
+      const handler = Object.hasOwn(this.#opts.handlers, effect.type) ? (this.#opts.handlers[effect.type] as AnyHandler) : undefined;
       if (handler === undefined) {
         this.#opts.log.error({ effect: queued.effect }, 'no handler for effect type; dropping it');
         acked.push(queued);
       } else if (typeof handler === 'function') {
-        if (await this.#handle(handler, queued)) acked.push(queued);
+        const key = receiverOf(queued.tenant, effect);
+        let queue = byReceiver.get(key);
+        if (queue === undefined) byReceiver.set(key, (queue = []));
+        queue.push([handler, queued]);
       } else {
         let group = grouped.get(handler);
         if (group === undefined) grouped.set(handler, (group = []));
         group.push(queued);
       }
     }
+    await Promise.all([...byReceiver.values()].map(async (queue) => {
+      for (const [handler, queued] of queue) if (await this.#handle(handler, queued)) acked.push(queued);
+    }));
     for (const [handler, group] of grouped) acked.push(...(await this.#handleBatch(handler, group)));
     if (acked.length > 0) {
       await this.#store.ackEffects(acked);
-      for (const q of acked) this.#done.emit('handled', effectId(q));
+      for (const q of acked) {
+        const waiters = this.#waiting.get(effectId(q));
+        if (waiters === undefined) continue;
+        this.#waiting.delete(effectId(q));
+        for (const w of waiters) w();
+      }
     }
     return batch.length;
   }
@@ -185,6 +210,23 @@ export class EffectDispatcher {
 }
 
 type AnyHandler = EffectHandler<EffectType> | BatchHandler<Effect>;
+
+/**
+ * The actor an effect changes, as a key: effects to one actor are handled in queue order, effects to
+ * different actors concurrently (a rollout group's thousands of finished actions each tell their own
+ * target). Several server instances consume the queue side by side anyway, so no order across actors
+ * was ever promised; each send is a compare-and-set commit that retries on a conflict.
+ */
+function receiverOf(tenant: string, effect: Effect): string {
+  switch (effect.type) {
+    case 'send':
+      return `${tenant}\0${effect.to.kind}\0${effect.to.id}`;
+    case 'target.actionCanceled':
+      return `${tenant}\0${TARGET}\0${effect.targetId}`;
+    default:
+      return `${tenant}\0${effect.type}`;
+  }
+}
 
 /** The runtime stamps each effect with `eid`; older entries fall back to the queue's event id. */
 export function effectId(q: QueuedEffect): string {

@@ -67,3 +67,28 @@ describe('effects dispatcher: batch handlers', () => {
     expect(await d.drain()).toBe(0); // acked: nothing comes back
   });
 });
+
+describe('effects dispatcher: settle', () => {
+  it('tells every waiter of a batch that its effect was handled, however many were handled in the same turn', async () => {
+    const store = openMemoryStore(SCHEMA);
+    const runtime = new ActorRuntime(store, ACTORS);
+    const handled: number[] = [];
+    const handlers: EffectHandlers = {
+      ...effectHandlers({ store, runtime, dmf: undefined, log: quiet }),
+      'target.actionCanceled': async (_tenant, effect) => { handled.push(effect.targetId); },
+    };
+    const effects: Effect[] = Array.from({ length: 40 }, (_, i) => ({ type: 'target.actionCanceled', targetId: i + 1, actionId: 100 + i, at: 1 }));
+    const d = dispatcher(store, handlers);
+    const waits = effects.map((_, i) => d.settle([`e${i}`], 1000));
+    await queue(store, effects);
+    d.start();
+    try {
+      expect(await Promise.all(waits)).toEqual(effects.map(() => true));
+      expect(handled.sort((a, b) => a - b)).toEqual(effects.map((_, i) => i + 1));
+      expect(await d.settle(['never-queued'], 50)).toBe(false);
+      expect(await d.settle([])).toBe(true);
+    } finally {
+      await d.stop();
+    }
+  });
+});
