@@ -60,8 +60,13 @@ export function requireTarget(d: Device): TargetRecord {
   return d.target;
 }
 
-/** Builds the authenticators of the DDI routes (one cached and one fresh variant). */
-export function deviceAuthenticators(services: Services): { cached: Authenticator; fresh: Authenticator } {
+/**
+ * The authenticator of the DDI routes. It finds the tenant's settings and the target through the poll
+ * cache, which the store keeps coherent (this process's writes at once, other processes' when Redis's
+ * invalidation arrives): a device's write is then checked against its action read fresh and committed
+ * with compare-and-set, so a target a few milliseconds old changes nothing but the cost.
+ */
+export function deviceAuthenticator(services: Services): Authenticator {
   const known = new Set(services.tenants);
   const system: AuthSwitches = services.ctx.config.ddi.authentication;
   // one frozen principal per tenant and mode, found without building a key string per request
@@ -96,8 +101,7 @@ export function deviceAuthenticators(services: Services): { cached: Authenticato
     if (config === undefined || target === MISS) return slow(req, where, cached);
     return decide(req, where, config, target);
   };
-  const fresh: Authenticator = (req) => slow(req, locate(req, known), services.ctx.store);
-  return { cached: onCached, fresh };
+  return onCached;
 }
 
 interface Where {

@@ -12,7 +12,7 @@ import {
   activateAutoConfirmHandler, confirmationActionHandler, confirmationBaseHandler, confirmationFeedbackHandler, deactivateAutoConfirmHandler,
 } from './confirmation.js';
 import { deploymentBaseHandler, installedBaseHandler, setRunningVersionHandler } from './deployment-base.js';
-import { deviceAuthenticators } from './device.js';
+import { deviceAuthenticator } from './device.js';
 import { cancelActionHandler, cancelFeedbackHandler, deploymentFeedbackHandler } from './feedback.js';
 import { pollHandler } from './poll.js';
 import { pollLane } from './poll-lane.js';
@@ -28,10 +28,9 @@ export function ddiModule(services: Services): AppModule {
   const { ctx } = services;
   const recorder = new PollRecorder({ store: () => ctx.store, intervalMs: ctx.config.ddi.pollFlushMs, log: ctx.logger });
   const limiter = new PollLimiter();
-  const auth = deviceAuthenticators(services);
+  const auth = deviceAuthenticator(services);
   const route = (method: Route['method'], path: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({
-    // reads find the device through the poll cache (kept coherent by the store); writes read it fresh
-    method, path: `${BASE}${path}`, handler, auth: method === 'GET' ? auth.cached : auth.fresh, name: `ddi ${method} ${path === '' ? '/' : path}`,
+    method, path: `${BASE}${path}`, handler, auth, name: `ddi ${method} ${path === '' ? '/' : path}`,
     cbor: true, ...extra,
   });
   const json = { produces: 'json' } as const;
