@@ -37,6 +37,21 @@ export type AuthOutcome = { readonly ok: true; readonly mode: DdiMode } | { read
 
 const SCHEME = /^(TargetToken|GatewayToken)[ \t]+(\S+)[ \t]*$/i;
 
+/** The token modes a tenant accepts: both switches on, and for the gateway token a key that is set. */
+export interface TokenModes {
+  readonly targetToken: boolean;
+  /** The gateway token, or undefined when that mode is off. */
+  readonly gatewayKey: string | undefined;
+}
+
+export function tokenModes(config: TenantConfigView, system: AuthSwitches): TokenModes {
+  const key = String(config.get('authentication.gatewaytoken.key'));
+  return {
+    targetToken: system.targetToken && config.bool('authentication.targettoken.enabled'),
+    gatewayKey: system.gatewayToken && config.bool('authentication.gatewaytoken.enabled') && key !== '' ? key : undefined,
+  };
+}
+
 export function authenticateDevice(input: AuthInput): AuthOutcome {
   const { headers, config, system } = input;
   const authorization = headers['authorization'];
@@ -44,15 +59,13 @@ export function authenticateDevice(input: AuthInput): AuthOutcome {
   if (m !== null) {
     const scheme = (m[1] as string).toLowerCase();
     const token = m[2] as string;
+    const modes = tokenModes(config, system);
     if (scheme === 'targettoken') {
-      if (system.targetToken && config.bool('authentication.targettoken.enabled') && input.securityToken !== undefined && input.securityToken !== '' && tokensEqual(token, input.securityToken)) {
+      if (modes.targetToken && input.securityToken !== undefined && input.securityToken !== '' && tokensEqual(token, input.securityToken)) {
         return { ok: true, mode: 'targettoken' };
       }
-    } else {
-      const key = String(config.get('authentication.gatewaytoken.key'));
-      if (system.gatewayToken && config.bool('authentication.gatewaytoken.enabled') && key !== '' && tokensEqual(token, key)) {
-        return { ok: true, mode: 'gatewaytoken' };
-      }
+    } else if (modes.gatewayKey !== undefined && tokensEqual(token, modes.gatewayKey)) {
+      return { ok: true, mode: 'gatewaytoken' };
     }
   }
   // the http layer drops X-Ssl-* headers from untrusted peers; checking here as well costs nothing

@@ -113,14 +113,20 @@ interface Where {
 /** The tenant and controller id of a DDI path, checked: 404 for an unknown tenant, 400 for a bad id. */
 function locate(req: Request, known: ReadonlySet<string>): Where {
   const pathTenant = req.params['tenant'] ?? '';
-  const tenant = canonicalTenant(pathTenant);
-  // the ASCII check keeps look-alikes out (toUpperCase maps 'ſ' to 'S'): links repeat the path tenant
-  if (!known.has(tenant) || !TENANT.test(pathTenant)) throw new AppError('NOT_FOUND', `Tenant '${pathTenant}' does not exist.`);
+  const tenant = knownTenant(pathTenant, known);
+  if (tenant === undefined) throw new AppError('NOT_FOUND', `Tenant '${pathTenant}' does not exist.`);
   const controllerId = req.params['controllerId'] ?? '';
   if (!isValidControllerId(controllerId)) {
     throw new AppError('BAD_PARAMETER', "path parameter controllerId must be 1-256 characters without whitespace, control characters or '/'");
   }
   return { tenant, pathTenant, controllerId };
+}
+
+/** The canonical tenant a DDI path names, or undefined when it names none of `known`. */
+export function knownTenant(pathTenant: string, known: ReadonlySet<string>): string | undefined {
+  const tenant = canonicalTenant(pathTenant);
+  // the ASCII check keeps look-alikes out (toUpperCase maps 'ſ' to 'S'): links repeat the path tenant
+  return known.has(tenant) && TENANT.test(pathTenant) ? tenant : undefined;
 }
 
 /** The target from the cache alone, or MISS when any part of it is not cached. */

@@ -22,20 +22,16 @@ import { negotiate } from '../http/negotiate.js';
 import type { Lane } from '../http/types.js';
 import { MISS } from '../store/port.js';
 import { highestPriority, peekActiveActions } from './active-action.js';
-import { tokensEqual } from './auth.js';
-import { deviceAddress, peekTarget } from './device.js';
+import { tokenModes, tokensEqual, type TokenModes } from './auth.js';
+import { deviceAddress, knownTenant, peekTarget } from './device.js';
 import { memoOf, minPollingMs, type PollDeps } from './poll.js';
 
-const HTTP = 'http://';
 const TARGET_TOKEN = 'TargetToken ';
 const GATEWAY_TOKEN = 'GatewayToken ';
 const WHITESPACE = /\s/;
-const TENANT = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** What the lane reads of a tenant's configuration, once per configuration view. */
-interface Settings {
-  readonly targetToken: boolean;
-  readonly gatewayKey: string | undefined;
+interface Settings extends TokenModes {
   readonly minPollingMs: number;
 }
 const settingsOf = new WeakMap<TenantConfigView, Settings>();
@@ -48,21 +44,15 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
   const tenantOf = (pathTenant: string): string | undefined => {
     let tenant = spellings.get(pathTenant);
     if (tenant === undefined) {
-      tenant = pathTenant.toUpperCase();
-      if (!known.has(tenant) || !TENANT.test(pathTenant)) return undefined;
-      if (spellings.size < 1024) spellings.set(pathTenant, tenant);
+      tenant = knownTenant(pathTenant, known);
+      if (tenant !== undefined && spellings.size < 1024) spellings.set(pathTenant, tenant);
     }
     return tenant;
   };
   const settings = (config: TenantConfigView): Settings => {
     let s = settingsOf.get(config);
     if (s === undefined) {
-      const key = String(config.get('authentication.gatewaytoken.key'));
-      s = {
-        targetToken: system.targetToken && config.bool('authentication.targettoken.enabled'),
-        gatewayKey: system.gatewayToken && config.bool('authentication.gatewaytoken.enabled') && key !== '' ? key : undefined,
-        minPollingMs: minPollingMs(config),
-      };
+      s = { ...tokenModes(config, system), minPollingMs: minPollingMs(config) };
       settingsOf.set(config, s);
     }
     return s;
@@ -73,7 +63,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     let text = addresses.get(ip);
     if (text === undefined) {
       if (addresses.size >= 65_536) addresses.clear();
-      text = `${HTTP}${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}`;
+      text = `http://${dottedQuad(ip)}`;
       addresses.set(ip, text);
     }
     return text;
@@ -127,7 +117,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       const ip = req.ipv4();
       if (ip < 0) return undefined;
       const forwarded = trusted ? req.header('x-forwarded-for') : '';
-      address = forwarded === '' ? addressText(ip) : deviceAddress(addressText(ip).slice(HTTP.length), forwarded);
+      address = forwarded === '' ? addressText(ip) : deviceAddress(dottedQuad(ip), forwarded);
     }
     if (!limiter.take(tenant, target.id, s.minPollingMs, now).ok) return undefined;
     if (note === undefined) recorder.record(tenant, target.id, now, address);
@@ -136,4 +126,8 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.notModified.etag)) return memo.lane.notModified;
     return flavour === 'hal' ? memo.lane.hal : memo.lane.json;
   };
+}
+
+function dottedQuad(ip: number): string {
+  return `${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}`;
 }

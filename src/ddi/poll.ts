@@ -41,11 +41,10 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
   const cached = () => services.ctx.store.cached; // the store opens after modules are built
   /** Registration, cache misses and lapsed maintenance windows: the rare paths that await. */
   const slow = async (req: Request, d: Device, target: TargetRecord | undefined, address: string | null, now: number): Promise<Reply> => {
-    if (target === undefined) {
+    if (target === undefined || target.updateStatus === 'unknown') {
+      const isNew = target === undefined;
       target = await registerTarget(services, d, address, now);
-      limiter.registered(d.tenant, d.controllerId, target.id);
-    } else if (target.updateStatus === 'unknown') {
-      target = await registerTarget(services, d, address, now);
+      if (isNew) limiter.registered(d.tenant, d.controllerId, target.id); // it was paced by its controller id so far
     }
     recorder.record(d.tenant, target.id, now, address);
     let top = highestPriority(await activeActions(cached(), d.tenant, target.id));

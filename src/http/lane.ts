@@ -10,7 +10,7 @@
 import type { HttpRequest as UwsRequest, HttpResponse } from 'uWebSockets.js';
 import type { RouteMetrics } from '../observability/metrics.js';
 import type { Shared } from './exchange.js';
-import { baseUrlOf, ipText } from './request.js';
+import { baseUrlOf, ipText, ipv4Offset } from './request.js';
 import { statusLine } from './respond.js';
 import type { Lane, LaneReply, LaneRequest } from './types.js';
 
@@ -37,15 +37,8 @@ class UwsLaneRequest implements LaneRequest {
 
   ipv4(): number {
     const b = (this.peer ??= new Uint8Array((this.res as HttpResponse).getRemoteAddress()));
-    let at = 0;
-    if (b.length === 16) {
-      // IPv4-mapped IPv6 (::ffff:a.b.c.d), as uSockets reports IPv4 peers on a dual-stack socket
-      for (let i = 0; i < 10; i++) if (b[i] !== 0) return -1;
-      if (b[10] !== 0xff || b[11] !== 0xff) return -1;
-      at = 12;
-    } else if (b.length !== 4) {
-      return -1;
-    }
+    const at = ipv4Offset(b);
+    if (at < 0) return -1;
     return ((b[at] as number) * 0x1000000) + (((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number));
   }
 

@@ -108,12 +108,22 @@ function first(value: string | undefined): string | undefined {
   return v === '' ? undefined : v;
 }
 
+/**
+ * Where the IPv4 address starts in a uWS binary address: 0 for 4 bytes, 12 for IPv4-mapped IPv6
+ * (::ffff:a.b.c.d, as uSockets reports IPv4 peers on a dual-stack socket); -1 for any other.
+ */
+export function ipv4Offset(bytes: Uint8Array): number {
+  if (bytes.length === 4) return 0;
+  if (bytes.length !== 16 || bytes[10] !== 0xff || bytes[11] !== 0xff) return -1;
+  for (let i = 0; i < 10; i++) if (bytes[i] !== 0) return -1;
+  return 12;
+}
+
 /** Text form of a uWS binary address (4 or 16 bytes); IPv4-mapped IPv6 becomes dotted IPv4. */
 export function ipText(bytes: Uint8Array): string {
-  if (bytes.length === 4) return bytes.join('.');
+  const v4 = ipv4Offset(bytes);
+  if (v4 >= 0) return bytes.subarray(v4).join('.');
   if (bytes.length !== 16) return '';
-  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  if (mapped) return bytes.subarray(12).join('.');
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
   return normalizeIp(groups.join(':')) ?? '';
