@@ -7,6 +7,11 @@
  * recorder (reading the peer address only for the first poll of a device in each flush interval: the
  * address written is that poll's); it builds no request object, no header map and no reply value.
  *
+ * What the lane derives from the cached reads for a device (its target, top action, memo, poll-limiter
+ * bucket and recorder note) it keeps in a per-device slot, found with one map lookup by the path's
+ * own strings, for as long as the cached reads report no change (CachedReads.changes), the tenant's
+ * configuration view is the same and the memo suits the request's host; otherwise it reads them again.
+ *
  * Everything else takes the generic path, which gives the same answer or the error: first polls,
  * anything not in the cache, other credentials (certificates, anonymous access, a token spelled
  * otherwise), CBOR or an Accept that is not JSON, percent-encoded paths, IPv6 peers, a memo that no
@@ -16,19 +21,29 @@
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3
  */
 import { isValidControllerId } from '../domain/ids.js';
+import type { ActionRecord } from '../domain/action.js';
+import type { TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { noneMatch } from '../http/etag.js';
+import { laneHeader } from '../http/lane.js';
 import { negotiate } from '../http/negotiate.js';
-import type { Lane } from '../http/types.js';
-import { MISS } from '../store/port.js';
+import type { Lane, LaneRequest } from '../http/types.js';
+import { MISS, type CachedReads, type Stored } from '../store/port.js';
 import { highestPriority, peekActiveActions } from './active-action.js';
 import { tokenModes, tokensEqual, type TokenModes } from './auth.js';
 import { deviceAddress, knownTenant, peekTarget } from './device.js';
-import { memoOf, minPollingMs, type PollDeps } from './poll.js';
+import { memoOf, minPollingMs, type Memo, type PollDeps } from './poll.js';
+import type { Bucket } from './poll-limiter.js';
+import type { Note } from './poll-recorder.js';
 
 const TARGET_TOKEN = 'TargetToken ';
 const GATEWAY_TOKEN = 'GatewayToken ';
 const WHITESPACE = /\s/;
+const AUTHORIZATION = laneHeader('authorization');
+const HOST = laneHeader('host');
+const ACCEPT = laneHeader('accept');
+const IF_NONE_MATCH = laneHeader('if-none-match');
+const X_FORWARDED_FOR = laneHeader('x-forwarded-for');
 
 /** What the lane reads of a tenant's configuration, once per configuration view. */
 interface Settings extends TokenModes {
@@ -36,18 +51,51 @@ interface Settings extends TokenModes {
 }
 const settingsOf = new WeakMap<TenantConfigView, Settings>();
 
+/** What the lane derived for one device (see above); kept while `reads.changes` and `config` stay. */
+interface Slot {
+  reads: CachedReads;
+  changes: number;
+  config: TenantConfigView;
+  target: TargetRecord;
+  top: Stored<ActionRecord> | undefined;
+  memo: Memo;
+  /** The limiter's bucket for the target, while the limiter's generations have not turned since. */
+  bucket: Bucket | undefined;
+  rotations: number;
+  /** The recorder's note for the target, while the recorder has not flushed since. */
+  note: Note | undefined;
+  flushes: number;
+}
+
+/** A tenant as a path spells it: its name and the slots of the devices polling under that spelling (by the path's controller id). */
+interface Spelling {
+  readonly tenant: string;
+  readonly slots: Map<string, Slot>;
+}
+
+/** At most this many slots in all (each holds a target record and its memo); beyond it they all go and are made again. */
+function maxSlots(store: 'memory' | 'redis', cacheEntries: number): number {
+  // a slot per device served from the cache, which holds three or four entries per device
+  return store === 'memory' ? 1_000_000 : Math.max(1000, Math.floor(cacheEntries / 3));
+}
+
 export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
   const known = new Set(services.tenants);
-  const system = services.ctx.config.ddi.authentication;
-  // the tenant as the path spells it -> canonical; a bounded number of spellings is remembered
-  const spellings = new Map<string, string>();
-  const tenantOf = (pathTenant: string): string | undefined => {
-    let tenant = spellings.get(pathTenant);
-    if (tenant === undefined) {
-      tenant = knownTenant(pathTenant, known);
-      if (tenant !== undefined && spellings.size < 1024) spellings.set(pathTenant, tenant);
+  const { config: serverConfig } = services.ctx;
+  const system = serverConfig.ddi.authentication;
+  const slotLimit = maxSlots(serverConfig.store.kind, serverConfig.store.redisCacheEntries);
+  let slotCount = 0;
+  // a bounded number of spellings is remembered
+  const spellings = new Map<string, Spelling>();
+  const spellingOf = (pathTenant: string): Spelling | undefined => {
+    let spelling = spellings.get(pathTenant);
+    if (spelling === undefined) {
+      const tenant = knownTenant(pathTenant, known);
+      if (tenant === undefined) return undefined;
+      spelling = { tenant, slots: new Map() };
+      if (spellings.size < 1024) spellings.set(pathTenant, spelling);
     }
-    return tenant;
+    return spelling;
   };
   const settings = (config: TenantConfigView): Settings => {
     let s = settingsOf.get(config);
@@ -68,20 +116,61 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     }
     return text;
   };
+  /** The memo was made for this request's base URL. */
+  const suits = (memo: Memo, req: LaneRequest): boolean =>
+    req.fromTrustedProxy ? memo.baseUrl === req.baseUrl() : memo.host === req.header(HOST);
+
+  /** The device's slot made again from the cached reads, or undefined: the generic path answers. */
+  const renew = (
+    spelling: Spelling, pathTenant: string, controllerId: string, config: TenantConfigView, reads: CachedReads, req: LaneRequest,
+  ): Slot | undefined => {
+    const { tenant } = spelling;
+    if (controllerId.includes('%') || !isValidControllerId(controllerId)) return undefined;
+    const target = peekTarget(reads, tenant, controllerId);
+    if (target === MISS || target === undefined || target.updateStatus === 'unknown') return undefined;
+    const actions = peekActiveActions(reads, tenant, target.id);
+    if (actions === MISS) return undefined;
+    const top = highestPriority(actions);
+    const memo = memoOf(target);
+    if (
+      memo === undefined || memo.top !== top || memo.config !== config || memo.pathTenant !== pathTenant
+      || memo.controllerId !== controllerId || !suits(memo, req)
+    ) {
+      return undefined;
+    }
+    const old = spelling.slots.get(controllerId);
+    const same = old !== undefined && old.target.id === target.id;
+    const slot: Slot = {
+      reads, changes: reads.changes, config, target, top, memo,
+      bucket: same ? old.bucket : undefined, rotations: same ? old.rotations : -1,
+      note: same ? old.note : undefined, flushes: same ? old.flushes : -1,
+    };
+    if (old === undefined && ++slotCount > slotLimit) {
+      for (const s of spellings.values()) s.slots.clear();
+      slotCount = 1;
+    }
+    spelling.slots.set(controllerId, slot);
+    return slot;
+  };
 
   return (req) => {
     const pathTenant = req.param(0);
-    const controllerId = req.param(1);
-    const tenant = tenantOf(pathTenant);
-    if (tenant === undefined || controllerId.includes('%') || !isValidControllerId(controllerId)) return undefined;
+    const spelling = spellingOf(pathTenant);
+    if (spelling === undefined) return undefined;
+    const { tenant } = spelling;
     const config = services.tenantConfig.cachedView(tenant);
     if (config === undefined) return undefined;
-    const cached = services.ctx.store.cached;
-    const target = peekTarget(cached, tenant, controllerId);
-    if (target === MISS || target === undefined || target.updateStatus === 'unknown') return undefined;
+    const controllerId = req.param(1);
+    const reads = services.ctx.store.cached;
+    let slot = spelling.slots.get(controllerId);
+    if (slot === undefined || slot.changes !== reads.changes || slot.reads !== reads || slot.config !== config || !suits(slot.memo, req)) {
+      slot = renew(spelling, pathTenant, controllerId, config, reads, req);
+      if (slot === undefined) return undefined;
+    }
+    const { target, top, memo } = slot;
 
     const s = settings(config);
-    const authorization = req.header('authorization');
+    const authorization = req.header(AUTHORIZATION);
     let token: string;
     let expected: string | undefined;
     if (authorization.startsWith(TARGET_TOKEN)) {
@@ -95,34 +184,31 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     }
     if (expected === undefined || !tokensEqual(token, expected) || WHITESPACE.test(token)) return undefined;
 
-    const actions = peekActiveActions(cached, tenant, target.id);
-    if (actions === MISS) return undefined;
-    const top = highestPriority(actions);
     const now = services.now();
     if (top !== undefined && (top.value.maintenanceWindow !== null || (top.value.actionType === 'timeforced' && now < top.value.forceTime))) return undefined;
-    const memo = memoOf(target);
-    const trusted = req.fromTrustedProxy;
-    if (
-      memo === undefined || memo.top !== top || memo.config !== config || memo.pathTenant !== pathTenant
-      || memo.controllerId !== controllerId || (trusted ? memo.baseUrl !== req.baseUrl() : memo.host !== req.header('host'))
-    ) {
-      return undefined;
-    }
-    const accept = req.header('accept');
-    const flavour = negotiate(accept, true);
+    const flavour = negotiate(req.header(ACCEPT), true);
     if (flavour !== 'hal' && flavour !== 'json') return undefined;
-    const note = recorder.noted(tenant, target.id);
+    let note = slot.flushes === recorder.flushes ? slot.note : undefined;
+    note ??= recorder.noted(tenant, target.id);
     let address: string | null = null;
     if (note === undefined) {
       const ip = req.ipv4();
       if (ip < 0) return undefined;
-      const forwarded = trusted ? req.header('x-forwarded-for') : '';
+      const forwarded = req.fromTrustedProxy ? req.header(X_FORWARDED_FOR) : '';
       address = forwarded === '' ? addressText(ip) : deviceAddress(dottedQuad(ip), forwarded);
     }
-    if (!limiter.take(tenant, target.id, s.minPollingMs, now).ok) return undefined;
-    if (note === undefined) recorder.record(tenant, target.id, now, address);
+    if (s.minPollingMs > 0) {
+      if (slot.bucket === undefined || slot.rotations !== limiter.rotations) {
+        slot.bucket = limiter.bucket(tenant, target.id, now);
+        slot.rotations = limiter.rotations;
+      }
+      if (!limiter.takeFrom(slot.bucket, s.minPollingMs, now).ok) return undefined;
+    }
+    if (note === undefined) note = recorder.first(tenant, target.id, now, address);
     else recorder.touch(note, now);
-    const ifNoneMatch = req.header('if-none-match');
+    slot.note = note;
+    slot.flushes = recorder.flushes;
+    const ifNoneMatch = req.header(IF_NONE_MATCH);
     if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.notModified.etag)) return memo.lane.notModified;
     return flavour === 'hal' ? memo.lane.hal : memo.lane.json;
   };

@@ -11,19 +11,25 @@
  * bucket over (`registered`).
  *
  * State is a few numbers per device in two generations of maps (tenant -> device -> bucket):
- * new and refreshed buckets go to the young one; when it holds half of `maxDevices`, it becomes the
- * old one and the previous old one is dropped. So at most `maxDevices` devices are remembered, the
- * most recently polling half at least; a device that falls out starts again with a full bucket, which
- * only ever errs on the lenient side. A poll costs two map lookups by values it already has (no key
- * built, no recency list to update): on large fleets this limiter is on every poll.
+ * new and refreshed buckets go to the young one; every FULL_MS (the time an untouched bucket takes to
+ * fill up again), or sooner when the young one holds half of `maxDevices`, it becomes the old one and
+ * the previous old one is dropped. A bucket dropped on time was last touched at least FULL_MS ago, so
+ * it was full: forgetting it changes nothing. A bucket dropped for space starts again full, which only
+ * ever errs on the lenient side. So a device polling steadily is found in the young generation, one
+ * lookup by values the poll already has (no key built, no recency list), and moves once per FULL_MS:
+ * on large fleets this limiter is on every poll (with 100,000 devices cycled and the old size-only
+ * rotation every poll missed the young generation: four lookups and an insert).
  * @see spec 7 (429), 2.11 minPollingTime
  */
 
 export const BURST = 10;
 /** One more poll per second once the burst is used (1 second). */
 const REFILL_MS = 1000;
+/** An untouched bucket is full again after this long (at most: the refill is never slower than REFILL_MS). */
+export const FULL_MS = BURST * REFILL_MS;
 
-interface Bucket {
+/** A device's bucket; a caller may keep it between polls while `rotations` stays the same (`takeFrom`). */
+export interface Bucket {
   tokens: number;
   at: number;
 }
@@ -43,23 +49,39 @@ export class PollLimiter {
   #young: Generation = new Map();
   #old: Generation = new Map();
   #youngSize = 0;
+  /** When the young generation began. */
+  #youngSince = 0;
+  #rotations = 0;
 
-  constructor(maxDevices = 100_000) {
+  /** `maxDevices`: about 100 bytes each at most; the bound only matters for fleets that size polling within FULL_MS. */
+  constructor(maxDevices = 1_000_000) {
     this.#half = Math.max(1, Math.floor(maxDevices / 2));
   }
 
   take(tenant: string, device: DeviceKey, minPollingMs: number, now: number): PollDecision {
-    if (minPollingMs <= 0) return OK;
-    const refillMs = Math.min(minPollingMs, REFILL_MS);
+    return minPollingMs <= 0 ? OK : this.takeFrom(this.bucket(tenant, device, now), minPollingMs, now);
+  }
+
+  /** How often the generations turned: a bucket got from `bucket` stays the device's until this moves. */
+  get rotations(): number {
+    return this.#rotations;
+  }
+
+  /** The device's bucket (a full one when it has none), kept in the young generation. */
+  bucket(tenant: string, device: DeviceKey, now: number): Bucket {
+    if (now - this.#youngSince >= FULL_MS) this.#rotate(now);
     let b = this.#young.get(tenant)?.get(device);
     if (b === undefined) {
-      b = this.#old.get(tenant)?.get(device);
-      if (b === undefined) {
-        this.#keep(tenant, device, { tokens: BURST - 1, at: now });
-        return OK;
-      }
+      b = this.#old.get(tenant)?.get(device) ?? { tokens: BURST, at: now };
       this.#keep(tenant, device, b);
     }
+    return b;
+  }
+
+  /** A poll taken from the device's bucket (see `bucket`). */
+  takeFrom(b: Bucket, minPollingMs: number, now: number): PollDecision {
+    if (minPollingMs <= 0) return OK;
+    const refillMs = Math.min(minPollingMs, REFILL_MS);
     const tokens = Math.min(BURST, b.tokens + Math.max(0, now - b.at) / refillMs);
     b.at = now;
     if (tokens >= 1) {
@@ -81,12 +103,16 @@ export class PollLimiter {
     }
   }
 
+  #rotate(now: number): void {
+    this.#old = this.#young;
+    this.#young = new Map();
+    this.#youngSize = 0;
+    this.#youngSince = now;
+    this.#rotations++;
+  }
+
   #keep(tenant: string, device: DeviceKey, b: Bucket): void {
-    if (this.#youngSize >= this.#half) {
-      this.#old = this.#young;
-      this.#young = new Map();
-      this.#youngSize = 0;
-    }
+    if (this.#youngSize >= this.#half) this.#rotate(this.#youngSince);
     let devices = this.#young.get(tenant);
     if (devices === undefined) this.#young.set(tenant, (devices = new Map<DeviceKey, Bucket>()));
     devices.set(device, b);

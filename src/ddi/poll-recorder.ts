@@ -13,7 +13,7 @@ export interface PollRecorderOptions {
 }
 
 /** A note as the store takes it; updated in place by newer polls, so a poll allocates nothing once noted. */
-interface Note {
+export interface Note {
   readonly id: number;
   at: number;
   address: string | null;
@@ -24,6 +24,7 @@ export class PollRecorder {
   #pending = new Map<Tenant, Map<number, Note>>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  #flushes = 0;
 
   constructor(options: PollRecorderOptions) {
     this.#opts = options;
@@ -47,6 +48,20 @@ export class PollRecorder {
    */
   noted(tenant: Tenant, targetId: number): Note | undefined {
     return this.#pending.get(tenant)?.get(targetId);
+  }
+
+  /** The target's first poll since the last flush: `noted` just found none (one lookup fewer than `record`). */
+  first(tenant: Tenant, targetId: number, at: number, address: string | null): Note {
+    let polls = this.#pending.get(tenant);
+    if (polls === undefined) this.#pending.set(tenant, (polls = new Map<number, Note>()));
+    const note = { id: targetId, at, address };
+    polls.set(targetId, note);
+    return note;
+  }
+
+  /** Moves when the notes taken so far go to the store: a note got from `noted` or `first` is the target's until then. */
+  get flushes(): number {
+    return this.#flushes;
   }
 
   /** A later poll of the noted target, from the same address. */
@@ -83,6 +98,7 @@ export class PollRecorder {
     if (this.#pending.size === 0) return;
     const batch = this.#pending;
     this.#pending = new Map();
+    this.#flushes++;
     const store = this.#opts.store();
     await Promise.all([...batch].map(async ([tenant, polls]) => {
       // the notes themselves: this batch's map is detached, nothing updates them any more

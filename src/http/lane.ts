@@ -12,7 +12,13 @@ import type { RouteMetrics } from '../observability/metrics.js';
 import type { Shared } from './exchange.js';
 import { baseUrlOf, ipText, ipv4Offset } from './request.js';
 import { statusLine } from './respond.js';
-import type { Lane, LaneReply, LaneRequest } from './types.js';
+import type { Lane, LaneHeader, LaneReply, LaneRequest } from './types.js';
+
+/** A header name for LaneRequest.header (uWS compares the bytes as given: lower case). */
+export function laneHeader(name: string): LaneHeader {
+  const bytes = Buffer.from(name.toLowerCase(), 'latin1');
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as LaneHeader;
+}
 
 const GET = 0; // index of GET in METHODS (observability/metrics.ts)
 const OK = statusLine(200);
@@ -31,7 +37,7 @@ class UwsLaneRequest implements LaneRequest {
     return (this.req as UwsRequest).getParameter(index);
   }
 
-  header(name: string): string {
+  header(name: LaneHeader): string {
     return (this.req as UwsRequest).getHeader(name);
   }
 
@@ -44,15 +50,15 @@ class UwsLaneRequest implements LaneRequest {
 
   baseUrl(): string {
     const headers: Record<string, string> = {};
-    for (const name of BASE_URL_HEADERS) {
-      const value = this.header(name);
+    for (const [name, bytes] of BASE_URL_HEADERS) {
+      const value = this.header(bytes);
       if (value !== '') headers[name] = value;
     }
     return baseUrlOf(headers, this.fromTrustedProxy, this.fallbackHost);
   }
 }
 const adapter = new UwsLaneRequest();
-const BASE_URL_HEADERS = ['host', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port'] as const;
+const BASE_URL_HEADERS = ['host', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port'].map((n) => [n, laneHeader(n)] as const);
 
 type UwsHandler = (res: HttpResponse, req: UwsRequest) => void;
 

@@ -137,8 +137,8 @@ export interface Route {
 export interface LaneRequest {
   /** The route's path parameters in order, as received (still percent-encoded). */
   param(index: number): string;
-  /** A header by lower-case name; '' when absent. */
-  header(name: string): string;
+  /** A header by its name made once with `laneHeader`; '' when absent. */
+  header(name: LaneHeader): string;
   /** The peer's IPv4 address as a 32-bit number, or -1 for IPv6 (then the lane leaves the request alone). */
   ipv4(): number;
   /** The peer is one of `server.trustedProxies`: forwarded headers count (see Request). */
@@ -146,6 +146,9 @@ export interface LaneRequest {
   /** As Request.baseUrl. */
   baseUrl(): string;
 }
+
+/** A lower-case header name as bytes, encoded once (laneHeader in lane.ts): no conversion per read. */
+export type LaneHeader = ArrayBuffer & { readonly laneHeader: unique symbol };
 
 /** A lane's answer: 200 with the body, or 304 (If-None-Match named `etag`). */
 export interface LaneReply {

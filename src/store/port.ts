@@ -125,6 +125,13 @@ export type Miss = typeof MISS;
  * then runs without creating a single promise.
  */
 export interface CachedReads extends Reads {
+  /**
+   * Moves whenever a `peek*` read may answer differently from before: a write this process applied
+   * or learnt of, a value dropped or replaced (on Redis also an eviction). While it stays the same,
+   * every peek answers exactly what it answered before, so a caller may keep what it derived from
+   * them (the poll lane's per-device slots) and skip the reads. Nothing else about it is promised.
+   */
+  readonly changes: number;
   peekGet<T>(tenant: Tenant, kind: string, id: number): Stored<T> | undefined | Miss;
   peekLookup(tenant: Tenant, kind: string, index: string, key: string): number | undefined | Miss;
   peekMembers(tenant: Tenant, kind: string, index: string, key: string, page: Page): IdPage | Miss;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/port.js';
+import { cachedCases } from './cases/cached.js';
 import { coordinationCases } from './cases/coordination.js';
 import { counterCases } from './cases/counters.js';
 import { effectCases } from './cases/effects.js';
@@ -30,5 +31,6 @@ export function storeContract(name: string, open: () => Promise<Store>, kind: St
     counterCases(ctx);
     effectCases(ctx);
     pollCases(ctx);
+    cachedCases(ctx);
   });
 }

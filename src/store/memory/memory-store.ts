@@ -25,6 +25,8 @@ export class MemoryStore implements Store {
   readonly #effects = new EffectsQueue();
   readonly #leases = new Map<string, { owner: string; expiresAt: number }>();
   readonly #polls = new Map<Tenant, Map<number, PollRecord>>();
+  /** CachedReads.changes: every commit that wrote something. */
+  changes = 0;
 
   constructor(schema: Schema) {
     this.#schema = schema;
@@ -64,6 +66,7 @@ export class MemoryStore implements Store {
     const failure = t.verify(plan, Date.now());
     if (failure !== undefined) return failure;
     const versions = t.apply(plan, values);
+    this.changes++;
     if (plan.dedupe !== undefined) t.markDone(plan.dedupe, Date.now(), DEDUPE_TTL_MS);
     this.#effects.push(tenant, effects);
     return { ok: true, versions };

@@ -103,6 +103,8 @@ export class RedisCachedReads implements CachedReads {
   #ring: Slot[] = [];
   #hand = 0;
   #live = 0;
+  /** CachedReads.changes: every value dropped (invalidated, replaced or evicted) and every reset. */
+  #changes = 0;
 
   constructor(inner: CachedReads, tracking: TrackingCache, maxEntries: number) {
     this.#inner = inner;
@@ -157,6 +159,10 @@ export class RedisCachedReads implements CachedReads {
 
   peekMembers(tenant: Tenant, kind: string, index: string, key: string, page: Page): IdPage | Miss {
     return hit(this.#members.get(tenant)?.get(kind)?.get(index)?.get(key)?.slots.get(pageKey(page))) as IdPage | Miss;
+  }
+
+  get changes(): number {
+    return this.#changes;
   }
 
   /** Entries held (for tests and metrics). */
@@ -221,6 +227,7 @@ export class RedisCachedReads implements CachedReads {
     if (slot.dead) return;
     slot.dead = true;
     this.#live--;
+    this.#changes++;
     const { bucket } = slot;
     if (bucket.slots.get(slot.sub) === slot) {
       bucket.slots.delete(slot.sub);
@@ -234,6 +241,7 @@ export class RedisCachedReads implements CachedReads {
 
   #invalidate(redisKey: string | null): void {
     if (redisKey === null) {
+      this.#changes++;
       for (const f of this.#inFlight.values()) f.invalidated = true;
       for (const slot of this.#ring) slot.dead = true;
       this.#records = new Map();

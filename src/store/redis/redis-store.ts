@@ -69,6 +69,8 @@ export class RedisStore implements Store {
   }
 
   /** Without the client-side cache, every peek misses and the async read goes to Redis. */
+  readonly changes = 0;
+
   peekGet(): Miss {
     return MISS;
   }

@@ -130,6 +130,25 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     await linked('cancelAction');
   });
 
+  it('follows a target replaced under the same controller id and a configuration change at once', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' } });
+    const cid = 'lane-6';
+    await app.device(cid).get();
+    const old = { authorization: `TargetToken ${(await targetOf(app, cid)).securityToken}` };
+    await vi.waitFor(async () => expect((await pollCounted(app, cid, old)).lane).toBe(true), { timeout: 2000, interval: 20 });
+    // deleted and created again with a token of its own: the old token is refused from the next poll on
+    expect((await app.mgmt.delete(`/rest/v1/targets/${cid}`)).status).toBe(204);
+    expect((await app.mgmt.post('/rest/v1/targets', { json: [{ controllerId: cid, name: cid, securityToken: 'lane-6-new-token' }] })).status).toBe(201);
+    expect((await pollCounted(app, cid, old)).status).toBe(401);
+    const renewed = { authorization: 'TargetToken lane-6-new-token' };
+    expect((await poll(app, cid, renewed)).status).toBe(200);
+    await vi.waitFor(async () => expect((await pollCounted(app, cid, renewed)).lane).toBe(true), { timeout: 2000, interval: 20 });
+    // target tokens switched off for the tenant: refused from the next poll on
+    const off = await app.mgmt.put('/rest/v1/system/configs/authentication.targettoken.enabled', { json: { value: false } });
+    expect(off.status).toBe(200);
+    expect(await pollCounted(app, cid, renewed)).toMatchObject({ status: 401, lane: false });
+  });
+
   it("records the lane's polls: the newest time, the address of the first poll in each flush interval", async () => {
     const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' }, pollFlushMs: 50 });
     const cid = 'lane-5';
