@@ -188,8 +188,8 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     if (top !== undefined && (top.value.maintenanceWindow !== null || (top.value.actionType === 'timeforced' && now < top.value.forceTime))) return undefined;
     const flavour = negotiate(req.header(ACCEPT), true);
     if (flavour !== 'hal' && flavour !== 'json') return undefined;
+    // a note the generic path took in this interval is replaced by the lane's newer one: no lookup for it
     let note = slot.flushes === recorder.flushes ? slot.note : undefined;
-    note ??= recorder.noted(tenant, target.id);
     let address: string | null = null;
     if (note === undefined) {
       const ip = req.ipv4();

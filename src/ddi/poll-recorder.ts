@@ -42,15 +42,11 @@ export class PollRecorder {
   }
 
   /**
-   * The poll noted for this target since the last flush, if any. The express lane reads the peer
-   * address (a copy out of uWS) only when there is none and otherwise `touch`es the note, so the
-   * address written is that of the device's first poll in each flush interval.
+   * A poll of a target the caller holds no note for since the last flush (the express lane keeps the
+   * note `first` returned until `flushes` moves, and reads the peer address only for a new one, so the
+   * address written is that of the device's first lane poll in each flush interval). A note the
+   * generic path took meanwhile is replaced: this poll is the newer one. No lookup, one insert.
    */
-  noted(tenant: Tenant, targetId: number): Note | undefined {
-    return this.#pending.get(tenant)?.get(targetId);
-  }
-
-  /** The target's first poll since the last flush: `noted` just found none (one lookup fewer than `record`). */
   first(tenant: Tenant, targetId: number, at: number, address: string | null): Note {
     let polls = this.#pending.get(tenant);
     if (polls === undefined) this.#pending.set(tenant, (polls = new Map<number, Note>()));
@@ -59,7 +55,7 @@ export class PollRecorder {
     return note;
   }
 
-  /** Moves when the notes taken so far go to the store: a note got from `noted` or `first` is the target's until then. */
+  /** Moves when the notes taken so far go to the store: a note got from `first` is the target's until then. */
   get flushes(): number {
     return this.#flushes;
   }
