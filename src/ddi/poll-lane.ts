@@ -62,7 +62,7 @@ interface Slot {
   /** The limiter's bucket for the target, while the limiter's generations have not turned since. */
   bucket: Bucket | undefined;
   rotations: number;
-  /** The recorder's note for the target, while the recorder has not flushed since. */
+  /** The target's note for the recorder, updated in place; in the recorder's batch while its `flushes` stays. */
   note: Note | undefined;
   flushes: number;
 }
@@ -188,10 +188,9 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     if (top !== undefined && (top.value.maintenanceWindow !== null || (top.value.actionType === 'timeforced' && now < top.value.forceTime))) return undefined;
     const flavour = negotiate(req.header(ACCEPT), true);
     if (flavour !== 'hal' && flavour !== 'json') return undefined;
-    // a note the generic path took in this interval is replaced by the lane's newer one: no lookup for it
-    let note = slot.flushes === recorder.flushes ? slot.note : undefined;
+    const noted = slot.flushes === recorder.flushes;
     let address: string | null = null;
-    if (note === undefined) {
+    if (!noted) {
       const ip = req.ipv4();
       if (ip < 0) return undefined;
       const forwarded = req.fromTrustedProxy ? req.header(X_FORWARDED_FOR) : '';
@@ -204,10 +203,15 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       }
       if (!limiter.takeFrom(slot.bucket, s.minPollingMs, now).ok) return undefined;
     }
-    if (note === undefined) note = recorder.first(tenant, target.id, now, address);
-    else recorder.touch(note, now);
-    slot.note = note;
-    slot.flushes = recorder.flushes;
+    const note = (slot.note ??= { id: target.id, at: now, address });
+    if (noted) {
+      recorder.touch(note, now);
+    } else {
+      note.at = now;
+      note.address = address;
+      recorder.enqueue(tenant, note);
+      slot.flushes = recorder.flushes;
+    }
     const ifNoneMatch = req.header(IF_NONE_MATCH);
     if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.notModified.etag)) return memo.lane.notModified;
     return flavour === 'hal' ? memo.lane.hal : memo.lane.json;

@@ -42,20 +42,20 @@ export class PollRecorder {
   }
 
   /**
-   * A poll of a target the caller holds no note for since the last flush (the express lane keeps the
-   * note `first` returned until `flushes` moves, and reads the peer address only for a new one, so the
-   * address written is that of the device's first lane poll in each flush interval). A note the
-   * generic path took meanwhile is replaced: this poll is the newer one. No lookup, one insert.
+   * A poll of a target whose note the caller keeps between flushes (the express lane's slot), put in
+   * this interval's batch unless it is there: the caller updates the note in place (`at`, `address`)
+   * and calls this once per interval (`flushes` tells when), so the lane reads the peer address only
+   * for the device's first lane poll in each interval (the address written is that poll's). A note the
+   * generic path took for the target meanwhile is replaced: this poll is the newer one. The note is
+   * allocated once per device, not per interval.
    */
-  first(tenant: Tenant, targetId: number, at: number, address: string | null): Note {
+  enqueue(tenant: Tenant, note: Note): void {
     let polls = this.#pending.get(tenant);
     if (polls === undefined) this.#pending.set(tenant, (polls = new Map<number, Note>()));
-    const note = { id: targetId, at, address };
-    polls.set(targetId, note);
-    return note;
+    polls.set(note.id, note);
   }
 
-  /** Moves when the notes taken so far go to the store: a note got from `first` is the target's until then. */
+  /** Moves when the notes taken so far go to the store: a note given to `enqueue` is in the batch until then. */
   get flushes(): number {
     return this.#flushes;
   }

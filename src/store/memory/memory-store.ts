@@ -8,6 +8,12 @@ import { freezeJson } from './freeze-json.js';
 import type { SortedIds } from './sorted-ids.js';
 import { TenantState } from './tenant-state.js';
 
+/** A poll record as the memory store holds it: updated in place, handed out as a copy. */
+interface HeldPoll {
+  at: number;
+  address: string | null;
+}
+
 const EMPTY_PAGE: IdPage = Object.freeze({ ids: Object.freeze([]), total: 0 });
 
 /**
@@ -24,7 +30,8 @@ export class MemoryStore implements Store {
   readonly #tenants = new Map<Tenant, TenantState>();
   readonly #effects = new EffectsQueue();
   readonly #leases = new Map<string, { owner: string; expiresAt: number }>();
-  readonly #polls = new Map<Tenant, Map<number, PollRecord>>();
+  /** Updated in place: a large fleet's polls replace no objects (each one would outlive a young-generation GC). */
+  readonly #polls = new Map<Tenant, Map<number, HeldPoll>>();
   /** CachedReads.changes: every commit that wrote something. */
   changes = 0;
 
@@ -138,13 +145,23 @@ export class MemoryStore implements Store {
   async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {
     checkTenant(tenant);
     let map = this.#polls.get(tenant);
-    if (map === undefined) this.#polls.set(tenant, (map = new Map<number, PollRecord>()));
-    for (const p of polls) map.set(p.id, Object.freeze({ at: p.at, address: p.address ?? map.get(p.id)?.address ?? null }));
+    if (map === undefined) this.#polls.set(tenant, (map = new Map<number, HeldPoll>()));
+    for (const p of polls) {
+      const held = map.get(p.id);
+      if (held === undefined) map.set(p.id, { at: p.at, address: p.address });
+      else {
+        held.at = p.at;
+        if (p.address !== null) held.address = p.address;
+      }
+    }
   }
 
   async getPolls(tenant: Tenant, ids: readonly number[]): Promise<(PollRecord | undefined)[]> {
     const map = this.#polls.get(tenant);
-    return ids.map((id) => map?.get(id));
+    return ids.map((id) => {
+      const held = map?.get(id);
+      return held === undefined ? undefined : { at: held.at, address: held.address };
+    });
   }
 
   async pollRange(tenant: Tenant, min: number, max: number, page: Page): Promise<IdPage> {
