@@ -139,11 +139,18 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       return undefined;
     }
     const old = spelling.slots.get(controllerId);
-    const same = old !== undefined && old.target.id === target.id;
+    if (old !== undefined && old.target.id === target.id) {
+      // the same target: renewed in place (under steady writes every poll renews; no garbage for that)
+      old.reads = reads;
+      old.changes = reads.changes;
+      old.config = config;
+      old.target = target;
+      old.top = top;
+      old.memo = memo;
+      return old;
+    }
     const slot: Slot = {
-      reads, changes: reads.changes, config, target, top, memo,
-      bucket: same ? old.bucket : undefined, rotations: same ? old.rotations : -1,
-      note: same ? old.note : undefined, flushes: same ? old.flushes : -1,
+      reads, changes: reads.changes, config, target, top, memo, bucket: undefined, rotations: -1, note: undefined, flushes: -1,
     };
     if (old === undefined && ++slotCount > slotLimit) {
       for (const s of spellings.values()) s.slots.clear();
