@@ -57,7 +57,12 @@ interface Slot {
   changes: number;
   config: TenantConfigView;
   target: TargetRecord;
+  /** The target's id and token, copied: a frozen record's fields are megamorphic loads on every poll. */
+  targetId: number;
+  securityToken: string;
   top: Stored<ActionRecord> | undefined;
+  /** Until when the top action is time-forced and not yet forced (its body then depends on the time). */
+  forcedUntil: number;
   memo: Memo;
   /** The limiter's bucket for the target, while the limiter's generations have not turned since. */
   bucket: Bucket | undefined;
@@ -131,6 +136,9 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     const actions = peekActiveActions(reads, tenant, target.id);
     if (actions === MISS) return undefined;
     const top = highestPriority(actions);
+    // a maintenance window makes the body depend on the time: the generic path answers every such poll
+    if (top !== undefined && top.value.maintenanceWindow !== null) return undefined;
+    const forcedUntil = top !== undefined && top.value.actionType === 'timeforced' ? top.value.forceTime : -Infinity;
     const memo = memoOf(target);
     if (
       memo === undefined || memo.top !== top || memo.config !== config || memo.pathTenant !== pathTenant
@@ -139,18 +147,21 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       return undefined;
     }
     const old = spelling.slots.get(controllerId);
-    if (old !== undefined && old.target.id === target.id) {
+    if (old !== undefined && old.targetId === target.id) {
       // the same target: renewed in place (under steady writes every poll renews; no garbage for that)
       old.reads = reads;
       old.changes = reads.changes;
       old.config = config;
       old.target = target;
+      old.securityToken = target.securityToken;
       old.top = top;
+      old.forcedUntil = forcedUntil;
       old.memo = memo;
       return old;
     }
     const slot: Slot = {
-      reads, changes: reads.changes, config, target, top, memo, bucket: undefined, rotations: -1, note: undefined, flushes: -1,
+      reads, changes: reads.changes, config, target, targetId: target.id, securityToken: target.securityToken, top, forcedUntil, memo,
+      bucket: undefined, rotations: -1, note: undefined, flushes: -1,
     };
     if (old === undefined && ++slotCount > slotLimit) {
       for (const s of spellings.values()) s.slots.clear();
@@ -174,7 +185,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       slot = renew(spelling, pathTenant, controllerId, config, reads, req);
       if (slot === undefined) return undefined;
     }
-    const { target, top, memo } = slot;
+    const { targetId, securityToken, memo } = slot;
 
     const s = settings(config);
     const authorization = req.header(AUTHORIZATION);
@@ -182,7 +193,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     let expected: string | undefined;
     if (authorization.startsWith(TARGET_TOKEN)) {
       token = authorization.slice(TARGET_TOKEN.length);
-      expected = s.targetToken && target.securityToken !== '' ? target.securityToken : undefined;
+      expected = s.targetToken && securityToken !== '' ? securityToken : undefined;
     } else if (authorization.startsWith(GATEWAY_TOKEN)) {
       token = authorization.slice(GATEWAY_TOKEN.length);
       expected = s.gatewayKey;
@@ -192,7 +203,8 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     if (expected === undefined || !tokensEqual(token, expected) || WHITESPACE.test(token)) return undefined;
 
     const now = services.now();
-    if (top !== undefined && (top.value.maintenanceWindow !== null || (top.value.actionType === 'timeforced' && now < top.value.forceTime))) return undefined;
+    // read from the slot: the action record's fields are megamorphic loads (frozen records of many shapes)
+    if (now < slot.forcedUntil) return undefined;
     const flavour = negotiate(req.header(ACCEPT), true);
     if (flavour !== 'hal' && flavour !== 'json') return undefined;
     const noted = slot.flushes === recorder.flushes;
@@ -205,12 +217,12 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     }
     if (s.minPollingMs > 0) {
       if (slot.bucket === undefined || slot.rotations !== limiter.rotations) {
-        slot.bucket = limiter.bucket(tenant, target.id, now);
+        slot.bucket = limiter.bucket(tenant, targetId, now);
         slot.rotations = limiter.rotations;
       }
       if (!limiter.takeFrom(slot.bucket, s.minPollingMs, now).ok) return undefined;
     }
-    const note = (slot.note ??= { id: target.id, at: now, address });
+    const note = (slot.note ??= { id: targetId, at: now, address });
     if (noted) {
       recorder.touch(note, now);
     } else {

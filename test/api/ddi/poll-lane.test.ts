@@ -149,6 +149,21 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     expect(await pollCounted(app, cid, renewed)).toMatchObject({ status: 401, lane: false });
   });
 
+  it('leaves a time-forced action to the generic path until its force time, then answers it', async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' } });
+    const cid = 'lane-7';
+    await app.device(cid).get();
+    const { ds } = await seedDistributionSet(app);
+    const forceTime = Date.now() + 1500;
+    const actionId = await assign(app, cid, ds.id, { type: 'timeforced', forcetime: forceTime });
+    const gateway = { authorization: `GatewayToken ${GATEWAY_KEY}` };
+    await vi.waitFor(async () => expect((await poll(app, cid, gateway)).text).toContain(`/${actionId}`), { timeout: 1000, interval: 20 });
+    // before the force time the body depends on the time: never from the lane, however often the device polls
+    for (let i = 0; i < 5 && Date.now() < forceTime - 300; i++) expect((await pollCounted(app, cid, gateway)).lane).toBe(false);
+    await vi.waitFor(async () => expect((await pollCounted(app, cid, gateway)).lane).toBe(true), { timeout: 4000, interval: 50 });
+    expect(Date.now()).toBeGreaterThanOrEqual(forceTime);
+  });
+
   it("records the lane's polls: the newest time, the address of the first poll in each flush interval", async () => {
     const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' }, pollFlushMs: 50 });
     const cid = 'lane-5';
