@@ -7,10 +7,11 @@
  * recorder (reading the peer address only for the first poll of a device in each flush interval: the
  * address written is that poll's); it builds no request object, no header map and no reply value.
  *
- * What the lane derives from the cached reads for a device (its target, top action, memo, poll-limiter
- * bucket and recorder note) it keeps in a per-device slot, found with one map lookup by the path's
- * own strings, for as long as the cached reads report no change (CachedReads.changes), the tenant's
- * configuration view is the same and the memo suits the request's host; otherwise it reads them again.
+ * What the lane derives from the cached reads for a device (the target's id and token, the top action's
+ * force time, the memo, the poll-limiter bucket and the recorder note) it keeps in a per-device slot,
+ * found with one map lookup by the path's own strings, for as long as the cached reads report no change
+ * (CachedReads.changes), the tenant's configuration view is the same and the memo suits the request's
+ * host; otherwise it reads them again.
  *
  * Everything else takes the generic path, which gives the same answer or the error: first polls,
  * anything not in the cache, other credentials (certificates, anonymous access, a token spelled
@@ -21,14 +22,12 @@
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3
  */
 import { isValidControllerId } from '../domain/ids.js';
-import type { ActionRecord } from '../domain/action.js';
-import type { TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { noneMatch } from '../http/etag.js';
 import { laneHeader } from '../http/lane.js';
 import { negotiate } from '../http/negotiate.js';
 import type { Lane, LaneRequest } from '../http/types.js';
-import { MISS, type CachedReads, type Stored } from '../store/port.js';
+import { MISS, type CachedReads } from '../store/port.js';
 import { highestPriority, peekActiveActions } from './active-action.js';
 import { tokenModes, tokensEqual, type TokenModes } from './auth.js';
 import { deviceAddress, knownTenant, peekTarget } from './device.js';
@@ -56,11 +55,9 @@ interface Slot {
   reads: CachedReads;
   changes: number;
   config: TenantConfigView;
-  target: TargetRecord;
   /** The target's id and token, copied: a frozen record's fields are megamorphic loads on every poll. */
   targetId: number;
   securityToken: string;
-  top: Stored<ActionRecord> | undefined;
   /** Until when the top action is time-forced and not yet forced (its body then depends on the time). */
   forcedUntil: number;
   memo: Memo;
@@ -152,15 +149,13 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       old.reads = reads;
       old.changes = reads.changes;
       old.config = config;
-      old.target = target;
       old.securityToken = target.securityToken;
-      old.top = top;
       old.forcedUntil = forcedUntil;
       old.memo = memo;
       return old;
     }
     const slot: Slot = {
-      reads, changes: reads.changes, config, target, targetId: target.id, securityToken: target.securityToken, top, forcedUntil, memo,
+      reads, changes: reads.changes, config, targetId: target.id, securityToken: target.securityToken, forcedUntil, memo,
       bucket: undefined, rotations: -1, note: undefined, flushes: -1,
     };
     if (old === undefined && ++slotCount > slotLimit) {

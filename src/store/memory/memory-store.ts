@@ -26,14 +26,18 @@ export class MemoryStore implements Store {
   get cached(): CachedReads {
     return this;
   }
+
+  /** CachedReads.changes: every commit that wrote something. */
+  get changes(): number {
+    return this.#changes;
+  }
   readonly #schema: Schema;
   readonly #tenants = new Map<Tenant, TenantState>();
   readonly #effects = new EffectsQueue();
   readonly #leases = new Map<string, { owner: string; expiresAt: number }>();
   /** Updated in place: a large fleet's polls replace no objects (each one would outlive a young-generation GC). */
   readonly #polls = new Map<Tenant, Map<number, HeldPoll>>();
-  /** CachedReads.changes: every commit that wrote something. */
-  changes = 0;
+  #changes = 0;
 
   constructor(schema: Schema) {
     this.#schema = schema;
@@ -73,7 +77,7 @@ export class MemoryStore implements Store {
     const failure = t.verify(plan, Date.now());
     if (failure !== undefined) return failure;
     const versions = t.apply(plan, values);
-    this.changes++;
+    this.#changes++;
     if (plan.dedupe !== undefined) t.markDone(plan.dedupe, Date.now(), DEDUPE_TTL_MS);
     this.#effects.push(tenant, effects);
     return { ok: true, versions };
