@@ -68,6 +68,8 @@ const ddi = z.strictObject({
     })
     .prefault({}),
   pollFlushMs: positiveInt.default(1000), // 1 second
+  /** How long the poll's express lane reuses a device's peer address (a socket read per poll otherwise). */
+  pollAddressRefreshMs: positiveInt.default(10_000),
 });
 
 /**

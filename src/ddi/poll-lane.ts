@@ -4,8 +4,9 @@
  * reply is memoised (poll.ts) and still holds, is answered from that memo: 200 with the bytes
  * prepared once, or 304 when If-None-Match names its ETag. Per poll the lane reads the two path
  * parameters and four headers, takes the poll limiter's token and notes the poll for the write-behind
- * recorder (reading the peer address only for the first poll of a device in each flush interval: the
- * address written is that poll's); it builds no request object, no header map and no reply value.
+ * recorder; it builds no request object, no header map and no reply value. The peer address (a
+ * socket call and a buffer) is read at most once per `ddi.pollAddressRefreshMs` per device: the address
+ * written with a poll is at most that old (behind a trusted proxy the forwarded one, read every time).
  *
  * What the lane derives from the cached reads for a device (the target's id and token, the top action's
  * force time, the memo, the poll-limiter bucket and the recorder note) it keeps in a per-device slot,
@@ -67,6 +68,9 @@ interface Slot {
   /** The target's note for the recorder, updated in place; in the recorder's batch while its `flushes` stays. */
   note: Note | undefined;
   flushes: number;
+  /** The device's peer address as the poll records it, and when it was read. */
+  address: string | null;
+  addressAt: number;
 }
 
 /** A tenant as a path spells it: its name and the slots of the devices polling under that spelling (by the path's controller id). */
@@ -86,6 +90,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
   const { config: serverConfig } = services.ctx;
   const system = serverConfig.ddi.authentication;
   const slotLimit = maxSlots(serverConfig.store.kind, serverConfig.store.redisCacheEntries);
+  const addressRefreshMs = serverConfig.ddi.pollAddressRefreshMs;
   let slotCount = 0;
   // a bounded number of spellings is remembered
   const spellings = new Map<string, Spelling>();
@@ -156,7 +161,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     }
     const slot: Slot = {
       reads, changes: reads.changes, config, targetId: target.id, securityToken: target.securityToken, forcedUntil, memo,
-      bucket: undefined, rotations: -1, note: undefined, flushes: -1,
+      bucket: undefined, rotations: -1, note: undefined, flushes: -1, address: null, addressAt: -Infinity,
     };
     if (old === undefined && ++slotCount > slotLimit) {
       for (const s of spellings.values()) s.slots.clear();
@@ -203,12 +208,12 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     const flavour = negotiate(req.header(ACCEPT), true);
     if (flavour !== 'hal' && flavour !== 'json') return undefined;
     const noted = slot.flushes === recorder.flushes;
-    let address: string | null = null;
-    if (!noted) {
+    if (!noted && (req.fromTrustedProxy || now - slot.addressAt >= addressRefreshMs)) {
       const ip = req.ipv4();
       if (ip < 0) return undefined;
       const forwarded = req.fromTrustedProxy ? req.header(X_FORWARDED_FOR) : '';
-      address = forwarded === '' ? addressText(ip) : deviceAddress(dottedQuad(ip), forwarded);
+      slot.address = forwarded === '' ? addressText(ip) : deviceAddress(dottedQuad(ip), forwarded);
+      slot.addressAt = now;
     }
     if (s.minPollingMs > 0) {
       if (slot.bucket === undefined || slot.rotations !== limiter.rotations) {
@@ -217,12 +222,12 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       }
       if (!limiter.takeFrom(slot.bucket, s.minPollingMs, now).ok) return undefined;
     }
-    const note = (slot.note ??= { id: targetId, at: now, address });
+    const note = (slot.note ??= { id: targetId, at: now, address: slot.address });
     if (noted) {
       recorder.touch(note, now);
     } else {
       note.at = now;
-      note.address = address;
+      note.address = slot.address;
       recorder.enqueue(tenant, note);
       slot.flushes = recorder.flushes;
     }

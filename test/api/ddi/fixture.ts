@@ -19,6 +19,7 @@ export interface DdiOptions {
   readonly trustedProxies?: readonly string[];
   readonly quotas?: Readonly<Record<string, number>>;
   readonly pollFlushMs?: number;
+  readonly pollAddressRefreshMs?: number;
   /** A second tenant with its own configuration (cross-tenant tests). */
   readonly otherTenant?: { readonly name: string; readonly config: Readonly<Record<string, ConfigValue>> };
 }
@@ -52,7 +53,11 @@ export async function startDdiApp(kind: StoreKind, opts: DdiOptions = {}): Promi
   const server = await startTestServer(
     {
       tenants,
-      ddi: { authentication: opts.auth ?? {}, ...(opts.pollFlushMs === undefined ? {} : { pollFlushMs: opts.pollFlushMs }) },
+      ddi: {
+        authentication: opts.auth ?? {},
+        ...(opts.pollFlushMs === undefined ? {} : { pollFlushMs: opts.pollFlushMs }),
+        ...(opts.pollAddressRefreshMs === undefined ? {} : { pollAddressRefreshMs: opts.pollAddressRefreshMs }),
+      },
       server: { trustedProxies: [...(opts.trustedProxies ?? [])] },
       quotas: opts.quotas ?? {},
     } as never,

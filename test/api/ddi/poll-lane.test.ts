@@ -4,6 +4,7 @@
  * the lane leaves alone are forced here by spellings it does not take (a lower-case token scheme,
  * HEAD, CBOR); `http_express_lane_requests_total` tells which path answered.
  */
+import { Agent, request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
 import { STORES } from '../../helpers/app.js';
 import { seedDistributionSet } from '../../helpers/seed.js';
@@ -164,23 +165,43 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     expect(Date.now()).toBeGreaterThanOrEqual(forceTime);
   });
 
-  it("records the lane's polls: the newest time, the address of the first poll in each flush interval", async () => {
-    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' }, pollFlushMs: 50 });
+  it("records the lane's polls: the newest time, and a peer address at most ddi.pollAddressRefreshMs old", async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' }, pollFlushMs: 50, pollAddressRefreshMs: 400 });
     const cid = 'lane-5';
+    const gateway = { authorization: `GatewayToken ${GATEWAY_KEY}` };
     await app.device(cid).get();
-    await vi.waitFor(async () => expect((await pollCounted(app, cid, { authorization: `GatewayToken ${GATEWAY_KEY}` })).lane).toBe(true), {
-      timeout: 2000, interval: 20,
-    });
-    await new Promise((r) => setTimeout(r, 120)); // a flush in between: the next lane poll reads the address again
+    await vi.waitFor(async () => expect((await pollCounted(app, cid, gateway)).lane).toBe(true), { timeout: 2000, interval: 20 });
+    await new Promise((r) => setTimeout(r, 120)); // a flush in between: the next lane poll is noted again
     const before = Date.now();
-    expect((await pollCounted(app, cid, { authorization: `GatewayToken ${GATEWAY_KEY}` })).lane).toBe(true);
-    expect((await pollCounted(app, cid, { authorization: `GatewayToken ${GATEWAY_KEY}` })).lane).toBe(true);
+    expect((await pollCounted(app, cid, gateway)).lane).toBe(true);
+    expect((await pollCounted(app, cid, gateway)).lane).toBe(true);
+    const recorded = async (): Promise<{ lastControllerRequestAt: number; address: string; ipAddress: string }> =>
+      (await app.mgmt.get(`/rest/v1/targets/${cid}`)).json();
     await vi.waitFor(async () => {
-      const t = (await app.mgmt.get(`/rest/v1/targets/${cid}`)).json<{ lastControllerRequestAt: number; address: string; ipAddress: string }>();
+      const t = await recorded();
       expect(t.lastControllerRequestAt).toBeGreaterThanOrEqual(before);
       expect(t.address).toBe('http://127.0.0.1');
       expect(t.ipAddress).toBe('127.0.0.1');
     }, { timeout: 2000, interval: 25 });
+
+    // the device moves to another address (127.0.0.2 reaches the loopback listener too): once the address read
+    // last is older than the refresh, the lane's next poll records the new one
+    const moved = new Agent({ localAddress: '127.0.0.2' });
+    try {
+      await new Promise((r) => setTimeout(r, 450));
+      const lanes = await laneCount(app);
+      const res = await request(app.url + app.device(cid).base, { headers: gateway, dispatcher: moved });
+      await res.body.text();
+      expect(res.statusCode).toBe(200);
+      expect(await laneCount(app)).toBe(lanes + 1);
+      await vi.waitFor(async () => {
+        const t = await recorded();
+        expect(t.address).toBe('http://127.0.0.2');
+        expect(t.ipAddress).toBe('127.0.0.2');
+      }, { timeout: 2000, interval: 25 });
+    } finally {
+      await moved.close();
+    }
   });
 
   it('answers behind a trusted proxy with the forwarded base URL and records the forwarded address', async () => {

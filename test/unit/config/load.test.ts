@@ -32,7 +32,8 @@ describe('config loading', () => {
     expect(c.log.level).toBe('info');
     expect(c.limits).toEqual({ jsonBodyBytes: 1048576, uploadBytes: 1074790400, defaultPageSize: 50, maxPageSize: 500 });
     expect(c.ddi).toEqual({
-      authentication: { targetToken: true, gatewayToken: true, anonymous: false, certificate: true }, pollFlushMs: 1000,
+      authentication: { targetToken: true, gatewayToken: true, anonymous: false, certificate: true },
+      pollFlushMs: 1000, pollAddressRefreshMs: 10_000,
     });
     expect(c.quotas).toEqual({});
     expect(c.tenants).toEqual([]);
