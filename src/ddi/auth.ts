@@ -85,17 +85,20 @@ export function authenticateDevice(input: AuthInput): AuthOutcome {
 }
 
 /**
+ * Whether the token presented (`presented` from index `from` on) is `expected`.
  * Constant time in the length of the presented token: every character is compared whatever the
  * first difference, and a length mismatch is folded into the result instead of returning early
  * (the presented token is then compared with itself). Digesting both sides would hide lengths too,
  * but costs two SHA-256 per poll on the hot path; a division per character cost 4 % of the poll.
  */
-export function tokensEqual(presented: string, expected: string): boolean {
-  const n = presented.length;
+export function tokensEqual(presented: string, expected: string, from = 0): boolean {
+  // the presented token is `presented` from `from` on, read in place (a slice is an allocation per poll)
+  const n = presented.length - from;
   const m = expected.length;
   const other = n === m ? expected : presented;
+  const at = n === m ? 0 : from;
   let diff = n ^ m;
-  for (let i = 0; i < n; i++) diff |= presented.charCodeAt(i) ^ other.charCodeAt(i);
+  for (let i = 0; i < n; i++) diff |= presented.charCodeAt(from + i) ^ other.charCodeAt(at + i);
   return diff === 0 && m > 0;
 }
 

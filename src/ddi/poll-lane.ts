@@ -48,6 +48,16 @@ const X_FORWARDED_FOR = laneHeader('x-forwarded-for');
 /** What the lane reads of a tenant's configuration, once per configuration view. */
 interface Settings extends TokenModes {
   readonly minPollingMs: number;
+  /** The gateway key as the lane compares it: undefined when off or holding whitespace (never accepted: see `laneToken`). */
+  readonly laneGatewayKey: string | undefined;
+}
+
+/**
+ * A token the lane compares presented ones with: none when empty, or when it holds whitespace (the
+ * generic path reads a token as the non-blank run after the scheme, so it never accepts such a one).
+ */
+function laneToken(token: string | undefined): string | undefined {
+  return token === undefined || token === '' || WHITESPACE.test(token) ? undefined : token;
 }
 const settingsOf = new WeakMap<TenantConfigView, Settings>();
 
@@ -56,9 +66,9 @@ interface Slot {
   reads: CachedReads;
   changes: number;
   config: TenantConfigView;
-  /** The target's id and token, copied: a frozen record's fields are megamorphic loads on every poll. */
+  /** The target's id and its token as the lane compares it (laneToken), copied: a frozen record's fields are megamorphic loads. */
   targetId: number;
-  securityToken: string;
+  token: string | undefined;
   /** Until when the top action is time-forced and not yet forced (its body then depends on the time). */
   forcedUntil: number;
   memo: Memo;
@@ -107,7 +117,8 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
   const settings = (config: TenantConfigView): Settings => {
     let s = settingsOf.get(config);
     if (s === undefined) {
-      s = { ...tokenModes(config, system), minPollingMs: minPollingMs(config) };
+      const modes = tokenModes(config, system);
+      s = { ...modes, minPollingMs: minPollingMs(config), laneGatewayKey: laneToken(modes.gatewayKey) };
       settingsOf.set(config, s);
     }
     return s;
@@ -154,13 +165,13 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       old.reads = reads;
       old.changes = reads.changes;
       old.config = config;
-      old.securityToken = target.securityToken;
+      old.token = laneToken(target.securityToken);
       old.forcedUntil = forcedUntil;
       old.memo = memo;
       return old;
     }
     const slot: Slot = {
-      reads, changes: reads.changes, config, targetId: target.id, securityToken: target.securityToken, forcedUntil, memo,
+      reads, changes: reads.changes, config, targetId: target.id, token: laneToken(target.securityToken), forcedUntil, memo,
       bucket: undefined, rotations: -1, note: undefined, flushes: -1, address: null, addressAt: -Infinity,
     };
     if (old === undefined && ++slotCount > slotLimit) {
@@ -185,22 +196,23 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       slot = renew(spelling, pathTenant, controllerId, config, reads, req);
       if (slot === undefined) return undefined;
     }
-    const { targetId, securityToken, memo } = slot;
+    const { targetId, memo } = slot;
 
     const s = settings(config);
     const authorization = req.header(AUTHORIZATION);
-    let token: string;
+    let from: number;
     let expected: string | undefined;
     if (authorization.startsWith(TARGET_TOKEN)) {
-      token = authorization.slice(TARGET_TOKEN.length);
-      expected = s.targetToken && securityToken !== '' ? securityToken : undefined;
+      from = TARGET_TOKEN.length;
+      expected = s.targetToken ? slot.token : undefined;
     } else if (authorization.startsWith(GATEWAY_TOKEN)) {
-      token = authorization.slice(GATEWAY_TOKEN.length);
-      expected = s.gatewayKey;
+      from = GATEWAY_TOKEN.length;
+      expected = s.laneGatewayKey;
     } else {
       return undefined;
     }
-    if (expected === undefined || !tokensEqual(token, expected) || WHITESPACE.test(token)) return undefined;
+    // equal to a token without whitespace: the presented one has none either
+    if (expected === undefined || !tokensEqual(authorization, expected, from)) return undefined;
 
     const now = services.now();
     // read from the slot: the action record's fields are megamorphic loads (frozen records of many shapes)

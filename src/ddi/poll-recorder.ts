@@ -22,6 +22,8 @@ export interface Note {
 export class PollRecorder {
   readonly #opts: PollRecorderOptions;
   #pending = new Map<Tenant, Map<number, Note>>();
+  /** The notes `enqueue` took, in arrival order (a push per noted poll; the map above costs a hashed insert). */
+  #queued = new Map<Tenant, Note[]>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
   #flushes = 0;
@@ -45,14 +47,14 @@ export class PollRecorder {
    * A poll of a target whose note the caller keeps between flushes (the express lane's slot), put in
    * this interval's batch unless it is there: the caller updates the note in place (`at`, `address`)
    * and calls this once per interval (`flushes` tells when), so the lane reads the peer address only
-   * for the device's first lane poll in each interval (the address written is that poll's). A note the
-   * generic path took for the target meanwhile is replaced: this poll is the newer one. The note is
-   * allocated once per device, not per interval.
+   * for the device's first lane poll in each interval. Of this note and one the generic path took for
+   * the target in the same interval, the newer poll is written. The note is allocated once per device,
+   * not per interval.
    */
   enqueue(tenant: Tenant, note: Note): void {
-    let polls = this.#pending.get(tenant);
-    if (polls === undefined) this.#pending.set(tenant, (polls = new Map<number, Note>()));
-    polls.set(note.id, note);
+    let notes = this.#queued.get(tenant);
+    if (notes === undefined) this.#queued.set(tenant, (notes = []));
+    notes.push(note);
   }
 
   /** Moves when the notes taken so far go to the store: a note given to `enqueue` is in the batch until then. */
@@ -69,6 +71,7 @@ export class PollRecorder {
   get pending(): number {
     let n = 0;
     for (const polls of this.#pending.values()) n += polls.size;
+    for (const notes of this.#queued.values()) n += notes.length;
     return n;
   }
 
@@ -91,14 +94,16 @@ export class PollRecorder {
   }
 
   async #flushOnce(): Promise<void> {
-    if (this.#pending.size === 0) return;
+    if (this.#pending.size === 0 && this.#queued.size === 0) return;
     const batch = this.#pending;
+    const queued = this.#queued;
     this.#pending = new Map();
+    this.#queued = new Map();
     this.#flushes++;
     const store = this.#opts.store();
-    await Promise.all([...batch].map(async ([tenant, polls]) => {
-      // the notes themselves: this batch's map is detached, nothing updates them any more
-      const notes = [...polls.values()];
+    const tenants = new Set([...batch.keys(), ...queued.keys()]);
+    await Promise.all([...tenants].map(async (tenant) => {
+      const notes = merged(batch.get(tenant), queued.get(tenant));
       let failed = 0;
       let error: unknown;
       for (let i = 0; i < notes.length; i += SLICE) {
@@ -115,6 +120,19 @@ export class PollRecorder {
       if (failed > 0) this.#opts.log.warn({ err: error, tenant, polls: failed }, 'writing poll records failed; retrying with the next flush');
     }));
   }
+}
+
+/**
+ * The notes of one tenant's batch: the queued ones (one per target, or a later one for a target whose
+ * slot was made again: written after the earlier) and the generic path's, the newer poll per target.
+ */
+function merged(recorded: Map<number, Note> | undefined, queued: Note[] | undefined): Note[] {
+  if (recorded === undefined) return queued ?? [];
+  for (const note of queued ?? []) {
+    const other = recorded.get(note.id);
+    if (other === undefined || other.at <= note.at) recorded.set(note.id, note);
+  }
+  return [...recorded.values()];
 }
 
 /**

@@ -228,6 +228,26 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     }, { timeout: 2000, interval: 25 });
   });
 
+  it('never accepts a token holding whitespace, as the generic path never does', async () => {
+    const key = 'gw key-1';
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00', 'authentication.gatewaytoken.key': key } });
+    const cid = 'lane-7';
+    const put = await app.mgmt.post('/rest/v1/targets', { json: [{ controllerId: cid, name: cid, securityToken: 'tok-1' }] });
+    expect(put.status).toBe(201);
+    const good = { authorization: 'TargetToken tok-1' };
+    await app.device(cid, good).get(); // registers
+    await vi.waitFor(async () => expect((await pollCounted(app, cid, good)).lane).toBe(true), { timeout: 2000, interval: 20 });
+    const gateway = await pollCounted(app, cid, { authorization: `GatewayToken ${key}` });
+    expect([gateway.status, gateway.lane]).toEqual([401, false]);
+
+    // the target's own token with whitespace in it
+    const changed = await app.mgmt.put(`/rest/v1/targets/${cid}`, { json: { securityToken: 'tok 2' } });
+    expect(changed.status).toBe(200);
+    const spaced = await pollCounted(app, cid, { authorization: 'TargetToken tok 2' });
+    expect([spaced.status, spaced.lane]).toEqual([401, false]);
+    expect((await poll(app, cid, good)).status).toBe(401); // the old token went with the change
+  });
+
   it('answers a device over its poll rate with the generic 429', async () => {
     const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:30' } });
     const cid = 'lane-4';

@@ -39,6 +39,31 @@ describe('PollRecorder', () => {
     expect(calls).toHaveLength(2); // nothing pending: no call
   });
 
+  it("writes the lane's queued notes with the generic path's, the newer poll per target", async () => {
+    const { store, sink, calls } = await countingStore();
+    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    const flushes = recorder.flushes;
+    const [a, b, c] = [{ id: 1, at: 10, address: 'http://lane-a' }, { id: 2, at: 10, address: 'http://lane-b' }, { id: 3, at: 7, address: null }];
+    recorder.enqueue('A', a);
+    recorder.enqueue('A', b);
+    recorder.enqueue('C', c);
+    recorder.record('A', 1, 12, 'http://generic-a'); // newer than the lane's note
+    recorder.record('A', 2, 8, 'http://generic-b'); // older
+    recorder.touch(b, 11);
+    expect(recorder.pending).toBe(5);
+    await recorder.flush();
+    expect(recorder.flushes).toBe(flushes + 1);
+    expect(recorder.pending).toBe(0);
+    expect(calls.map((x) => [x.tenant, x.polls.length]).sort()).toEqual([['A', 2], ['C', 1]]);
+    expect(await store.getPolls('A', [1, 2])).toEqual([{ at: 12, address: 'http://generic-a' }, { at: 11, address: 'http://lane-b' }]);
+    expect(await store.getPolls('C', [3])).toEqual([{ at: 7, address: null }]);
+    // noted again in the next interval (the same note, updated in place)
+    b.at = 20;
+    recorder.enqueue('A', b);
+    await recorder.flush();
+    expect(await store.getPolls('A', [2])).toEqual([{ at: 20, address: 'http://lane-b' }]);
+  });
+
   it('writes a large flush in slices of 250, every poll of it', async () => {
     const { store, sink, calls } = await countingStore();
     const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });

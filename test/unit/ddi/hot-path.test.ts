@@ -13,6 +13,15 @@ describe('token comparison', () => {
     ['x', '', false],
   ])('%j vs %j -> %s', (presented, expected, result) => {
     expect(tokensEqual(presented, expected)).toBe(result);
+    // the same token read in place after a scheme (the express lane's way)
+    expect(tokensEqual(`TargetToken ${presented}`, expected, 'TargetToken '.length)).toBe(result);
+  });
+  it('reads the presented token from the given index on', () => {
+    expect(tokensEqual('TargetToken abc123', 'abc123', 12)).toBe(true);
+    expect(tokensEqual('TargetToken abc123', 'Token abc123', 6)).toBe(true);
+    expect(tokensEqual('TargetToken abc123', 'abc12', 12)).toBe(false);
+    expect(tokensEqual('TargetToken abc123', 'bc123', 12)).toBe(false);
+    expect(tokensEqual('abc', 'abc', 5)).toBe(false); // nothing presented past the end
   });
 });
 
