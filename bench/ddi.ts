@@ -122,8 +122,12 @@ async function compare(
       return r;
     });
     const theirs = (rate?: number): Promise<WrkResult> => load(ceiling.url, ceiling.pid, rate);
-    // warm-up (JIT, caches, connections): a second each
-    await wrk({ url: server.url, requests, connections, durationS: 1 });
+    // warm-up (JIT, caches, connections): a second each, then on peregrine long enough that every device is
+    // requested twice (at most 10 s): a device's first polls make what the lane keeps for it, and the rounds
+    // measure the steady state, not the first round's share of first requests (wrk starts each run at device 0)
+    const warm = await wrk({ url: server.url, requests, connections, durationS: 1 });
+    const fleetS = Math.min(10, Math.ceil((2 * requests.length) / Math.max(1, warm.rps)));
+    if (!SMOKE && fleetS > 1) await wrk({ url: server.url, requests, connections, durationS: fleetS });
     await wrk({ url: ceiling.url, requests, connections, durationS: 1 });
     const ps: WrkResult[] = [];
     const cs: WrkResult[] = [];

@@ -22,4 +22,21 @@ describe('request metrics', () => {
     expect(text).toMatch(/http_request_duration_seconds_sum\{route="poll"\} 20\.0034/);
     expect(metrics.forRoute('poll')).toBe(poll);
   });
+
+  it('count every status of a route, in any order, and start from zero after a reset', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const poll = metrics.forRoute('poll');
+    for (const status of [200, 200, 304, 200, 304, 429, 200]) poll.observe(0, status, 0.0001);
+    poll.observe(1, 200, 0.0001); // HEAD
+    let text = await metrics.render();
+    expect(text).toContain('http_requests_total{route="poll",method="GET",status="200"} 4');
+    expect(text).toContain('http_requests_total{route="poll",method="GET",status="304"} 2');
+    expect(text).toContain('http_requests_total{route="poll",method="GET",status="429"} 1');
+    expect(text).toContain('http_requests_total{route="poll",method="HEAD",status="200"} 1');
+    metrics.registry.resetMetrics();
+    poll.observe(1, 200, 0.0001);
+    text = await metrics.render();
+    expect(text).toContain('http_requests_total{route="poll",method="HEAD",status="200"} 1');
+    expect(text).not.toContain('status="304"');
+  });
 });
