@@ -7,6 +7,18 @@ import { freePort } from './redis.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
+/** The Node.js flags `npm start` runs the server with (package.json), so the benchmarks run it the same way. */
+export const START_FLAGS: readonly string[] = (() => {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  const flags: string[] = [];
+  for (const word of words.slice(words.indexOf('node') + 1)) {
+    if (!word.startsWith('--')) break;
+    flags.push(word);
+  }
+  return flags;
+})();
+
 export interface BenchServer {
   readonly url: string;
   readonly pid: number;
@@ -17,7 +29,8 @@ export interface BenchServer {
 
 /**
  * The real server (built JS) as a child process with the given config.yaml text (port and data dir
- * are filled in), started the way a user starts it (`nodeArgs`: e.g. --cpu-prof). Resolves when it printed its listening line.
+ * are filled in), started the way `npm start` starts it (its Node.js flags, START_FLAGS) plus `nodeArgs` (e.g. --cpu-prof).
+ * Resolves when it printed its listening line.
  */
 export async function startServer(
   configYaml: string, env: Record<string, string> = {}, nodeArgs: readonly string[] = [],
@@ -26,7 +39,7 @@ export async function startServer(
   const dir = mkdtempSync(join(tmpdir(), 'peregrine-bench-'));
   const config = join(dir, 'config.yaml');
   writeFileSync(config, configYaml);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--config', config], {
+  const child: ChildProcess = spawn(process.execPath, [...START_FLAGS, ...nodeArgs, CLI, 'serve', '--config', config], {
     env: { ...process.env, PEREGRINE_PORT: String(port), PEREGRINE_HOST: '127.0.0.1', PEREGRINE_DATA_DIR: join(dir, 'data'), PEREGRINE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
