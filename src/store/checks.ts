@@ -1,4 +1,4 @@
-import type { Page, ReadEffectsOptions, Tenant } from './port.js';
+import type { Page, PollRecord, ReadEffectsOptions, Tenant } from './port.js';
 
 /** Argument checks shared by both adapters. A failed check is a caller bug: it throws, it is not an outcome. */
 
@@ -14,6 +14,11 @@ export function checkKind(kind: unknown): asserts kind is string {
 
 export function checkId(id: unknown, what = 'id'): asserts id is number {
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new TypeError(`${what} must be a positive safe integer, got ${String(id)}`);
+}
+
+export function checkPollRecord(p: PollRecord & { readonly id: number }): void {
+  checkId(p.id, 'poll record id');
+  if (typeof p.at !== 'number' || !Number.isFinite(p.at)) throw new TypeError(`poll record ${p.id}: time must be a finite number, got ${String(p.at)}`);
 }
 
 export function checkPage(page: Page): void {

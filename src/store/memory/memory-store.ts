@@ -1,7 +1,7 @@
 import type {
   CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
-import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOptions, checkTenant } from '../checks.js';
+import { checkCount, checkKind, checkLease, checkPage, checkPollRecord, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { DEDUPE_TTL_MS, planCommit } from '../plan.js';
 import { EffectsQueue } from './effects-queue.js';
 import { freezeJson } from './freeze-json.js';
@@ -148,6 +148,7 @@ export class MemoryStore implements Store {
 
   async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {
     checkTenant(tenant);
+    for (const p of polls) checkPollRecord(p);
     let map = this.#polls.get(tenant);
     if (map === undefined) this.#polls.set(tenant, (map = new Map<number, HeldPoll>()));
     for (const p of polls) {

@@ -2,7 +2,7 @@ import { MISS, StoreUnavailableError, type Miss } from '../port.js';
 import type {
   CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
 } from '../port.js';
-import { checkCount, checkKind, checkLease, checkPage, checkRange, checkReadOptions, checkTenant } from '../checks.js';
+import { checkCount, checkKind, checkLease, checkPage, checkPollRecord, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { planCommit } from '../plan.js';
 import { commitCall, commitResult } from './commit.js';
 import { deadlineGuard, withDeadline } from './connection.js';
@@ -199,6 +199,7 @@ export class RedisStore implements Store {
   async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {
     checkTenant(tenant);
     if (polls.length === 0) return;
+    for (const p of polls) checkPollRecord(p);
     const tag = tenantTag(tenant);
     const addresses = polls.filter((p) => p.address !== null).map((p) => [String(p.id), p.address as string] as const);
     const multi = this.#connection.multi(pollAtKey(tag)).zAdd(pollAtKey(tag), polls.map((p) => ({ score: p.at, value: String(p.id) })));

@@ -13,6 +13,25 @@ export function pollCases(ctx: () => StoreContext): void {
       ]);
     });
 
+    it('keeps any address as given and writes large batches whole', async () => {
+      const { store, tenant } = ctx();
+      const odd = ['amqp://a vhost/with spaces', 'amqp://zürich-\u00e9\u4e2d', 'x\ny 2 3', '', ' 12 '];
+      await store.recordPolls(tenant, odd.map((address, i) => ({ id: 100 + i, at: 1000.5 + i, address })));
+      expect(await store.getPolls(tenant, odd.map((_, i) => 100 + i))).toEqual(odd.map((address, i) => ({ at: 1000.5 + i, address })));
+      const many = Array.from({ length: 2600 }, (_, i) => ({ id: 1000 + i, at: 5000 + i, address: i % 2 ? `http://10.0.${i >> 8}.${i & 255}` : null }));
+      await store.recordPolls(tenant, many);
+      const read = await store.getPolls(tenant, many.map((p) => p.id));
+      expect(read).toEqual(many.map((p) => ({ at: p.at, address: p.address })));
+    });
+
+    it('refuses a poll record without a finite time or an integer id, writing nothing of the call', async () => {
+      const { store, tenant } = ctx();
+      for (const bad of [{ id: 3, at: Number.NaN }, { id: 3, at: Infinity }, { id: 3.5, at: 1 }]) {
+        await expect(store.recordPolls(tenant, [{ id: 2, at: 1, address: 'http://ok' }, { ...bad, address: null }])).rejects.toThrow(TypeError);
+      }
+      expect(await store.getPolls(tenant, [2, 3])).toEqual([undefined, undefined]);
+    });
+
     it('finds targets by last-poll time, oldest first, with totals and paging', async () => {
       const { store, tenant } = ctx();
       await store.recordPolls(tenant, [1, 2, 3, 4, 5].map((id) => ({ id, at: id * 10, address: null })));
