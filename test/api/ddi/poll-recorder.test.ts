@@ -26,13 +26,13 @@ describe('PollRecorder', () => {
   it('writes the newest poll per target with one recordPolls call per tenant', async () => {
     const { store, sink, calls } = await countingStore();
     const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
-    for (let i = 1; i <= 100; i++) recorder.record('A', i % 10, i, `http://10.0.0.${i}`);
+    for (let i = 1; i <= 100; i++) recorder.record('A', (i % 10) + 1, i, `http://10.0.0.${i}`);
     recorder.record('B', 1, 5, null);
     recorder.record('B', 1, 3, 'http://older'); // an older poll never replaces a newer one
     expect(recorder.pending).toBe(11);
     await recorder.flush();
     expect(calls.map((c) => [c.tenant, c.polls.length]).sort()).toEqual([['A', 10], ['B', 1]]);
-    expect(await store.getPolls('A', [0, 1])).toEqual([{ at: 100, address: 'http://10.0.0.100' }, { at: 91, address: 'http://10.0.0.91' }]);
+    expect(await store.getPolls('A', [1, 2])).toEqual([{ at: 100, address: 'http://10.0.0.100' }, { at: 91, address: 'http://10.0.0.91' }]);
     expect(await store.getPolls('B', [1])).toEqual([{ at: 5, address: null }]);
     expect(recorder.pending).toBe(0);
     await recorder.flush();
