@@ -45,11 +45,12 @@ const ACCEPT = laneHeader('accept');
 const IF_NONE_MATCH = laneHeader('if-none-match');
 const X_FORWARDED_FOR = laneHeader('x-forwarded-for');
 
-/** What the lane reads of a tenant's configuration, once per configuration view. */
+/**
+ * What the lane reads of a tenant's configuration, once per configuration view; `gatewayKey` as the lane
+ * compares it (laneToken: undefined when off or holding whitespace).
+ */
 interface Settings extends TokenModes {
   readonly minPollingMs: number;
-  /** The gateway key as the lane compares it: undefined when off or holding whitespace (never accepted: see `laneToken`). */
-  readonly laneGatewayKey: string | undefined;
 }
 
 /**
@@ -75,11 +76,12 @@ interface Slot {
   /** The limiter's bucket for the target, while the limiter's generations have not turned since. */
   bucket: Bucket | undefined;
   rotations: number;
-  /** The target's note for the recorder, updated in place; in the recorder's batch while its `flushes` stays. */
-  note: Note | undefined;
+  /**
+   * The target's note for the recorder (made with the slot), updated in place; in the recorder's batch while
+   * its `flushes` stays. Its address is the one read last, at `addressAt`.
+   */
+  readonly note: Note;
   flushes: number;
-  /** The device's peer address as the poll records it, and when it was read. */
-  address: string | null;
   addressAt: number;
 }
 
@@ -118,7 +120,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     let s = settingsOf.get(config);
     if (s === undefined) {
       const modes = tokenModes(config, system);
-      s = { ...modes, minPollingMs: minPollingMs(config), laneGatewayKey: laneToken(modes.gatewayKey) };
+      s = { ...modes, gatewayKey: laneToken(modes.gatewayKey), minPollingMs: minPollingMs(config) };
       settingsOf.set(config, s);
     }
     return s;
@@ -172,7 +174,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     }
     const slot: Slot = {
       reads, changes: reads.changes, config, targetId: target.id, token: laneToken(target.securityToken), forcedUntil, memo,
-      bucket: undefined, rotations: -1, note: undefined, flushes: -1, address: null, addressAt: -Infinity,
+      bucket: undefined, rotations: -1, note: { id: target.id, at: 0, address: null }, flushes: -1, addressAt: -Infinity,
     };
     if (old === undefined && ++slotCount > slotLimit) {
       for (const s of spellings.values()) s.slots.clear();
@@ -207,7 +209,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       expected = s.targetToken ? slot.token : undefined;
     } else if (authorization.startsWith(GATEWAY_TOKEN)) {
       from = GATEWAY_TOKEN.length;
-      expected = s.laneGatewayKey;
+      expected = s.gatewayKey;
     } else {
       return undefined;
     }
@@ -224,7 +226,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       const ip = req.ipv4();
       if (ip < 0) return undefined;
       const forwarded = req.fromTrustedProxy ? req.header(X_FORWARDED_FOR) : '';
-      slot.address = forwarded === '' ? addressText(ip) : deviceAddress(dottedQuad(ip), forwarded);
+      slot.note.address = forwarded === '' ? addressText(ip) : deviceAddress(dottedQuad(ip), forwarded);
       slot.addressAt = now;
     }
     if (s.minPollingMs > 0) {
@@ -234,12 +236,11 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       }
       if (!limiter.takeFrom(slot.bucket, s.minPollingMs, now).ok) return undefined;
     }
-    const note = (slot.note ??= { id: targetId, at: now, address: slot.address });
+    const { note } = slot;
     if (noted) {
       recorder.touch(note, now);
     } else {
       note.at = now;
-      note.address = slot.address;
       recorder.enqueue(tenant, note);
       slot.flushes = recorder.flushes;
     }

@@ -46,8 +46,7 @@ export class PollRecorder {
   /**
    * A poll of a target whose note the caller keeps between flushes (the express lane's slot), put in
    * this interval's batch unless it is there: the caller updates the note in place (`at`, `address`)
-   * and calls this once per interval (`flushes` tells when), so the lane reads the peer address only
-   * for the device's first lane poll in each interval. Of this note and one the generic path took for
+   * and calls this once per interval (`flushes` tells when). Of this note and one the generic path took for
    * the target in the same interval, the newer poll is written. The note is allocated once per device,
    * not per interval.
    */
