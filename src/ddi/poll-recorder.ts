@@ -12,7 +12,11 @@ export interface PollRecorderOptions {
   readonly log: { warn(obj: object, msg: string): void };
 }
 
-/** A note as the store takes it; updated in place by newer polls, so a poll allocates nothing once noted. */
+/**
+ * A note as the store takes it; updated in place by newer polls, so a poll allocates nothing once noted.
+ * `address` null: none read since the one the store has (a written note's address is cleared, so a note
+ * kept across flushes, the lane's, sends its address once per read, not with every flush).
+ */
 export interface Note {
   readonly id: number;
   at: number;
@@ -108,8 +112,13 @@ export class PollRecorder {
       for (let i = 0; i < notes.length; i += SLICE) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve)); // requests waiting are served between slices
         const slice = notes.slice(i, i + SLICE);
+        const sent = slice.map((note) => note.address);
         try {
           await store.recordPolls(tenant, slice);
+          // written: cleared unless a newer address was read meanwhile (that one goes with the next flush)
+          slice.forEach((note, j) => {
+            if (note.address === sent[j]) note.address = null;
+          });
         } catch (err) {
           error = err;
           failed += slice.length;

@@ -64,6 +64,35 @@ describe('PollRecorder', () => {
     expect(await store.getPolls('A', [2])).toEqual([{ at: 20, address: 'http://lane-b' }]);
   });
 
+  it("sends a kept note's address once per read: the store keeps it, a newer one read during the write goes next", async () => {
+    const store = openMemoryStore(SCHEMA);
+    const sent: (string | null)[][] = [];
+    let during: (() => void) | undefined;
+    const sink = {
+      recordPolls: async (tenant: string, polls: readonly (PollRecord & { id: number })[]) => {
+        sent.push(polls.map((p) => p.address));
+        await store.recordPolls(tenant, polls);
+        during?.();
+      },
+    } as unknown as Store;
+    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    const note = { id: 1, at: 10, address: 'http://10.0.0.1' as string | null };
+    recorder.enqueue('A', note);
+    await recorder.flush();
+    note.at = 20; // polled again, the address not read again
+    recorder.enqueue('A', note);
+    during = () => { note.address = 'http://10.0.0.2'; }; // read while the write is under way
+    await recorder.flush();
+    expect(await store.getPolls('A', [1])).toEqual([{ at: 20, address: 'http://10.0.0.1' }]);
+    during = undefined;
+    note.at = 30;
+    recorder.enqueue('A', note);
+    await recorder.flush();
+    expect(sent).toEqual([['http://10.0.0.1'], [null], ['http://10.0.0.2']]);
+    expect(await store.getPolls('A', [1])).toEqual([{ at: 30, address: 'http://10.0.0.2' }]);
+    expect(note.address).toBeNull();
+  });
+
   it('writes a large flush in slices of 250, every poll of it', async () => {
     const { store, sink, calls } = await countingStore();
     const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
