@@ -126,10 +126,11 @@ export type Miss = typeof MISS;
  */
 export interface CachedReads extends Reads {
   /**
-   * Moves whenever a `peek*` read may answer differently from before: a write this process applied
-   * or learnt of, a value dropped or replaced (on Redis also an eviction). While it stays the same,
-   * every peek answers exactly what it answered before, so a caller may keep what it derived from
-   * them (the poll lane's per-device slots) and skip the reads. Nothing else about it is promised.
+   * Moves whenever a value a `peek*` read answered may no longer be current: a write this process
+   * applied or learnt of, a value replaced, a reset. While it stays the same, every peek answers what it
+   * answered before or MISS (on Redis: a value evicted from the cache since, whose later writes still
+   * move it), so a caller may keep what it derived from them (the poll lane's per-device slots) and
+   * skip the reads. Nothing else about it is promised.
    */
   readonly changes: number;
   peekGet<T>(tenant: Tenant, kind: string, id: number): Stored<T> | undefined | Miss;

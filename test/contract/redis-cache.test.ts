@@ -159,6 +159,30 @@ describe('redis cached reads', () => {
     expect(reads.size).toBeLessThanOrEqual(3);
   });
 
+  // the poll lane keeps what it derived from cached values while `changes` stays: a fleet whose values
+  // outnumber cacheEntries must not move it with every eviction (every device's slot would be made again)
+  it('keeps `changes` through evictions, and moves it when an evicted value is written', async () => {
+    const tenant = uniqueTenant('cache');
+    const store = await openRedisStore(inject('redisUrl'), CONTRACT_SCHEMA, { cacheEntries: 2 });
+    stores.push(store);
+    const reads = store.cached;
+    const ids = [1, 2, 3, 4];
+    await store.commit(tenant, { writes: ids.map((id) => ({ kind: THING, id, expect: 0, after: { name: `n${id}`, group: 'g' } })) });
+    for (const id of [1, 2]) await reads.get(tenant, THING, id);
+    const changes = reads.changes;
+    for (const id of [3, 4]) await reads.get(tenant, THING, id);
+    const evicted = ids.filter((id) => reads.peekGet(tenant, THING, id) === MISS);
+    expect(evicted.length).toBe(2);
+    expect(reads.changes).toBe(changes);
+    // another instance writes an evicted value: Redis pushes the invalidation, which moves `changes`
+    const other = await openRedisStore(inject('redisUrl'), CONTRACT_SCHEMA);
+    stores.push(other);
+    const id = evicted[0]!;
+    const before = { name: `n${id}`, group: 'g' };
+    expect((await other.commit(tenant, { writes: [{ kind: THING, id, expect: 1, before, after: { name: 'x', group: 'g' } }] })).ok).toBe(true);
+    await expect.poll(() => reads.changes, { timeout: 1000, interval: 5 }).not.toBe(changes);
+  });
+
   it('forgets everything it cached when the connection to Redis was lost', async () => {
     const redis = await startRedis();
     const tenant = uniqueTenant('cache');

@@ -103,8 +103,16 @@ export class RedisCachedReads implements CachedReads {
   #ring: Slot[] = [];
   #hand = 0;
   #live = 0;
-  /** CachedReads.changes: every value dropped (invalidated, replaced or evicted) and every reset. */
+  /** CachedReads.changes: every value invalidated or replaced, every reset, and every write of an evicted value. */
   #changes = 0;
+  /**
+   * Redis keys of values evicted since their last invalidation. An eviction does not move `changes`: what a
+   * caller derived from the value is still current (the poll lane's slots, which outlive the entries when the
+   * fleet's values outnumber cacheEntries), and Redis still tracks the key for this connection, so its next
+   * write is pushed here and moves `changes` then. A key read again leaves (its new value's drop moves
+   * `changes`). At most MAX_EVICTED or cacheEntries of them, whichever is more (beyond: cleared, a move).
+   */
+  readonly #evicted = new Set<string>();
 
   constructor(inner: CachedReads, tracking: TrackingCache, maxEntries: number) {
     this.#inner = inner;
@@ -196,6 +204,7 @@ export class RedisCachedReads implements CachedReads {
   #insert(bucket: Bucket, sub: string | number, redisKey: string, v: unknown): void {
     const old = bucket.slots.get(sub);
     if (old !== undefined) this.#drop(old);
+    this.#evicted.delete(redisKey);
     const slot = new Slot(v, bucket, sub, redisKey);
     bucket.slots.set(sub, slot);
     let deps = this.#deps.get(redisKey);
@@ -213,7 +222,7 @@ export class RedisCachedReads implements CachedReads {
       const s = ring[this.#hand] as Slot;
       if (s.dead) break;
       if (!s.used) {
-        this.#drop(s);
+        this.#evict(s);
         break;
       }
       s.used = false;
@@ -223,11 +232,20 @@ export class RedisCachedReads implements CachedReads {
     this.#hand = (this.#hand + 1) % ring.length;
   }
 
-  #drop(slot: Slot): void {
+  #evict(slot: Slot): void {
+    if (this.#evicted.size >= Math.max(this.#max, MAX_EVICTED)) {
+      this.#evicted.clear();
+      this.#changes++;
+    }
+    this.#evicted.add(slot.redisKey);
+    this.#drop(slot, false);
+  }
+
+  #drop(slot: Slot, changed = true): void {
     if (slot.dead) return;
     slot.dead = true;
     this.#live--;
-    this.#changes++;
+    if (changed) this.#changes++;
     const { bucket } = slot;
     if (bucket.slots.get(slot.sub) === slot) {
       bucket.slots.delete(slot.sub);
@@ -242,6 +260,7 @@ export class RedisCachedReads implements CachedReads {
   #invalidate(redisKey: string | null): void {
     if (redisKey === null) {
       this.#changes++;
+      this.#evicted.clear();
       for (const f of this.#inFlight.values()) f.invalidated = true;
       for (const slot of this.#ring) slot.dead = true;
       this.#records = new Map();
@@ -253,6 +272,7 @@ export class RedisCachedReads implements CachedReads {
       this.#live = 0;
       return;
     }
+    if (this.#evicted.delete(redisKey)) this.#changes++;
     const prefix = `${redisKey}\u0000`;
     for (const [flightKey, f] of this.#inFlight) if (flightKey.startsWith(prefix)) f.invalidated = true;
     const deps = this.#deps.get(redisKey);
@@ -260,6 +280,9 @@ export class RedisCachedReads implements CachedReads {
     for (const slot of [...deps]) this.#drop(slot);
   }
 }
+
+/** Evicted keys remembered (RedisCachedReads.#evicted) even when cacheEntries is smaller: about 80 bytes each. */
+const MAX_EVICTED = 100_000;
 
 /** A cached value (marked as read), or MISS. */
 function hit(slot: Slot | undefined): unknown {

@@ -20,6 +20,8 @@ export interface DdiOptions {
   readonly quotas?: Readonly<Record<string, number>>;
   readonly pollFlushMs?: number;
   readonly pollAddressRefreshMs?: number;
+  /** store.redisCacheEntries (Redis stores only). */
+  readonly redisCacheEntries?: number;
   /** A second tenant with its own configuration (cross-tenant tests). */
   readonly otherTenant?: { readonly name: string; readonly config: Readonly<Record<string, ConfigValue>> };
 }
@@ -60,6 +62,7 @@ export async function startDdiApp(kind: StoreKind, opts: DdiOptions = {}): Promi
       },
       server: { trustedProxies: [...(opts.trustedProxies ?? [])] },
       quotas: opts.quotas ?? {},
+      ...(opts.redisCacheEntries === undefined ? {} : { store: { redisCacheEntries: opts.redisCacheEntries } }),
     } as never,
     storeOptions(kind),
   );

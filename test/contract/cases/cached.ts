@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MISS } from '../../../src/store/port.js';
 import { THING, type StoreContext } from '../contract-schema.js';
 
-/** The cached view's `changes`: while it stays, every peek answers what it answered before. */
+/** The cached view's `changes`: while it stays, every peek answers what it answered before (or MISS, once evicted). */
 export function cachedCases(ctx: () => StoreContext): void {
   describe('cached reads', () => {
     const page = { offset: 0, limit: 10 };
