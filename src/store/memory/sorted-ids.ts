@@ -1,47 +1,51 @@
 import type { IdPage } from '../port.js';
 
+/** Entries per block at most: a move or removal shifts at most this many, not the whole set. */
+const BLOCK = 1024;
+
+/** A run of entries in (score, id) order, in two parallel arrays. */
+interface Block {
+  ids: number[];
+  scores: number[];
+}
+
 /**
- * Ids kept in (score, id) order in two parallel arrays: the in-process twin of a Redis sorted set.
- * Ties on the score are ordered as Redis orders members, by the id's decimal string, so both
- * adapters page identically. Ids mostly arrive in ascending order (new records), which appends.
+ * Ids kept in (score, id) order: the in-process twin of a Redis sorted set. Ties on the score are
+ * ordered as Redis orders members, by the id's decimal string, so both adapters page identically.
+ * The entries sit in consecutive blocks of at most BLOCK, so adding, moving or removing an id costs
+ * a search and a shift within one block (a status index of 100,000 targets, from which registration
+ * removes them one by one, used to shift the whole array each time). Ids mostly arrive in ascending
+ * order (new records), which appends.
  */
 export class SortedIds {
-  readonly #ids: number[] = [];
-  readonly #scores: number[] = [];
+  readonly #blocks: Block[] = [];
+  #size = 0;
   readonly #scoreOf = new Map<number, number>();
 
   get size(): number {
-    return this.#ids.length;
+    return this.#size;
   }
 
   /** Adds `id`, or moves it to `score`. */
   add(id: number, score: number): void {
     const old = this.#scoreOf.get(id);
     if (old === score) return;
-    if (old !== undefined) this.#removeAt(this.#lowerBound(old, id));
+    if (old !== undefined) this.#delete(old, id);
     this.#scoreOf.set(id, score);
-    const n = this.#ids.length;
-    if (n === 0 || less(this.#scores[n - 1]!, this.#ids[n - 1]!, score, id)) {
-      this.#ids.push(id);
-      this.#scores.push(score);
-      return;
-    }
-    const at = this.#lowerBound(score, id);
-    this.#ids.splice(at, 0, id);
-    this.#scores.splice(at, 0, score);
+    this.#insert(score, id);
   }
 
   remove(id: number): boolean {
     const old = this.#scoreOf.get(id);
     if (old === undefined) return false;
     this.#scoreOf.delete(id);
-    this.#removeAt(this.#lowerBound(old, id));
+    this.#delete(old, id);
     return true;
   }
 
   /** Ids by rank: positions [offset, offset + limit) in ascending or descending order. */
   page(offset: number, limit: number, desc: boolean): IdPage {
-    return { ids: this.#slice(0, this.#ids.length, offset, limit, desc), total: this.#ids.length };
+    return { ids: this.#slice(0, this.#size, offset, limit, desc), total: this.#size };
   }
 
   /** Ids whose score lies in [min, max], paged within that range. */
@@ -51,42 +55,112 @@ export class SortedIds {
     return { ids: this.#slice(lo, hi, offset, limit, desc), total: hi - lo };
   }
 
+  /** Ranks [lo, hi) paged: from lo + offset upwards, or from hi - 1 - offset downwards. */
   #slice(lo: number, hi: number, offset: number, limit: number, desc: boolean): number[] {
-    if (!desc) return this.#ids.slice(Math.min(hi, lo + offset), Math.min(hi, lo + offset + limit));
+    const from = desc ? Math.max(lo, hi - offset - limit) : Math.min(hi, lo + offset);
+    const to = desc ? Math.max(lo, hi - offset) : Math.min(hi, lo + offset + limit);
     const out: number[] = [];
-    for (let i = hi - 1 - offset; i >= lo && out.length < limit; i--) out.push(this.#ids[i]!);
-    return out;
+    let start = 0;
+    for (const b of this.#blocks) {
+      const end = start + b.ids.length;
+      if (end > from && start < to) {
+        for (let i = Math.max(from, start) - start; i < Math.min(to, end) - start; i++) out.push(b.ids[i]!);
+      }
+      if (end >= to) break;
+      start = end;
+    }
+    return desc ? out.reverse() : out;
   }
 
-  #removeAt(at: number): void {
-    this.#ids.splice(at, 1);
-    this.#scores.splice(at, 1);
+  #insert(score: number, id: number): void {
+    this.#size++;
+    const blocks = this.#blocks;
+    const last = blocks[blocks.length - 1];
+    if (last === undefined) {
+      blocks.push({ ids: [id], scores: [score] });
+      return;
+    }
+    const n = last.ids.length;
+    if (less(last.scores[n - 1]!, last.ids[n - 1]!, score, id)) {
+      // the common case: after every entry
+      if (n < BLOCK) {
+        last.ids.push(id);
+        last.scores.push(score);
+      } else {
+        blocks.push({ ids: [id], scores: [score] });
+      }
+      return;
+    }
+    const at = this.#blockOf(score, id);
+    const b = blocks[at]!;
+    const i = lowerBound(b, score, id);
+    b.ids.splice(i, 0, id);
+    b.scores.splice(i, 0, score);
+    if (b.ids.length > BLOCK) {
+      const half = b.ids.length >>> 1;
+      blocks.splice(at + 1, 0, { ids: b.ids.splice(half), scores: b.scores.splice(half) });
+    }
   }
 
-  /** First position not ordered before (score, id). */
-  #lowerBound(score: number, id: number): number {
+  #delete(score: number, id: number): void {
+    const at = this.#blockOf(score, id);
+    const b = this.#blocks[at];
+    if (b === undefined) return;
+    const i = lowerBound(b, score, id);
+    if (b.ids[i] !== id) return;
+    this.#size--;
+    b.ids.splice(i, 1);
+    b.scores.splice(i, 1);
+    if (b.ids.length === 0) this.#blocks.splice(at, 1);
+  }
+
+  /** The first block whose last entry is not ordered before (score, id); the number of blocks when none. */
+  #blockOf(score: number, id: number): number {
     let lo = 0;
-    let hi = this.#ids.length;
+    let hi = this.#blocks.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (less(this.#scores[mid]!, this.#ids[mid]!, score, id)) lo = mid + 1;
+      const b = this.#blocks[mid]!;
+      const n = b.ids.length - 1;
+      if (less(b.scores[n]!, b.ids[n]!, score, id)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** First position whose score is >= bound (or > bound when `after`). */
+  /** Rank of the first entry whose score is >= bound (or > bound when `after`). */
   #firstScore(bound: number, after: boolean): number {
-    let lo = 0;
-    let hi = this.#scores.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const s = this.#scores[mid]!;
-      if (s < bound || (after && s === bound)) lo = mid + 1;
-      else hi = mid;
+    const before = (s: number): boolean => s < bound || (after && s === bound);
+    let rank = 0;
+    for (const b of this.#blocks) {
+      const n = b.scores.length;
+      if (before(b.scores[n - 1]!)) {
+        rank += n;
+        continue;
+      }
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (before(b.scores[mid]!)) lo = mid + 1;
+        else hi = mid;
+      }
+      return rank + lo;
     }
-    return lo;
+    return rank;
   }
+}
+
+/** First position in `b` not ordered before (score, id). */
+function lowerBound(b: Block, score: number, id: number): number {
+  let lo = 0;
+  let hi = b.ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (less(b.scores[mid]!, b.ids[mid]!, score, id)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function less(s1: number, id1: number, s2: number, id2: number): boolean {
