@@ -116,16 +116,12 @@ export class SortedIds {
 
   /** The first block whose last entry is not ordered before (score, id); the number of blocks when none. */
   #blockOf(score: number, id: number): number {
-    let lo = 0;
-    let hi = this.#blocks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const b = this.#blocks[mid]!;
-      const n = b.ids.length - 1;
-      if (less(b.scores[n]!, b.ids[n]!, score, id)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    const blocks = this.#blocks;
+    return firstNotBefore(blocks.length, (i) => {
+      const b = blocks[i]!;
+      const last = b.ids.length - 1;
+      return less(b.scores[last]!, b.ids[last]!, score, id);
+    });
   }
 
   /** Rank of the first entry whose score is >= bound (or > bound when `after`). */
@@ -138,14 +134,7 @@ export class SortedIds {
         rank += n;
         continue;
       }
-      let lo = 0;
-      let hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (before(b.scores[mid]!)) lo = mid + 1;
-        else hi = mid;
-      }
-      return rank + lo;
+      return rank + firstNotBefore(n, (i) => before(b.scores[i]!));
     }
     return rank;
   }
@@ -153,11 +142,16 @@ export class SortedIds {
 
 /** First position in `b` not ordered before (score, id). */
 function lowerBound(b: Block, score: number, id: number): number {
+  return firstNotBefore(b.ids.length, (i) => less(b.scores[i]!, b.ids[i]!, score, id));
+}
+
+/** The first of 0..n-1 for which `before` is false, or n (binary search: `before` holds for a prefix). */
+function firstNotBefore(n: number, before: (i: number) => boolean): number {
   let lo = 0;
-  let hi = b.ids.length;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (less(b.scores[mid]!, b.ids[mid]!, score, id)) lo = mid + 1;
+    if (before(mid)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
