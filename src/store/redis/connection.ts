@@ -80,7 +80,7 @@ type ClusterClient = ReturnType<typeof createClustered>;
  */
 export type RedisCommands = Pick<
   SingleClient,
-  | 'get' | 'set' | 'hGet' | 'hmGet' | 'hGetAll' | 'hScan' | 'hLen' | 'hSet' | 'hDel' | 'hIncrBy' | 'unlink' | 'zAdd' | 'zRem' | 'zRange'
+  | 'get' | 'set' | 'hGet' | 'hmGet' | 'hGetAll' | 'hScan' | 'hLen' | 'hDel' | 'hIncrBy' | 'unlink' | 'zRem' | 'zRange'
   | 'zCount' | 'zCard' | 'zmScore' | 'xLen' | keyof typeof SCRIPTS
 >;
 
@@ -90,9 +90,7 @@ export type RedisCommands = Pick<
  * the slice of both that the store uses.
  */
 export interface Transaction {
-  zAdd(key: string, members: readonly { score: number; value: string }[]): Transaction;
   zRem(key: string, members: readonly string[]): Transaction;
-  hSet(key: string, fieldsAndValues: readonly string[]): Transaction;
   hDel(key: string, fields: readonly string[]): Transaction;
   exec(): Promise<unknown>;
 }

@@ -9,6 +9,7 @@ import { deadlineGuard, withDeadline } from './connection.js';
 import type { Guard, RedisCommands, RedisConnection } from './connection.js';
 import { RedisEffects } from './effects.js';
 import { allKey, counterKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
+import { pollRecordArgs } from './poll-records.js';
 
 export interface RedisStoreTimeouts {
   /** ping() fails when Redis does not answer within this (ms). */
@@ -201,10 +202,7 @@ export class RedisStore implements Store {
     if (polls.length === 0) return;
     for (const p of polls) checkPollRecord(p);
     const tag = tenantTag(tenant);
-    const addresses = polls.filter((p) => p.address !== null).map((p) => [String(p.id), p.address as string] as const);
-    const multi = this.#connection.multi(pollAtKey(tag)).zAdd(pollAtKey(tag), polls.map((p) => ({ score: p.at, value: String(p.id) })));
-    if (addresses.length > 0) multi.hSet(pollAddrKey(tag), addresses.flat());
-    await this.#guard(multi.exec());
+    await this.#guard(this.#client.peregrineRecordPolls([pollAtKey(tag), pollAddrKey(tag)], pollRecordArgs(polls)));
   }
 
   async getPolls(tenant: Tenant, ids: readonly number[]): Promise<(PollRecord | undefined)[]> {

@@ -142,11 +142,42 @@ end
 return moved
 `;
 
+/**
+ * Writes a batch of poll records, packed into two arguments by pollRecordArgs (poll-records.ts): the
+ * times as "id score id score ..." (JavaScript number strings, never a space; ZADD parses them), the
+ * addresses as "id length address" one after another (length in bytes: an address may hold anything).
+ * KEYS: poll times (sorted set), poll addresses (hash). ARGV: times, addresses.
+ * Each ZADD and HSET takes at most 2,000 values, well below Lua's unpack() limit of a few thousand.
+ */
+const RECORD_POLLS = `
+local chunk = {}
+local function flush(command, key)
+  if #chunk > 0 then redis.call(command, key, unpack(chunk)) end
+  chunk = {}
+end
+for id, at in string.gmatch(ARGV[1], '(%S+) (%S+)') do
+  chunk[#chunk + 1] = at
+  chunk[#chunk + 1] = id
+  if #chunk >= 2000 then flush('ZADD', KEYS[1]) end
+end
+flush('ZADD', KEYS[1])
+local packed, pos = ARGV[2], 1
+while pos <= #packed do
+  local id, length, start = string.match(packed, '^(%d+) (%d+) ()', pos)
+  pos = start + tonumber(length)
+  chunk[#chunk + 1] = id
+  chunk[#chunk + 1] = string.sub(packed, start, pos - 1)
+  if #chunk >= 2000 then flush('HSET', KEYS[2]) end
+end
+flush('HSET', KEYS[2])
+return 1
+`;
+
 function script(source: string, readOnly = false) {
   return defineScript({
     SCRIPT: source,
     IS_READ_ONLY: readOnly,
-    parseCommand(parser: CommandParser, keys: readonly string[], args: readonly string[]) {
+    parseCommand(parser: CommandParser, keys: readonly string[], args: readonly (string | Buffer)[]) {
       parser.pushKeysLength([...keys]);
       parser.push(...args);
     },
@@ -161,4 +192,5 @@ export const SCRIPTS = {
   peregrineAcquireLease: script(ACQUIRE_LEASE),
   peregrineReleaseLease: script(RELEASE_LEASE),
   peregrineMoveUnique: script(MOVE_UNIQUE),
+  peregrineRecordPolls: script(RECORD_POLLS),
 };

@@ -15,13 +15,24 @@ export function pollCases(ctx: () => StoreContext): void {
 
     it('keeps any address as given and writes large batches whole', async () => {
       const { store, tenant } = ctx();
-      const odd = ['amqp://a vhost/with spaces', 'amqp://zürich-\u00e9\u4e2d', 'x\ny 2 3', '', ' 12 '];
+      const odd = ['amqp://a vhost/with spaces', 'amqp://zürich-\u00e9\u4e2d', 'x\ny 2 3', '', ' 12 ', 'a\0b 9'];
       await store.recordPolls(tenant, odd.map((address, i) => ({ id: 100 + i, at: 1000.5 + i, address })));
       expect(await store.getPolls(tenant, odd.map((_, i) => 100 + i))).toEqual(odd.map((address, i) => ({ at: 1000.5 + i, address })));
-      const many = Array.from({ length: 2600 }, (_, i) => ({ id: 1000 + i, at: 5000 + i, address: i % 2 ? `http://10.0.${i >> 8}.${i & 255}` : null }));
+      const many = Array.from({ length: 5000 }, (_, i) => ({ id: 1000 + i, at: 5000 + i, address: i % 2 ? `http://10.0.${i >> 8}.${i & 255}` : null }));
       await store.recordPolls(tenant, many);
       const read = await store.getPolls(tenant, many.map((p) => p.id));
       expect(read).toEqual(many.map((p) => ({ at: p.at, address: p.address })));
+    });
+
+    it('keeps any finite time exactly, also negative, fractional and in exponent notation', async () => {
+      const { store, tenant } = ctx();
+      // node-redis decodes a RESP3 double digit by digit, so most fractions come back a unit off in the last
+      // place (0.375 as 0.37500000000000006); poll times are whole milliseconds
+      const times = [-5, 0, 1000.5, -2.5, 1e21, 2 ** 53 + 2, 1764000000123];
+      await store.recordPolls(tenant, times.map((at, i) => ({ id: 200 + i, at, address: null })));
+      expect(await store.getPolls(tenant, times.map((_, i) => 200 + i))).toEqual(times.map((at) => ({ at, address: null })));
+      const oldestFirst = await store.pollRange(tenant, -Infinity, Infinity, { offset: 0, limit: 9 });
+      expect(oldestFirst.ids).toEqual([200, 203, 201, 202, 206, 205, 204]);
     });
 
     it('refuses a poll record without a finite time or an integer id, writing nothing of the call', async () => {
