@@ -150,26 +150,24 @@ return moved
  * Each ZADD and HSET takes at most 2,000 values, well below Lua's unpack() limit of a few thousand.
  */
 const RECORD_POLLS = `
-local chunk = {}
-local function flush(command, key)
-  if #chunk > 0 then redis.call(command, key, unpack(chunk)) end
-  chunk = {}
-end
+local args, n = {}, 0
 for id, at in string.gmatch(ARGV[1], '(%S+) (%S+)') do
-  chunk[#chunk + 1] = at
-  chunk[#chunk + 1] = id
-  if #chunk >= 2000 then flush('ZADD', KEYS[1]) end
+  args[n + 1] = at
+  args[n + 2] = id
+  n = n + 2
+  if n == 2000 then redis.call('ZADD', KEYS[1], unpack(args, 1, n)) n = 0 end
 end
-flush('ZADD', KEYS[1])
+if n > 0 then redis.call('ZADD', KEYS[1], unpack(args, 1, n)) n = 0 end
 local packed, pos = ARGV[2], 1
 while pos <= #packed do
   local id, length, start = string.match(packed, '^(%d+) (%d+) ()', pos)
   pos = start + tonumber(length)
-  chunk[#chunk + 1] = id
-  chunk[#chunk + 1] = string.sub(packed, start, pos - 1)
-  if #chunk >= 2000 then flush('HSET', KEYS[2]) end
+  args[n + 1] = id
+  args[n + 2] = string.sub(packed, start, pos - 1)
+  n = n + 2
+  if n == 2000 then redis.call('HSET', KEYS[2], unpack(args, 1, n)) n = 0 end
 end
-flush('HSET', KEYS[2])
+if n > 0 then redis.call('HSET', KEYS[2], unpack(args, 1, n)) end
 return 1
 `;
 
