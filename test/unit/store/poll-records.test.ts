@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { PollRecord } from '../../../src/store/port.js';
 import { pollRecordArgs } from '../../../src/store/redis/poll-records.js';
 
-type Record = { id: number; at: number; address: string | null };
+/** A record as recordPolls takes it (the port's type, not a copy of its shape; not named Record, TypeScript's own). */
+type Poll = PollRecord & { readonly id: number };
 /** What the times argument must equal: every number as String() writes it, separated by single spaces. */
-const expectedTimes = (polls: readonly Record[]): string => polls.map((p) => `${p.id} ${p.at}`).join(' ');
+const expectedTimes = (polls: readonly Poll[]): string => polls.map((p) => `${p.id} ${p.at}`).join(' ');
 /** The addresses argument read back the way the script reads it: "id length address", length in bytes. */
 function readAddresses(packed: Buffer): [string, string][] {
   const out: [string, string][] = [];
@@ -16,8 +18,8 @@ function readAddresses(packed: Buffer): [string, string][] {
   }
   return out;
 }
-const times = (pairs: readonly (readonly [number, number])[]): Record[] => pairs.map(([id, at]) => ({ id, at, address: null }));
-const timesOf = (polls: readonly Record[]): string => pollRecordArgs(polls)[0].toString('latin1');
+const times = (pairs: readonly (readonly [number, number])[]): Poll[] => pairs.map(([id, at]) => ({ id, at, address: null }));
+const timesOf = (polls: readonly Poll[]): string => pollRecordArgs(polls)[0].toString('latin1');
 
 describe('pollRecordArgs', () => {
   it('writes ids and times as String() does, digit counts at every boundary', () => {
@@ -37,7 +39,7 @@ describe('pollRecordArgs', () => {
   it('packs any address, by its length in bytes, and only those given', () => {
     const odd = ['http://10.0.0.1', '', ' 12 3 ', 'x\ny\0z', 'amqp://zürich-\u00e9\u4e2d\u{1F600}', '7 7 7'];
     const big = (i: number): number => Number.MAX_SAFE_INTEGER - i;
-    const polls: Record[] = [{ id: 5, at: 1, address: null }, ...odd.map((address, i) => ({ id: big(i), at: 2, address }))];
+    const polls: Poll[] = [{ id: 5, at: 1, address: null }, ...odd.map((address, i) => ({ id: big(i), at: 2, address }))];
     expect(readAddresses(pollRecordArgs(polls)[1])).toEqual(odd.map((a, i) => [String(big(i)), a]));
     expect(pollRecordArgs([{ id: 1, at: 1, address: null }])[1].length).toBe(0);
   });
