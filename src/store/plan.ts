@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { diffIndexes, hasIndexes } from './indexing.js';
 import type { IndexChanges, MultiChange, UniqueChange } from './indexing.js';
 import { checkId, checkKind } from './checks.js';
+import { journalJson } from './journal.js';
 import type { Commit, CounterIncrement, EffectMessage, Schema } from './port.js';
 
 /** One record write, validated. `after === null` deletes. */
@@ -28,6 +29,8 @@ export interface CommitPlan extends IndexChanges {
   /** Counter increments (zero increments dropped). */
   readonly counters: readonly CounterIncrement[];
   readonly dedupe: string | undefined;
+  /** The commit's journal entry as JSON text (an array of events), when it has one. */
+  readonly journal: string | undefined;
 }
 
 /** Dedupe markers live this long: far longer than any redelivery of the event that caused them. */
@@ -78,5 +81,5 @@ export function planCommit(schema: Schema, commit: Commit): CommitPlan {
     sums.set(slot, { key: c.key, field: c.field, by: (sums.get(slot)?.by ?? 0) + c.by });
   }
   const counters = [...sums.values()].filter((c) => c.by !== 0);
-  return { writes, claims, releases, adds, removes, effects, counters, dedupe: commit.dedupe };
+  return { writes, claims, releases, adds, removes, effects, counters, dedupe: commit.dedupe, journal: journalJson(commit.journal) };
 }

@@ -65,6 +65,27 @@ export interface Commit {
   readonly counters?: readonly CounterIncrement[];
   /** When set, the commit happens at most once for this key (the id of the event being handled). */
   readonly dedupe?: string;
+  /**
+   * What the live event streams show of this commit (src/events): appended, as one journal entry, to
+   * the tenant's journal in the same atomic commit. The journal keeps the newest JOURNAL_LENGTH entries.
+   */
+  readonly journal?: readonly EffectMessage[];
+}
+
+/** One commit's part of a tenant's journal. */
+export interface JournalEntry {
+  /** `<milliseconds>-<sequence>` (a Redis stream id): increasing within a tenant; the time is when it was committed. */
+  readonly id: string;
+  readonly events: readonly EffectMessage[];
+}
+
+export interface JournalRead {
+  /** Entries after the id asked for, oldest first (none when no id was given). */
+  readonly entries: readonly JournalEntry[];
+  /** The newest entry's id, `0-0` before the first: read after it to follow the journal from now on. */
+  readonly last: string;
+  /** Entries after the id asked for were dropped already (the journal keeps a bounded number): the reader missed some. */
+  readonly gap: boolean;
 }
 
 export type CommitResult =
@@ -175,6 +196,12 @@ export interface Store {
   ackEffects(effects: readonly Pick<QueuedEffect, 'tenant' | 'id'>[]): Promise<void>;
   /** Effects committed but not yet acked (for tests and /metrics). */
   pendingEffects(tenant: Tenant): Promise<number>;
+
+  /**
+   * The tenant's journal after `after` (a JournalEntry id), at most `count` entries; with `after`
+   * undefined, no entries, only where the journal stands. Every instance reads every entry (unlike effects).
+   */
+  readJournal(tenant: Tenant, after: string | undefined, count: number): Promise<JournalRead>;
 
   /**
    * Write-behind poll data (ARCHITECTURE.md, the poll hot path): the newest poll per target id, in

@@ -5,6 +5,7 @@ import { coordinationCases } from './cases/coordination.js';
 import { counterCases } from './cases/counters.js';
 import { effectCases } from './cases/effects.js';
 import { indexCases } from './cases/indexes.js';
+import { journalCases } from './cases/journal.js';
 import { pollCases } from './cases/polls.js';
 import { recordCases } from './cases/records.js';
 import { useStore } from './contract-schema.js';
@@ -31,6 +32,7 @@ export function storeContract(name: string, open: () => Promise<Store>, kind: St
     counterCases(ctx);
     effectCases(ctx);
     pollCases(ctx);
+    journalCases(ctx);
     cachedCases(ctx);
   });
 }

@@ -1,9 +1,12 @@
 import type {
-  CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
+  CachedReads, Commit, CommitResult, EffectMessage, IdPage, JournalRead, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store,
+  Stored, Tenant,
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkPollRecord, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { DEDUPE_TTL_MS, planCommit } from '../plan.js';
+import { checkJournalRead } from '../journal.js';
 import { EffectsQueue } from './effects-queue.js';
+import { MemoryJournal } from './journal.js';
 import { freezeJson } from './freeze-json.js';
 import type { SortedIds } from './sorted-ids.js';
 import { TenantState } from './tenant-state.js';
@@ -34,6 +37,7 @@ export class MemoryStore implements Store {
   readonly #schema: Schema;
   readonly #tenants = new Map<Tenant, TenantState>();
   readonly #effects = new EffectsQueue();
+  readonly #journal = new MemoryJournal();
   readonly #leases = new Map<string, { owner: string; expiresAt: number }>();
   /** Updated in place: a large fleet's polls replace no objects (each one would outlive a young-generation GC). */
   readonly #polls = new Map<Tenant, Map<number, HeldPoll>>();
@@ -73,6 +77,7 @@ export class MemoryStore implements Store {
     // copy everything first: a value without a JSON form throws before anything is checked or written
     const values = plan.writes.map((w) => (w.after === null ? null : jsonValue(w.after, `${w.kind} ${w.id}`)));
     const effects = plan.effects.map(({ eventId, effect }) => ({ eventId, effect: jsonValue(effect, `effect ${effect.type}`) as typeof effect }));
+    const journal = plan.journal === undefined ? undefined : (freezeJson(JSON.parse(plan.journal)) as readonly EffectMessage[]);
     const t = this.#tenant(tenant);
     const failure = t.verify(plan, Date.now());
     if (failure !== undefined) return failure;
@@ -80,6 +85,7 @@ export class MemoryStore implements Store {
     this.#changes++;
     if (plan.dedupe !== undefined) t.markDone(plan.dedupe, Date.now(), DEDUPE_TTL_MS);
     this.#effects.push(tenant, effects);
+    if (journal !== undefined) this.#journal.append(tenant, journal, Date.now());
     return { ok: true, versions };
   }
 
@@ -144,6 +150,11 @@ export class MemoryStore implements Store {
 
   async pendingEffects(tenant: Tenant): Promise<number> {
     return this.#effects.pendingCount(tenant);
+  }
+
+  async readJournal(tenant: Tenant, after: string | undefined, count: number): Promise<JournalRead> {
+    checkJournalRead(tenant, after, count);
+    return this.#journal.read(tenant, after, count);
   }
 
   async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {

@@ -1,7 +1,8 @@
 import type { CommitResult } from '../port.js';
 import { DEDUPE_TTL_MS } from '../plan.js';
 import type { CommitPlan } from '../plan.js';
-import { allKey, counterKey, doneKey, effectsKey, multiKey, recordKey, scoreArg, uniqueKey } from './keys.js';
+import { JOURNAL_LENGTH } from '../journal.js';
+import { allKey, counterKey, doneKey, effectsKey, journalKey, multiKey, recordKey, scoreArg, uniqueKey } from './keys.js';
 
 export interface ScriptCall {
   readonly keys: string[];
@@ -16,6 +17,7 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
     plan.dedupe === undefined ? '0' : '1', String(DEDUPE_TTL_MS),
     String(plan.writes.length), String(plan.claims.length), String(plan.releases.length),
     String(plan.removes.length), String(plan.adds.length), String(plan.effects.length), String(plan.counters.length),
+    plan.journal ?? '', String(JOURNAL_LENGTH),
   ];
   for (const w of plan.writes) {
     keys.push(recordKey(tag, w.kind, w.id), allKey(tag, w.kind));
@@ -42,6 +44,7 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
     keys.push(counterKey(tag, c.key));
     args.push(c.field, String(c.by));
   }
+  if (plan.journal !== undefined) keys.push(journalKey(tag));
   return { keys, args };
 }
 

@@ -7,6 +7,7 @@
  *   {t:T}:m:<kind>:<index>:<key>     zset  ids under one multi-index key
  *   {t:T}:seq                        hash  kind -> last id handed out
  *   {t:T}:fx                         stream of effects, consumer group EFFECTS_GROUP
+ *   {t:T}:journal                    stream of journal entries (Commit.journal), capped at about JOURNAL_LENGTH
  *   {t:T}:done:<dedupe>              string, marks a handled event (TTL 7 days)
  *   {t:T}:poll:at                    zset  target id -> last poll time (write-behind)
  *   {t:T}:poll:addr                  hash  target id -> last poll address
@@ -43,6 +44,7 @@ export const legacyUniqueKey = (tag: string, kind: string, index: string): strin
 export const multiKey = (tag: string, kind: string, index: string, key: string): string => `${tag}:m:${kind}:${index}:${key}`;
 export const seqKey = (tag: string): string => `${tag}:seq`;
 export const effectsKey = (tag: string): string => `${tag}:fx`;
+export const journalKey = (tag: string): string => `${tag}:journal`;
 export const doneKey = (tag: string, dedupe: string): string => `${tag}:done:${dedupe}`;
 export const pollAtKey = (tag: string): string => `${tag}:poll:at`;
 export const pollAddrKey = (tag: string): string => `${tag}:poll:addr`;

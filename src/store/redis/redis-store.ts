@@ -1,14 +1,16 @@
 import { MISS, StoreUnavailableError, type Miss } from '../port.js';
 import type {
-  CachedReads, Commit, CommitResult, IdPage, Page, PollRecord, QueuedEffect, ReadEffectsOptions, Schema, Store, Stored, Tenant,
+  CachedReads, Commit, CommitResult, EffectMessage, IdPage, JournalEntry, JournalRead, Page, PollRecord, QueuedEffect, ReadEffectsOptions,
+  Schema, Store, Stored, Tenant,
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkPollRecord, checkRange, checkReadOptions, checkTenant } from '../checks.js';
+import { checkJournalRead, journalGap } from '../journal.js';
 import { planCommit } from '../plan.js';
 import { commitCall, commitResult } from './commit.js';
 import { deadlineGuard, withDeadline } from './connection.js';
 import type { Guard, RedisCommands, RedisConnection } from './connection.js';
 import { RedisEffects } from './effects.js';
-import { allKey, counterKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
+import { allKey, counterKey, journalKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
 import { pollRecordArgs } from './poll-records.js';
 
 export interface RedisStoreTimeouts {
@@ -197,6 +199,12 @@ export class RedisStore implements Store {
     return this.#effects.pending(tenant);
   }
 
+  async readJournal(tenant: Tenant, after: string | undefined, count: number): Promise<JournalRead> {
+    checkJournalRead(tenant, after, count);
+    const reply = await this.#guard(this.#client.peregrineJournal([journalKey(tenantTag(tenant))], [after ?? '', String(count)]));
+    return journalRead(reply, after);
+  }
+
   async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {
     checkTenant(tenant);
     if (polls.length === 0) return;
@@ -299,4 +307,11 @@ export class RedisStore implements Store {
 function toStored<T>(id: number, version: unknown, json: unknown): Stored<T> | undefined {
   if (version === null || version === undefined || json === null || json === undefined) return undefined;
   return { id, version: Number(version), value: JSON.parse((json as string | Buffer).toString()) as T };
+}
+
+/** The journal script's reply (scripts.ts) as a JournalRead. */
+function journalRead(reply: unknown, after: string | undefined): JournalRead {
+  const [last, first, dropped, raw] = reply as [string, string, number, [string, string[]][]];
+  const entries = raw.map(([id, fields]): JournalEntry => ({ id: String(id), events: JSON.parse(String(fields[1])) as EffectMessage[] }));
+  return { entries, last: String(last), gap: journalGap(after, String(first), Number(dropped) === 1) };
 }

@@ -9,8 +9,10 @@ import type { CommandParser } from 'redis';
 /**
  * One commit, all or nothing: every check runs before the first write, and a script runs without
  * interleaving, so a failed check leaves no trace.
- * KEYS: fx, done, then per write (record, all), then claims, releases, removes, adds, counters (one key each).
- * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removes, #adds, #effects, #counters, then
+ * KEYS: fx, done, then per write (record, all), then claims, releases, removes, adds, counters (one key each),
+ *   then the journal when there is an entry.
+ * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removes, #adds, #effects, #counters,
+ *   journal entry json or '', journal length, then
  *   per write (id, expect, json or '' to delete), per claim (key, id), per release (key, id),
  *   per remove (id), per add (id, score), per effect (eventId, json), per counter (field, increment).
  * Reply: {'ok', version...} | {'stale-version', writeIndex} | {'unique-conflict', claimIndex} | {'duplicate'}.
@@ -19,7 +21,7 @@ const COMMIT = `
 local nW, nC, nR, nRm, nA, nE = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local nK = tonumber(ARGV[9])
 if ARGV[1] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate'} end
-local wk, wa = 3, 10
+local wk, wa = 3, 12
 local ck, ca = wk + 2 * nW, wa + 3 * nW
 local rk, ra = ck + nC, ca + 2 * nC
 local mk, ma = rk + nR, ra + 2 * nR
@@ -68,6 +70,7 @@ for i = 0, nW - 1 do
 end
 for i = 0, nE - 1 do redis.call('XADD', KEYS[1], '*', 'e', ARGV[ea + 2 * i], 'p', ARGV[ea + 2 * i + 1]) end
 for i = 0, nK - 1 do redis.call('HINCRBY', KEYS[kk + i], ARGV[ka + 2 * i], ARGV[ka + 2 * i + 1]) end
+if ARGV[10] ~= '' then redis.call('XADD', KEYS[kk + nK], 'MAXLEN', '~', ARGV[11], '*', 'j', ARGV[10]) end
 if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ARGV[2]) end
 return out
 `;
@@ -100,6 +103,29 @@ if #out < count then
   end
 end
 return out
+`;
+
+/**
+ * A tenant's journal after an id. KEYS: journal. ARGV: after ('' for none), count.
+ * Reply: {last id or '0-0', oldest id held or '0-0', 1 when entries were dropped else 0, {{id, {'j', json}}, ...}}.
+ * (Redis 7.0 does not move max-deleted-entry-id when XADD trims, so "dropped" is entries-added > length.)
+ */
+const JOURNAL = `
+local key = KEYS[1]
+if redis.call('EXISTS', key) == 0 then return {'0-0', '0-0', 0, {}} end
+local info = redis.call('XINFO', 'STREAM', key)
+local last, first, added, length = '0-0', '0-0', 0, 0
+for i = 1, #info, 2 do
+  local k, v = info[i], info[i + 1]
+  if k == 'last-generated-id' then last = v
+  elseif k == 'first-entry' and type(v) == 'table' then first = v[1]
+  elseif k == 'entries-added' then added = v
+  elseif k == 'length' then length = v end
+end
+local dropped = 0
+if added > length then dropped = 1 end
+if ARGV[1] == '' then return {last, first, dropped, {}} end
+return {last, first, dropped, redis.call('XRANGE', key, '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}
 `;
 
 /** KEYS: fx. ARGV: group, id... Acked entries are deleted too, so XLEN counts what is still to do. */
@@ -191,4 +217,5 @@ export const SCRIPTS = {
   peregrineReleaseLease: script(RELEASE_LEASE),
   peregrineMoveUnique: script(MOVE_UNIQUE),
   peregrineRecordPolls: script(RECORD_POLLS),
+  peregrineJournal: script(JOURNAL, true),
 };
