@@ -1,0 +1,69 @@
+/**
+ * The shell: the sign-in page while signed out, else the navigation and the page the hash names.
+ * The navigation comes from ROUTES, filtered by the operator's permissions; on a phone it collapses
+ * behind a menu button.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { Spinner } from './components/spinner.js';
+import { matchRoute, navigate, useRoute, href } from './router.js';
+import { ROUTES } from './routes.js';
+import { signOut, useSessionState } from './session.js';
+import { LoginView } from './views/login/login-view.js';
+
+function NotFound({ path }: { readonly path: string }) {
+  return (
+    <section class="page">
+      <h1>Not found</h1>
+      <p>There is no page at <code>{path}</code>. <a href={href('/')}>Go to the fleet overview</a>.</p>
+    </section>
+  );
+}
+
+export function App() {
+  const state = useSessionState();
+  const route = useRoute();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => { setMenuOpen(false); }, [route.path]);
+  useEffect(() => {
+    if (state.status === 'signed-out' && route.path !== '/login') {
+      const next = route.path === '/' ? '' : `?next=${encodeURIComponent(route.path)}`;
+      navigate(`/login${next}`);
+    }
+    if (state.status === 'signed-in' && route.path === '/login') navigate('/');
+  }, [state.status, route.path]);
+
+  if (state.status === 'unknown') return <div class="boot"><Spinner label="Starting" /></div>;
+  if (state.status === 'signed-out') return <LoginView />;
+
+  const { session } = state;
+  const nav = ROUTES.filter((r) => r.nav !== undefined && (r.nav.permission === undefined || session.can(r.nav.permission)))
+    .sort((a, b) => (a.nav?.order ?? 0) - (b.nav?.order ?? 0));
+  const match = matchRoute(ROUTES, route.path);
+  const active = (pattern: string): boolean => (pattern === '/' ? route.path === '/' : route.path === pattern || route.path.startsWith(`${pattern}/`));
+  return (
+    <div class="shell">
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <header class="topbar">
+        <a class="brand" href={href('/')}><span class="brand-mark" aria-hidden="true" />peregrine</a>
+        <button type="button" class="btn btn-plain menu-toggle" aria-expanded={menuOpen} aria-controls="nav"
+          onClick={() => { setMenuOpen(!menuOpen); }}>Menu</button>
+        <nav id="nav" class={menuOpen ? 'nav open' : 'nav'} aria-label="Main">
+          <ul>
+            {nav.map((r) => (
+              <li key={r.pattern}>
+                <a href={href(r.pattern)} aria-current={active(r.pattern) ? 'page' : undefined}>{r.nav?.label}</a>
+              </li>
+            ))}
+          </ul>
+          <div class="who">
+            <span title={`Tenant ${session.tenant}`}>{session.username}<span class="muted"> @ {session.tenant}</span></span>
+            <button type="button" class="btn btn-plain" onClick={() => { void signOut(); }}>Sign out</button>
+          </div>
+        </nav>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {match === undefined ? <NotFound path={route.path} /> : <match.route.view key={route.path} params={match.params} />}
+      </main>
+    </div>
+  );
+}
