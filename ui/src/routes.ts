@@ -3,6 +3,7 @@
  * holding `permission` (any of a list). The sign-in page is the shell's, not a route.
  */
 import type { RouteDef } from './router.js';
+import { CreateWizard, RolloutPage, RolloutsList } from './rollouts/index.js';
 import { ConfigView } from './views/config/config-view.js';
 import { FleetView } from './views/fleet/fleet-view.js';
 import { DistributionSetView } from './views/repository/distribution-set-view.js';
@@ -15,6 +16,9 @@ export const ROUTES: RouteDef[] = [
   { pattern: '/', view: FleetView, nav: { label: 'Fleet', order: 10, permission: 'READ_TARGET' } },
   { pattern: '/targets', view: TargetsView, nav: { label: 'Targets', order: 20, permission: 'READ_TARGET' } },
   { pattern: '/targets/:id', view: TargetView },
+  { pattern: '/rollouts', view: RolloutsList, nav: { label: 'Rollouts', order: 30, permission: 'READ_ROLLOUT' } },
+  { pattern: '/rollouts/new', view: CreateWizard },
+  { pattern: '/rollouts/:id', view: RolloutPage },
   { pattern: '/repository', view: RepositoryView, nav: { label: 'Repository', order: 50, permission: ['READ_REPOSITORY', 'READ_SOFTWARE_MODULE', 'READ_DISTRIBUTION_SET'] } },
   { pattern: '/repository/modules/:id', view: ModuleView },
   { pattern: '/repository/sets/:id', view: DistributionSetView },

@@ -1,0 +1,22 @@
+import { FiqlInput } from '../components/fiql-input.js';
+import type { RolloutForm } from './create-body.js';
+import { DsSelect } from './ds-select.js';
+import { TextField } from './field.js';
+
+export interface StepProps {
+  readonly form: RolloutForm;
+  readonly set: (patch: Partial<RolloutForm>) => void;
+}
+
+/** Step 1: name, description, the set to deploy, the targets (FIQL with the live matching count). */
+export function WizardBasics({ form, set }: StepProps) {
+  return (
+    <div class="form-grid">
+      <TextField label="Name" value={form.name} required maxLength={128} onValue={(name) => { set({ name }); }} autoFocus />
+      <TextField label="Description" value={form.description} maxLength={512} onValue={(description) => { set({ description }); }} />
+      <DsSelect value={form.distributionSetId} onChange={(distributionSetId) => { set({ distributionSetId }); }} />
+      <FiqlInput value={form.targetFilterQuery} label="Target filter query" placeholder="controllerid==line-a-*"
+        onChange={(targetFilterQuery) => { set({ targetFilterQuery }); }} />
+    </div>
+  );
+}
