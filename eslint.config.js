@@ -76,8 +76,24 @@ export default tseslint.config(
   boundary(['src/app/**/*.ts'], [
     [[...HANDLERS, '**/scheduler/**'], 'app/ does not point back up at the modules: register them in src/modules.ts'],
   ]),
+  // apidoc: the OpenAPI document and reference page, generated from the routes it is given (src/server.ts passes
+  // them all); handlers import its shapes (page envelope, links, error body) for their reply schemas
+  boundary(['src/apidoc/**/*.ts'], [
+    [[...HANDLERS, ...IO, '**/actors/**', '**/app/**', '**/scheduler/**', '**/store/**', '**/query/**'],
+      'apidoc/ reads route declarations only: it knows no handler, store or I/O'],
+  ]),
   boundary(['src/http/**/*.ts'], [
     [[...HANDLERS, '**/actors/**', '**/app/**', '**/scheduler/**'], 'http/ is the adapter below the handlers'],
+  ]),
+  // console: static files of the built console under /ui/; the http adapter's types and helpers only
+  boundary(['src/console/**/*.ts'], [
+    [[...HANDLERS, '**/actors/**', '**/scheduler/**', '**/store/**', '**/query/**', '**/domain/**', 'redis'],
+      'console/ serves files: it needs the http adapter, nothing of the handlers, actors or store'],
+  ]),
+  // the console's browser code (ui/, typed by ui/tsconfig.json with the DOM lib for the browser's globals): talks to
+  // the server over HTTP only, never imports server code or Node
+  boundary(['ui/**/*.ts', 'ui/**/*.tsx'], [
+    [[...IO, '**/../src/**', '**/dist/**'], 'ui/ runs in the browser: it calls the server over HTTP and imports no server code or Node module'],
   ]),
   // the simulator behaves like a real device: types from src at most
   {

@@ -7,6 +7,7 @@
 import { coreModule } from './app/core-module.js';
 import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
 import { createServices } from './app/services.js';
+import { consoleModule } from './console/index.js';
 import { ddiModule } from './ddi/index.js';
 import { dmfModule } from './dmf/index.js';
 import { deploymentsModule } from './mgmt/deployments/index.js';
@@ -20,5 +21,6 @@ export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppMod
   return [
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
     rolloutsModule(services), schedulerModule(services), dmfModule(services),
+    consoleModule(),
   ];
 };

@@ -46,7 +46,8 @@ export class Router {
     if (!route.path.startsWith('/')) throw new Error(`route path must start with '/': ${route.path}`);
     let node = this.#root;
     const paramNames: string[] = [];
-    for (const segment of segmentsOf(route.path)) {
+    const segments = segmentsOf(route.path);
+    for (const [at, segment] of segments.entries()) {
       if (segment.startsWith(':')) {
         const name = segment.slice(1);
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`bad parameter name in ${route.path}`);
@@ -55,7 +56,8 @@ export class Router {
         node.param ??= newNode();
         node = node.param;
       } else {
-        if (segment === '') throw new Error(`empty segment in ${route.path}`);
+        // a trailing slash (`/ui/`) is a route of its own; an empty segment elsewhere is a mistake
+        if (segment === '' && at !== segments.length - 1) throw new Error(`empty segment in ${route.path}`);
         let next = node.statics.get(segment);
         if (next === undefined) {
           next = newNode();

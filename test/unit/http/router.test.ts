@@ -83,6 +83,13 @@ describe('router', () => {
     expect(() => routerOf(route('GET', '/a//b'))).toThrow(/empty segment/);
   });
 
+  it('takes a trailing slash as a route of its own (the console at /ui/)', () => {
+    const rr = routerOf(route('GET', '/ui'), route('GET', '/ui/'));
+    expect(rr.match('GET', '/ui/')).toMatchObject({ kind: 'found', entry: { route: { path: '/ui/' } } });
+    expect(rr.match('GET', '/ui')).toMatchObject({ kind: 'found', entry: { route: { path: '/ui' } } });
+    expect(rr.match('GET', '/ui//').kind).toBe('not-found');
+  });
+
   it('lets parameters at the same position carry different names per route', () => {
     const rr = routerOf(route('GET', '/t/:id'), route('GET', '/t/:controllerId/attributes'));
     expect(rr.match('GET', '/t/a')).toMatchObject({ params: { id: 'a' } });

@@ -34,8 +34,13 @@ export function Dialog({ title, open, onClose, children }: Props) {
     const first = items[0];
     const last = items[items.length - 1];
     if (first === undefined || last === undefined) return;
-    if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
-    else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    }
   };
   if (!open) return null;
   return (
