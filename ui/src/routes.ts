@@ -3,6 +3,7 @@
  * holding `permission` (any of a list). The sign-in page is the shell's, not a route.
  */
 import type { RouteDef } from './router.js';
+import { FiltersList } from './filters/filters-list.js';
 import { CreateWizard, RolloutPage, RolloutsList } from './rollouts/index.js';
 import { ConfigView } from './views/config/config-view.js';
 import { FleetView } from './views/fleet/fleet-view.js';
@@ -19,6 +20,7 @@ export const ROUTES: RouteDef[] = [
   { pattern: '/rollouts', view: RolloutsList, nav: { label: 'Rollouts', order: 30, permission: 'READ_ROLLOUT' } },
   { pattern: '/rollouts/new', view: CreateWizard },
   { pattern: '/rollouts/:id', view: RolloutPage },
+  { pattern: '/targetfilters', view: FiltersList, nav: { label: 'Target filters', order: 35, permission: 'READ_TARGET' } },
   { pattern: '/repository', view: RepositoryView, nav: { label: 'Repository', order: 50, permission: ['READ_REPOSITORY', 'READ_SOFTWARE_MODULE', 'READ_DISTRIBUTION_SET'] } },
   { pattern: '/repository/modules/:id', view: ModuleView },
   { pattern: '/repository/sets/:id', view: DistributionSetView },
