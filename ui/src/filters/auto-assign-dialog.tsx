@@ -1,10 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Button } from '../components/button.js';
-import { Dialog } from '../components/dialog.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { DsSelect } from '../rollouts/ds-select.js';
 import { CheckField, SelectField, TextField } from '../rollouts/field.js';
+import { FormDialog } from '../rollouts/form-dialog.js';
 import { filterPath, type TargetFilter } from './model.js';
 
 type AutoType = NonNullable<TargetFilter['autoAssignActionType']>;
@@ -25,37 +24,25 @@ export function AutoAssignDialog({ filter, onClose, onSaved }: Props) {
   const [type, setType] = useState<AutoType>(filter.autoAssignActionType ?? 'forced');
   const [weight, setWeight] = useState(filter.autoAssignWeight === null ? '' : String(filter.autoAssignWeight));
   const [confirm, setConfirm] = useState(filter.confirmationRequired ?? false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const send = async (method: 'POST' | 'DELETE'): Promise<void> => {
-    if (method === 'POST' && dsId === null) { setError('Choose the distribution set to assign.'); return; }
-    setBusy(true);
-    try {
-      const body = { id: dsId, type, confirmationRequired: confirm, ...(weight.trim() === '' ? {} : { weight: Number(weight) }) };
-      await api.send(method, `${filterPath(filter.id)}/autoAssignDS`, method === 'POST' ? body : undefined);
-      onSaved();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+  const path = `${filterPath(filter.id)}/autoAssignDS`;
+  const save = async (): Promise<void> => {
+    if (dsId === null) throw new Error('Choose the distribution set to assign.');
+    await api.send('POST', path, { id: dsId, type, confirmationRequired: confirm, ...(weight.trim() === '' ? {} : { weight: Number(weight) }) });
+    onSaved();
+  };
+  const remove = async (): Promise<void> => {
+    await api.send('DELETE', path);
+    onSaved();
   };
   return (
-    <Dialog title={`Auto-assignment: ${filter.name}`} open onClose={onClose}>
-      <form onSubmit={(e) => { e.preventDefault(); void send('POST'); }}>
-        <DsSelect value={dsId} onChange={(id) => { setDsId(id); }} label="Distribution set to assign" />
-        <SelectField label="Action type" value={type} options={TYPES} onValue={setType} />
-        <TextField label="Weight (optional)" type="number" min={0} max={1000} value={weight} onValue={setWeight} />
-        <CheckField label="Confirmation required on the device" checked={confirm} onValue={setConfirm} />
-        <ErrorBanner error={error} />
-        <div class="dialog-actions">
-          {filter.autoAssignDistributionSet !== null && (
-            <Button variant="danger" permission="UPDATE_TARGET" disabled={busy} onClick={() => { void send('DELETE'); }}>Remove auto-assignment</Button>
-          )}
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={busy}>Save</Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title={`Auto-assignment: ${filter.name}`} onClose={onClose} onSubmit={save} submitLabel="Save"
+      more={(run, busy) => filter.autoAssignDistributionSet !== null && (
+        <Button variant="danger" permission="UPDATE_TARGET" disabled={busy} onClick={() => { run(remove); }}>Remove auto-assignment</Button>
+      )}>
+      <DsSelect value={dsId} onChange={(id) => { setDsId(id); }} label="Distribution set to assign" />
+      <SelectField label="Action type" value={type} options={TYPES} onValue={setType} />
+      <TextField label="Weight (optional)" type="number" min={0} max={1000} value={weight} onValue={setWeight} />
+      <CheckField label="Confirmation required on the device" checked={confirm} onValue={setConfirm} />
+    </FormDialog>
   );
 }

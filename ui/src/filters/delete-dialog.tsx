@@ -1,8 +1,5 @@
-import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Button } from '../components/button.js';
-import { Dialog } from '../components/dialog.js';
-import { ErrorBanner } from '../components/error-banner.js';
+import { FormDialog } from '../rollouts/form-dialog.js';
 import { filterPath, type TargetFilter } from './model.js';
 
 interface Props {
@@ -13,27 +10,13 @@ interface Props {
 
 /** Asks before deleting a filter (its auto-assignment ends with it). */
 export function DeleteDialog({ filter, onClose, onDeleted }: Props) {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   const remove = async (): Promise<void> => {
-    setBusy(true);
-    try {
-      await api.send('DELETE', filterPath(filter.id));
-      onDeleted();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    await api.send('DELETE', filterPath(filter.id));
+    onDeleted();
   };
   return (
-    <Dialog title={`Delete ${filter.name}?`} open onClose={onClose}>
+    <FormDialog title={`Delete ${filter.name}?`} onClose={onClose} onSubmit={remove} submitLabel="Delete" variant="danger">
       <p>The filter <strong>{filter.name}</strong> is deleted{filter.autoAssignDistributionSet === null ? '' : ', and with it its auto-assignment'}.</p>
-      <ErrorBanner error={error} />
-      <div class="dialog-actions">
-        <Button onClick={onClose}>Cancel</Button>
-        <Button variant="danger" busy={busy} onClick={() => { void remove(); }}>Delete</Button>
-      </div>
-    </Dialog>
+    </FormDialog>
   );
 }

@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Button } from '../components/button.js';
-import { Dialog } from '../components/dialog.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { navigate } from '../router.js';
+import { FormDialog } from './form-dialog.js';
 import type { Rollout, RolloutGroup } from './model.js';
 import { operationRequest, operationsFor, type Operation } from './operations.js';
 
@@ -64,28 +63,16 @@ interface ConfirmProps {
 /** The question before an operation; approve and deny take a remark (at most 255 characters). */
 function ConfirmOperation({ op, rollout, onCancel, onConfirm }: ConfirmProps) {
   const [remark, setRemark] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   return (
-    <Dialog title={`${op.label}: ${rollout.name}`} open onClose={onCancel}>
-      <form onSubmit={(e) => {
-        e.preventDefault();
-        setBusy(true);
-        onConfirm(remark).catch(setError).finally(() => { setBusy(false); });
-      }}>
-        {op.confirm !== undefined && <p>{op.confirm}</p>}
-        {op.remark === true && (
-          <div class="field">
-            <label for="op-remark">Remark (optional)</label>
-            <textarea id="op-remark" class="input" maxLength={255} rows={3} value={remark} onInput={(e) => { setRemark(e.currentTarget.value); }} />
-          </div>
-        )}
-        <ErrorBanner error={error} />
-        <div class="dialog-actions">
-          <Button onClick={onCancel}>Cancel</Button>
-          <Button type="submit" variant={op.variant ?? 'primary'} busy={busy}>{op.label}</Button>
+    <FormDialog title={`${op.label}: ${rollout.name}`} onClose={onCancel} onSubmit={() => onConfirm(remark)} submitLabel={op.label}
+      variant={op.variant === 'danger' ? 'danger' : 'primary'}>
+      {op.confirm !== undefined && <p>{op.confirm}</p>}
+      {op.remark === true && (
+        <div class="field">
+          <label for="op-remark">Remark (optional)</label>
+          <textarea id="op-remark" class="input" maxLength={255} rows={3} value={remark} onInput={(e) => { setRemark(e.currentTarget.value); }} />
         </div>
-      </form>
-    </Dialog>
+      )}
+    </FormDialog>
   );
 }
