@@ -65,7 +65,7 @@ export const api = {
   },
   /** One page of a hawkBit list (`{content,total,size}`). */
   async page<T>(path: string, query: PageQuery = {}): Promise<Page<T>> {
-    const reply = await call<{ content?: T[]; total?: number }>('GET', withQuery(path, { ...query }));
+    const reply = await call<{ content?: T[]; total?: number }>('GET', withQuery(path, { offset: query.offset, limit: query.limit, sort: query.sort, q: query.q }));
     const content = reply?.content ?? [];
     return { content, total: reply?.total ?? content.length };
   },

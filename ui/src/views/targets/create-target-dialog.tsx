@@ -1,0 +1,48 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.js';
+import { Button } from '../../components/button.js';
+import { Dialog } from '../../components/dialog.js';
+import { ErrorBanner } from '../../components/error-banner.js';
+import { navigate } from '../../router.js';
+
+/** Registers a target by hand (`POST /rest/v1/targets`), then opens its page. */
+export function CreateTargetDialog({ open, onClose }: { readonly open: boolean; readonly onClose: () => void }) {
+  const [controllerId, setControllerId] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const submit = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const id = controllerId.trim();
+      await api.send('POST', '/rest/v1/targets', [{ controllerId: id, name: name.trim() === '' ? id : name.trim(), description }]);
+      onClose();
+      navigate(`/targets/${encodeURIComponent(id)}`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title="Create target" open={open} onClose={onClose}>
+      <form onSubmit={(e) => { void submit(e); }}>
+        <ErrorBanner error={error} />
+        <label for="ct-id">Controller ID</label>
+        <input id="ct-id" class="input mono" required maxLength={256} value={controllerId} autoFocus
+          onInput={(e) => { setControllerId(e.currentTarget.value); }} />
+        <label for="ct-name">Name <span class="muted">(defaults to the controller ID)</span></label>
+        <input id="ct-name" class="input" maxLength={128} value={name} onInput={(e) => { setName(e.currentTarget.value); }} />
+        <label for="ct-desc">Description</label>
+        <input id="ct-desc" class="input" maxLength={512} value={description} onInput={(e) => { setDescription(e.currentTarget.value); }} />
+        <div class="form-actions">
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" variant="primary" busy={busy}>Create</Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

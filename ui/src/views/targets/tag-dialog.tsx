@@ -1,0 +1,66 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.js';
+import { Button } from '../../components/button.js';
+import { Dialog } from '../../components/dialog.js';
+import { EntityPicker } from '../../components/entity-picker.js';
+import { ErrorBanner } from '../../components/error-banner.js';
+import { useSession } from '../../session.js';
+
+interface Tag {
+  readonly id: number;
+  readonly name: string;
+}
+
+interface Props {
+  readonly open: boolean;
+  readonly controllerIds: readonly string[];
+  readonly onClose: () => void;
+  readonly onDone: (summary: string) => void;
+}
+
+/** Tags the selected targets with an existing tag or a new one (`POST /targettags/{id}/assigned`). */
+export function TagDialog({ open, controllerIds, onClose, onDone }: Props) {
+  const session = useSession();
+  const [tag, setTag] = useState<Tag | undefined>(undefined);
+  const [newName, setNewName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const submit = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      let target = tag;
+      if (newName.trim() !== '') {
+        const created = await api.send<Tag[]>('POST', '/rest/v1/targettags', [{ name: newName.trim() }]);
+        target = created?.[0];
+      }
+      if (target === undefined) return;
+      await api.send('POST', `/rest/v1/targettags/${target.id}/assigned`, controllerIds);
+      onDone(`Tagged ${controllerIds.length} target(s) with ${target.name}.`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Tag ${controllerIds.length} target(s)`} open={open} onClose={onClose}>
+      <form onSubmit={(e) => { void submit(e); }}>
+        <ErrorBanner error={error} />
+        <EntityPicker<Tag> id="tag-pick" path="/rest/v1/targettags" label="Tag" value={tag?.id}
+          onChange={(_id, item) => { setTag(item); }} describe={(t) => t.name} search={(t) => `name==*${t}*`} />
+        {session.can('CREATE_TARGET') && (
+          <>
+            <label for="tag-new">Or a new tag</label>
+            <input id="tag-new" class="input" maxLength={64} value={newName} onInput={(e) => { setNewName(e.currentTarget.value); }} />
+          </>
+        )}
+        <div class="form-actions">
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" variant="primary" busy={busy} disabled={tag === undefined && newName.trim() === ''}>Tag</Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
