@@ -82,6 +82,16 @@ export default tseslint.config(
     [[...HANDLERS, ...IO, '**/actors/**', '**/app/**', '**/scheduler/**', '**/store/**', '**/query/**'],
       'apidoc/ reads route declarations only: it knows no handler, store or I/O'],
   ]),
+  // auth: sign-in below the handlers (session cookie, OpenID provider, the Management authenticator)
+  boundary(['src/auth/**/*.ts'], [
+    [[...HANDLERS, '**/session/**', '**/actors/**', '**/app/**', '**/scheduler/**', '**/store/**', '**/query/**', 'uWebSockets.js', 'redis'],
+      'auth/ sits beside http/, below the handlers: it knows config, http and domain errors only'],
+  ]),
+  // session: the sign-in routes for people; narrow dependencies (auth, one Management body reader), no device or store code
+  boundary(['src/session/**/*.ts'], [
+    [['**/ddi/**', '**/dmf/**', '**/scheduler/**', '**/actors/**', '**/app/services.js', '**/store/**', 'redis', 'uWebSockets.js'],
+      'session/ uses src/auth and declares its dependencies; it reads no device, actor or store code'],
+  ]),
   boundary(['src/http/**/*.ts'], [
     [[...HANDLERS, '**/actors/**', '**/app/**', '**/scheduler/**'], 'http/ is the adapter below the handlers'],
   ]),

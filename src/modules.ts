@@ -15,12 +15,14 @@ import { repositoryModule } from './mgmt/repository/index.js';
 import { rolloutsModule } from './mgmt/rollouts/index.js';
 import { targetsModule } from './mgmt/targets/index.js';
 import { schedulerModule } from './scheduler/index.js';
+import { sessionModule } from './session/index.js';
 
 export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppModule[] => {
   const services = createServices(ctx);
   return [
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
     rolloutsModule(services), schedulerModule(services), dmfModule(services),
+    sessionModule(services),
     consoleModule(),
   ];
 };

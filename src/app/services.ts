@@ -7,7 +7,8 @@ import { EffectDispatcher } from '../actors/dispatcher.js';
 import { effectHandlers, type DmfHooks } from '../actors/effects.js';
 import { ArtifactStorage } from '../artifacts/index.js';
 import { createHashPool } from '../artifacts/hash-pool.js';
-import { basicAuth, type PermissionRequirement } from '../http/auth-basic.js';
+import { createAuth, type Auth } from '../auth/index.js';
+import type { PermissionRequirement } from '../http/auth-basic.js';
 import type { Authenticator } from '../http/types.js';
 import { canonicalTenant } from '../domain/ids.js';
 import { resolveQuotas, type Quotas } from '../domain/quotas.js';
@@ -41,7 +42,9 @@ export interface Services {
    * modules are built: the runtime and the dispatcher take both when they are created.
    */
   connectDmf(dmf: DmfHooks): void;
-  /** Basic authentication for Management routes, requiring the given permission(s). */
+  /** Sign-in (src/auth): session cookies, the OpenID provider, the Management authenticator. */
+  readonly auth: Auth;
+  /** Authentication for Management routes (Basic, Bearer, session cookie), requiring the given permission(s). */
   mgmtAuth(permission?: PermissionRequirement): Authenticator;
   /** Milliseconds since the epoch; one place to read the clock. */
   now(): number;
@@ -58,7 +61,7 @@ export function createServices(ctx: ModuleContext): Services {
   let tenantConfig: TenantConfigService | undefined;
   let artifacts: ArtifactStorage | undefined;
   let hashPool: ReturnType<typeof createHashPool> | undefined;
-  const auths = new Map<string, Authenticator>();
+  const auth = createAuth(config, () => Date.now());
   let dmf: DmfHooks | undefined;
 
   const services: Services = {
@@ -100,12 +103,8 @@ export function createServices(ctx: ModuleContext): Services {
       }
       dmf = hooks;
     },
-    mgmtAuth(permission) {
-      const key = JSON.stringify(permission ?? null);
-      let auth = auths.get(key);
-      if (auth === undefined) auths.set(key, (auth = basicAuth(config.tenants, permission)));
-      return auth;
-    },
+    auth,
+    mgmtAuth: (permission) => auth.mgmtAuth(permission),
     now: () => Date.now(),
     async close() {
       await hashPool?.close();

@@ -3,6 +3,7 @@
  * here; config.yaml documents them all. Quotas and per-tenant configuration values pass through
  * untouched: the modules that own them validate them.
  */
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { isPermission } from './permissions.js';
 import { isPasswordHash } from './password.js';
@@ -107,6 +108,12 @@ const dmf = z.strictObject({
   deadLetterTtlMs: positiveInt.default(1_814_400_000), // 21 days, hawkBit's default
 });
 
+/** A tenant's name as written in config.yaml; stored upper-case. */
+const tenantName = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: (iss) => `expected 1-64 of A-Z a-z 0-9 _ -, got ${show(iss.input)}` })
+  .transform((name) => name.toUpperCase());
+
 const user = z.strictObject({
   username: z.string().regex(/^[^\\:\s]{1,128}$/, { error: (iss) => `expected 1-128 characters without spaces, ':' or '\\', got ${show(iss.input)}` }),
   password: z.string().refine(isPasswordHash, {
@@ -117,10 +124,7 @@ const user = z.strictObject({
 
 const tenant = z
   .strictObject({
-    name: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: (iss) => `expected 1-64 of A-Z a-z 0-9 _ -, got ${show(iss.input)}` })
-      .transform((name) => name.toUpperCase()),
+    name: tenantName,
     users: z.array(user).default([]),
     config: z.record(z.string(), z.unknown()).default({}),
   })
@@ -132,6 +136,44 @@ const tenant = z
     });
   });
 
+/** A URL of http or https, as an OpenID issuer or redirect URL (the key is named by the caller's path). */
+const httpUrl = z.string().regex(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, { error: (iss) => `expected an http:// or https:// URL without query, got ${show(iss.input)}` });
+
+/**
+ * Sign-in for people and tokens for scripts (src/auth): the session cookie's key and lifetime, and an
+ * optional OpenID Connect provider whose users sign in to the console and whose access tokens the
+ * Management API accepts as bearer tokens. A missing session secret is generated here, once per
+ * process, so every event loop of the process signs with the same key (`secretGenerated` says so).
+ */
+const auth = z.strictObject({
+  session: z
+    .strictObject({
+      secret: z.string().min(32, { error: 'expected at least 32 characters' }).optional(),
+      ttlMinutes: positiveInt.max(525_600).default(480), // 8 hours; at most a year
+    })
+    .prefault({})
+    .transform((s) => ({ ...s, secret: s.secret ?? randomBytes(32).toString('base64url'), secretGenerated: s.secret === undefined })),
+  oidc: z
+    .strictObject({
+      /** Exactly as the provider writes it in its tokens' `iss` (a trailing slash counts). */
+      issuer: httpUrl,
+      clientId: z.string().min(1),
+      clientSecret: z.string().min(1).optional(),
+      /** Audience of bearer tokens; default clientId. */
+      audience: z.string().min(1).optional(),
+      redirectUrl: httpUrl.optional(),
+      scopes: z
+        .preprocess((v) => (typeof v === 'string' ? v.split(/\s+/).filter((x) => x !== '') : v), z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/)).min(1))
+        .default(['openid', 'profile', 'email']),
+      tenant: tenantName.default('DEFAULT'),
+      usernameClaim: z.string().min(1).default('preferred_username'),
+      /** Dot path into the token's claims, e.g. realm_access.roles. */
+      rolesClaim: z.string().regex(/^[^.]+(\.[^.]+)*$/, { error: (iss) => `expected a dot path such as realm_access.roles, got ${show(iss.input)}` }).default('roles'),
+      roles: z.record(z.string(), z.array(z.string().refine(isPermission, { error: (iss) => `unknown permission ${show(iss.input)}` }))).default({}),
+    })
+    .optional(),
+});
+
 export const configSchema = z
   .strictObject({
     server: server.prefault({}),
@@ -141,6 +183,7 @@ export const configSchema = z
     limits: limits.prefault({}),
     ddi: ddi.prefault({}),
     dmf: dmf.prefault({}),
+    auth: auth.prefault({}),
     quotas: z.looseObject({}).prefault({}),
     /** Background work intervals (ms); see src/scheduler/settings.ts. */
     scheduler: z
@@ -167,6 +210,9 @@ export const configSchema = z
       }),
   })
   .superRefine((c, ctx) => {
+    if (c.auth.oidc !== undefined && !c.tenants.some((t) => t.name === c.auth.oidc?.tenant)) {
+      ctx.addIssue({ code: 'custom', path: ['auth', 'oidc', 'tenant'], message: `tenant "${c.auth.oidc.tenant}" is not configured in tenants` });
+    }
     if (c.limits.defaultPageSize > c.limits.maxPageSize) {
       ctx.addIssue({ code: 'custom', path: ['limits', 'defaultPageSize'], message: `must not exceed limits.maxPageSize (${c.limits.maxPageSize})` });
     }

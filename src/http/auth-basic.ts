@@ -14,7 +14,8 @@ export const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Basic realm="peregrine"' 
 /** A permission name, all of several names, or any one of several. `ALL` always satisfies it. */
 export type PermissionRequirement = string | readonly string[] | { readonly anyOf: readonly string[] };
 
-interface Account {
+/** A user of config.yaml with the permissions it holds (`ALL` expanded). */
+export interface LocalAccount {
   readonly tenant: string;
   readonly username: string;
   readonly hash: string;
@@ -23,9 +24,9 @@ interface Account {
 
 interface Directory {
   /** By bare username, in tenant order. */
-  readonly byName: ReadonlyMap<string, readonly Account[]>;
+  readonly byName: ReadonlyMap<string, readonly LocalAccount[]>;
   /** By `TENANT\username`. */
-  readonly byQualified: ReadonlyMap<string, Account>;
+  readonly byQualified: ReadonlyMap<string, LocalAccount>;
 }
 
 const directories = new WeakMap<readonly TenantConfig[], Directory>();
@@ -33,11 +34,11 @@ const directories = new WeakMap<readonly TenantConfig[], Directory>();
 function directoryOf(tenants: readonly TenantConfig[]): Directory {
   let dir = directories.get(tenants);
   if (dir !== undefined) return dir;
-  const byName = new Map<string, Account[]>();
-  const byQualified = new Map<string, Account>();
+  const byName = new Map<string, LocalAccount[]>();
+  const byQualified = new Map<string, LocalAccount>();
   for (const tenant of tenants) {
     for (const user of tenant.users) {
-      const account: Account = {
+      const account: LocalAccount = {
         tenant: tenant.name, username: user.username, hash: user.password, permissions: expandPermissions(user.permissions),
       };
       const list = byName.get(user.username) ?? [];
@@ -69,10 +70,27 @@ export function parseBasic(header: string | undefined): { username: string; pass
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-function findAccount(dir: Directory, login: string): Account | undefined {
+function findAccount(dir: Directory, login: string): LocalAccount | undefined {
   const slash = login.indexOf('\\');
   if (slash === -1) return dir.byName.get(login)?.[0];
   return dir.byQualified.get(`${login.slice(0, slash).toUpperCase()}\\${login.slice(slash + 1)}`);
+}
+
+/**
+ * The configured user a login names (`username` or `TENANT\username`) when the password is right,
+ * else undefined. An unknown user costs an scrypt check too, so the time tells nothing.
+ */
+export async function checkCredentials(
+  tenants: readonly TenantConfig[], login: string, password: string,
+): Promise<LocalAccount | undefined> {
+  const account = findAccount(directoryOf(tenants), login);
+  const ok = await verifyPasswordAsync(password, account?.hash ?? (dummyHash ??= hashPassword('peregrine-dummy')));
+  return account !== undefined && ok ? account : undefined;
+}
+
+/** A configured user by canonical tenant and username (session cookies look their user up at each request). */
+export function localAccount(tenants: readonly TenantConfig[], tenant: string, username: string): LocalAccount | undefined {
+  return directoryOf(tenants).byQualified.get(`${tenant}\\${username}`);
 }
 
 /** True when the permissions satisfy the requirement; otherwise the name of a missing permission. */
@@ -88,13 +106,11 @@ export function missingPermission(permissions: ReadonlySet<string>, required: Pe
  * `WWW-Authenticate: Basic realm="peregrine"`; a valid user without the permission: 403.
  */
 export function basicAuth(tenants: readonly TenantConfig[], permission?: PermissionRequirement): Authenticator {
-  const dir = directoryOf(tenants);
   return async (req) => {
     const credentials = parseBasic(req.headers['authorization']);
     if (credentials === undefined) throw unauthorized('Full authentication is required to access this resource');
-    const account = findAccount(dir, credentials.username);
-    const ok = await verifyPasswordAsync(credentials.password, account?.hash ?? (dummyHash ??= hashPassword('peregrine-dummy')));
-    if (account === undefined || !ok) throw unauthorized('Bad credentials');
+    const account = await checkCredentials(tenants, credentials.username, credentials.password);
+    if (account === undefined) throw unauthorized('Bad credentials');
     const missing = missingPermission(account.permissions, permission);
     if (missing !== undefined) {
       throw new AppError('INSUFFICIENT_PERMISSION', `User ${account.username} lacks the permission ${missing}`);

@@ -53,7 +53,10 @@ function writeHead(res: HttpResponse, p: Prepared): void {
       const lower = name.toLowerCase();
       if (lower === 'content-length' || lower === 'transfer-encoding') continue; // uWS frames the body
       if (lower === 'content-type') hasType = true;
-      res.writeHeader(name, p.headers[name] as string);
+      const value = p.headers[name] as string;
+      // several cookies in one reply: Set-Cookie values joined with '\n' go out as one header each
+      if (lower === 'set-cookie' && value.includes('\n')) for (const cookie of value.split('\n')) res.writeHeader(name, cookie);
+      else res.writeHeader(name, value);
     }
   }
   if (!hasType && p.contentType !== undefined) res.writeHeader('Content-Type', p.contentType);
