@@ -72,6 +72,11 @@ export default tseslint.config(
     [['**/mgmt/**', '**/scheduler/**', '**/http/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
       'dmf/ is a device API like ddi/: actors, ddi/ device functions and the Store port, no Management, scheduler or HTTP code'],
   ]),
+  // events: follows the store's journal for the live streams; below the handlers, beside the actors
+  boundary(['src/events/**/*.ts'], [
+    [[...HANDLERS, '**/app/**', '**/scheduler/**', '**/http/**', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
+      'events/ reads the Store port and the journal\'s event types; the routes that stream them live in mgmt/events'],
+  ]),
   // app: shared services and module contracts; the registry of modules sits beside server.ts
   boundary(['src/app/**/*.ts'], [
     [[...HANDLERS, '**/scheduler/**'], 'app/ does not point back up at the modules: register them in src/modules.ts'],

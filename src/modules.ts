@@ -11,6 +11,7 @@ import { consoleModule } from './console/index.js';
 import { ddiModule } from './ddi/index.js';
 import { dmfModule } from './dmf/index.js';
 import { deploymentsModule } from './mgmt/deployments/index.js';
+import { eventsModule } from './mgmt/events/index.js';
 import { repositoryModule } from './mgmt/repository/index.js';
 import { rolloutsModule } from './mgmt/rollouts/index.js';
 import { targetsModule } from './mgmt/targets/index.js';
@@ -23,6 +24,7 @@ export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppMod
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
     rolloutsModule(services), schedulerModule(services), dmfModule(services),
     sessionModule(services),
+    eventsModule(services),
     consoleModule(),
   ];
 };

@@ -4,6 +4,7 @@ import type { ActorKind, EventOf, RecordOf } from '../domain/kinds.js';
 import type { Commit, CounterIncrement, Store, Stored, Tenant, Write } from '../store/port.js';
 import { retryCommit, type Attempt } from '../store/retry.js';
 import { MACHINE_VERSION_FIELD, type ActorDefinition, type ActorDefinitions } from './definition.js';
+import { journalOf } from './journal.js';
 import { KeyedLock } from './keyed-lock.js';
 import { step } from './step.js';
 
@@ -287,9 +288,11 @@ export class ActorRuntime {
     }
     if (changes.length === 0) return commit;
     const derived = this.#observers.flatMap((observe) => observe(tenant, changes));
-    if (derived.length === 0 && counters.length === 0) return commit;
+    const journal = journalOf(changes);
+    if (derived.length === 0 && counters.length === 0 && journal.length === 0) return commit;
     return {
       ...commit,
+      ...(journal.length === 0 ? {} : { journal }),
       ...(derived.length === 0 ? {} : { effects: [...(commit.effects ?? []), ...derived.map((e) => ({ ...e, eid: randomUUID() }))] }),
       ...(counters.length === 0 ? {} : { counters: [...(commit.counters ?? []), ...counters] }),
     };

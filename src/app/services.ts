@@ -6,6 +6,7 @@ import { ACTORS } from '../actors/kinds.js';
 import { EffectDispatcher } from '../actors/dispatcher.js';
 import { effectHandlers, type DmfHooks } from '../actors/effects.js';
 import { ArtifactStorage } from '../artifacts/index.js';
+import { EventHub } from '../events/hub.js';
 import { createHashPool } from '../artifacts/hash-pool.js';
 import { createAuth, type Auth } from '../auth/index.js';
 import type { PermissionRequirement } from '../http/auth-basic.js';
@@ -36,6 +37,8 @@ export interface Services {
   readonly dispatcher: EffectDispatcher;
   readonly tenantConfig: TenantConfigService;
   readonly artifacts: ArtifactStorage;
+  /** Follows the tenants' journals for the live event streams of this loop (src/events). */
+  readonly events: EventHub;
   /**
    * Plugs the DMF connector (src/dmf) into the actors: the runtime commits the effects its observer
    * derives from actor changes, the dispatcher hands them to its outbound port. Call it while the
@@ -60,6 +63,7 @@ export function createServices(ctx: ModuleContext): Services {
   let dispatcher: EffectDispatcher | undefined;
   let tenantConfig: TenantConfigService | undefined;
   let artifacts: ArtifactStorage | undefined;
+  let events: EventHub | undefined;
   let hashPool: ReturnType<typeof createHashPool> | undefined;
   const auth = createAuth(config, () => Date.now());
   let dmf: DmfHooks | undefined;
@@ -96,6 +100,9 @@ export function createServices(ctx: ModuleContext): Services {
     get artifacts() {
       hashPool ??= createHashPool();
       return (artifacts ??= new ArtifactStorage({ dataDir: join(config.dataDir), hashPool }));
+    },
+    get events() {
+      return (events ??= new EventHub(ctx.store, { log: ctx.logger }));
     },
     connectDmf(hooks) {
       if (runtime !== undefined || dispatcher !== undefined) {

@@ -5,7 +5,7 @@
  * exception there would end the process) and every reply is written at most once.
  */
 import type { Logger } from 'pino';
-import type { HttpRequest as UwsRequest, HttpResponse } from 'uWebSockets.js';
+import type { HttpRequest as UwsRequest, HttpResponse, us_socket_context_t } from 'uWebSockets.js';
 import type { Metrics, RouteMetrics } from '../observability/metrics.js';
 import { METHODS } from '../observability/metrics.js';
 import { StoreUnavailableError } from '../store/port.js';
@@ -16,7 +16,16 @@ import { isCborContentType, isJsonContentType, negotiate, type Flavour } from '.
 import { HttpRequest, ipText } from './request.js';
 import { prepare, writeSimple, writeStream, type Prepared, type StreamState } from './respond.js';
 import type { Router, RouteEntry } from './router.js';
-import type { Principal, Reply, Route } from './types.js';
+import { SSE_HEADERS, SseConnection, type FeedSocketData, type OpenFeed } from './feed.js';
+import type { Feed, Principal, Reply, Route } from './types.js';
+
+/** What the WebSocket upgrade handler read from the request, to upgrade with once the handler gave a feed. */
+export interface UpgradeRequest {
+  readonly key: string;
+  readonly protocol: string;
+  readonly extensions: string;
+  readonly context: us_socket_context_t;
+}
 
 /** State shared by all exchanges of one server. */
 export interface Shared {
@@ -31,6 +40,8 @@ export interface Shared {
   fallbackHost: string;
   closing: boolean;
   inFlight: number;
+  /** Open feeds (SSE and WebSocket), ended when the server shuts down. */
+  readonly feeds: Set<OpenFeed>;
   idle: (() => void) | undefined;
 }
 
@@ -69,6 +80,9 @@ export class Exchange implements Throttle {
   request: HttpRequest | undefined;
   body: BufferBody | UploadStream | undefined;
   stream: StreamState | undefined;
+  sse: SseConnection | undefined;
+  /** Set by the WebSocket upgrade handler before start(). */
+  upgrade: UpgradeRequest | undefined;
   readonly started = performance.now();
 
   constructor(
@@ -215,6 +229,13 @@ export class Exchange implements Throttle {
     let streaming = false;
     try {
       if (this.aborted) return;
+      if (reply.feed !== undefined && reply.status === 200) {
+        streaming = this.startFeed(reply.feed, reply.headers);
+        return;
+      }
+      if (this.entry?.route.websocket === true && this.upgrade === undefined && reply.status < 400) {
+        reply = errorReply('BAD_PARAMETER', 'this is a WebSocket endpoint: send an upgrade request (Connection: Upgrade, Upgrade: websocket)', { Upgrade: 'websocket' });
+      }
       // Close when part of the request body is still unread, or while shutting down.
       const close = forceClose || this.s.closing || (this.body !== undefined && !this.body.complete);
       let prepared: Prepared;
@@ -241,6 +262,37 @@ export class Exchange implements Throttle {
       if (!streaming) this.settle();
     }
     return undefined;
+  }
+
+  /**
+   * A feed: upgraded to a WebSocket when this is an upgrade request, else Server-Sent Events (HEAD
+   * gets the headers only). True while the exchange stays open (settled when the stream ends).
+   */
+  startFeed(feed: Feed, headers: Readonly<Record<string, string>> | undefined): boolean {
+    const res = this.res;
+    const upgrade = this.upgrade;
+    if (upgrade !== undefined) {
+      this.status = 101;
+      const data: FeedSocketData = { feed };
+      res.cork(() => res.upgrade(data, upgrade.key, upgrade.protocol, upgrade.extensions, upgrade.context));
+      return false;
+    }
+    this.status = 200;
+    res.cork(() => {
+      res.writeStatus('200 OK');
+      for (const [name, value] of Object.entries({ ...SSE_HEADERS, ...headers })) res.writeHeader(name, value);
+      if (this.head) res.endWithoutBody();
+      else res.write(': connected\n\n');
+    });
+    if (this.head) return false;
+    const connection = new SseConnection(res, feed, () => {
+      this.s.feeds.delete(connection);
+      this.settle();
+    });
+    this.sse = connection;
+    if (this.s.closing) connection.close('the server is shutting down');
+    else this.s.feeds.add(connection);
+    return true;
   }
 
   async finishStream(prepared: Prepared, close: boolean): Promise<void> {
@@ -278,6 +330,7 @@ export class Exchange implements Throttle {
     this.aborted = true;
     this.request?.markAborted();
     this.body?.fail(new AbortedError());
+    this.sse?.aborted();
     if (this.stream !== undefined) {
       this.stream.aborted = true;
       this.stream.onAbort?.();

@@ -4,10 +4,11 @@
  */
 import { createServer } from 'node:net';
 import type { Logger } from 'pino';
-import type { HttpRequest as UwsRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { HttpRequest as UwsRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocketBehavior } from 'uWebSockets.js';
 import type { Config } from '../config/index.js';
 import type { Metrics, RouteMetrics } from '../observability/metrics.js';
 import { Exchange, type Shared } from './exchange.js';
+import { FEED_BUFFER_BYTES, WsConnection, type FeedSocketData } from './feed.js';
 import { laneHandler } from './lane.js';
 import { normalizeIp } from './request.js';
 import { Router, type RouteEntry } from './router.js';
@@ -55,6 +56,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     fallbackHost: '',
     closing: false,
     inFlight: 0,
+    feeds: new Set(),
     idle: undefined,
   };
 
@@ -69,6 +71,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   };
   for (const route of routes) {
     if (route.lane !== undefined) app.get(route.path, laneHandler(s, route.lane, metrics.forRoute(route.name ?? route.path), generic));
+    if (route.websocket === true) app.ws<FeedSocketData>(route.path, feedSocket(s));
   }
   app.any('/*', generic);
 
@@ -93,6 +96,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       closing ??= (async () => {
         s.closing = true;
         uws.us_listen_socket_close(listenSocket);
+        for (const feed of [...s.feeds]) feed.close('the server is shutting down');
         if (s.inFlight > 0) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, graceMs);
@@ -106,6 +110,46 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         app.close(); // also ends idle keep-alive connections
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * A WebSocket route: the upgrade request goes through the generic path (match, auth, handler) like a
+ * GET; a reply with a feed upgrades (Exchange.startFeed), and the socket then carries the feed.
+ * Messages from the client are ignored; uWS answers pings and drops idle sockets.
+ */
+function feedSocket(s: Shared): WebSocketBehavior<FeedSocketData> {
+  return {
+    maxPayloadLength: 16 * 1024,
+    // the feed drops a slow consumer itself, with a close reason; uWS's own limit sits above that
+    maxBackpressure: 4 * FEED_BUFFER_BYTES,
+    closeOnBackpressureLimit: 0,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    upgrade: (res, req, context) => {
+      const exchange = new Exchange(s, res);
+      exchange.upgrade = {
+        key: req.getHeader('sec-websocket-key'),
+        protocol: req.getHeader('sec-websocket-protocol'),
+        extensions: req.getHeader('sec-websocket-extensions'),
+        context,
+      };
+      try {
+        exchange.start(req);
+      } catch (err) {
+        void exchange.finish(exchange.errorToReply(err), true);
+      }
+    },
+    open: (ws) => {
+      const data = ws.getUserData();
+      const connection = new WsConnection(ws, data.feed, () => s.feeds.delete(connection));
+      data.connection = connection;
+      if (s.closing) connection.close('the server is shutting down');
+      else s.feeds.add(connection);
+    },
+    close: (ws) => {
+      ws.getUserData().connection?.closed();
     },
   };
 }

@@ -2,6 +2,7 @@
  * The HTTP contract handlers are written against. Only src/http knows uWebSockets.js; handlers see a
  * plain copied request and return a plain reply.
  */
+import type { z } from 'zod';
 
 /** A request copied out of uWS before any await (uWS frees its request object when the callback returns). */
 export interface Request {
@@ -86,6 +87,11 @@ export interface Reply {
   /** Sent as is; set Content-Type in headers. */
   readonly body?: string | Buffer;
   readonly stream?: StreamBody;
+  /**
+   * A long-lived stream of messages (live events): Server-Sent Events on a plain GET, WebSocket
+   * messages on a route with `websocket: true`. The status must be 200.
+   */
+  readonly feed?: Feed;
 }
 
 export type Handler = (req: Request) => Reply | Promise<Reply>;
@@ -128,6 +134,52 @@ export interface Route {
    * metrics) must come out the same: a lane only skips the work, never a rule.
    */
   readonly lane?: Lane;
+  /**
+   * The route is a WebSocket endpoint: an upgrade request runs auth and handler like any GET, and a
+   * reply with a `feed` upgrades the connection (any other reply is written as HTTP); a GET that asks
+   * for no upgrade is refused.
+   */
+  readonly websocket?: boolean;
+  /**
+   * What the OpenAPI document (src/apidoc) says of the route beyond its method, path and auth;
+   * `false` leaves it out of the document on purpose (static files of the console).
+   */
+  readonly doc?: RouteDoc | false;
+}
+
+/**
+ * A route's part of the OpenAPI document. `body` is the very schema the handler validates with, so
+ * the document cannot drift from what the server accepts; tags default to the path's resource.
+ */
+export interface RouteDoc {
+  readonly summary?: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  /** The JSON request body, as the handler reads it (readBody / readJson). */
+  readonly body?: z.ZodType;
+  /** The body may be left out (hawkBit's `@RequestBody(required = false)`). */
+  readonly bodyOptional?: boolean;
+  /** A paged Management list: offset, limit, sort and q; 'full' adds representation. */
+  readonly list?: true | 'full';
+  /** Query parameters beside the list ones. */
+  readonly query?: readonly QueryDoc[];
+  /** The success reply: a schema (200), or a status with its schema (none: an empty reply). */
+  readonly response?: z.ZodType | ResponseDoc;
+}
+
+export interface QueryDoc {
+  readonly name: string;
+  readonly description?: string;
+  /** Allowed values, when fixed. */
+  readonly values?: readonly string[];
+  readonly type?: 'string' | 'integer' | 'boolean';
+}
+
+export interface ResponseDoc {
+  readonly status: number;
+  readonly schema?: z.ZodType;
+  /** Default application/hal+json for a schema. */
+  readonly contentType?: string;
 }
 
 /**
@@ -159,3 +211,25 @@ export interface LaneReply {
 }
 
 export type Lane = (req: LaneRequest) => LaneReply | undefined;
+
+/** One message of a feed: an SSE event (`id:`, `event:`, `data:`) or a WebSocket text message `{id, event, data}`. */
+export interface FeedMessage {
+  /** The position to resume after (SSE `Last-Event-ID`); absent on messages that are no resume point. */
+  readonly id?: string;
+  readonly event: string;
+  /** JSON text. */
+  readonly data: string;
+}
+
+/** Where a feed writes; the transport bounds what it buffers per connection. */
+export interface FeedSink {
+  /** False when the connection is gone or was dropped for reading too slowly (nothing more will be sent). */
+  send(messages: readonly FeedMessage[]): boolean;
+  /** Ends the stream, telling the client why. */
+  end(reason: string): void;
+}
+
+export interface Feed {
+  /** Called once the connection is ready; returns what stops the feed (called once, when the connection ends for any reason). */
+  start(sink: FeedSink): () => void;
+}

@@ -49,7 +49,7 @@ export class MemoryJournal {
       if (compareJournalIds((j.entries[mid] as JournalEntry).id, after) <= 0) lo = mid + 1;
       else hi = mid;
     }
-    const oldest = (j.entries[j.start] as JournalEntry | undefined)?.id ?? '0-0';
+    const oldest = (j.entries[j.start])?.id ?? '0-0';
     return { entries: j.entries.slice(lo, lo + count), last, gap: journalGap(after, oldest, j.dropped) };
   }
 }

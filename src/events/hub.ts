@@ -1,0 +1,186 @@
+/**
+ * Follows tenants' journals (Store.readJournal) for the live event streams of this process: one
+ * reader per tenant that has subscribers, however many subscribers it has, so 1,000 browsers on one
+ * rollout cost one store read per interval. Every instance follows the store's journal, not its own
+ * commits, so a change made through any instance (or a worker thread, or on a Redis Cluster) reaches
+ * every subscriber. A subscriber that resumes from an older position first catches up on its own
+ * reads, then takes the shared ones; it never gets an entry twice or out of order.
+ */
+import type { Logger } from 'pino';
+import type { JournalEvent } from '../actors/journal.js';
+import { compareJournalIds } from '../store/journal.js';
+import type { JournalEntry, Store, Tenant } from '../store/port.js';
+
+export interface Subscriber {
+  /** The events of one journal entry (never empty), in order; `id` is the entry's. */
+  deliver(id: string, events: readonly JournalEvent[]): void;
+  /** The journal dropped entries this subscriber had not read yet: it must start afresh (new snapshot). */
+  lost(): void;
+}
+
+export interface Subscription {
+  close(): void;
+}
+
+export interface HubOptions {
+  /** How often a followed journal is read when it had nothing new (ms). */
+  readonly intervalMs?: number;
+  /** Entries per read. */
+  readonly batch?: number;
+  readonly log: Pick<Logger, 'warn'>;
+}
+
+interface Member {
+  readonly subscriber: Subscriber;
+  /** The last entry id this member got; it gets only newer ones. */
+  after: string;
+  /** Catching up: shared entries wait here until its own reads reach them. */
+  held: JournalEntry[] | undefined;
+  closed: boolean;
+}
+
+interface Follow {
+  readonly tenant: Tenant;
+  readonly members: Set<Member>;
+  /** Entries up to here were read and handed out. */
+  cursor: string | undefined;
+  timer: NodeJS.Timeout | undefined;
+  reading: boolean;
+}
+
+export class EventHub {
+  readonly #store: Pick<Store, 'readJournal'>;
+  readonly #intervalMs: number;
+  readonly #batch: number;
+  readonly #log: Pick<Logger, 'warn'>;
+  readonly #follows = new Map<Tenant, Follow>();
+  #closed = false;
+
+  constructor(store: Pick<Store, 'readJournal'>, options: HubOptions) {
+    this.#store = store;
+    this.#intervalMs = options.intervalMs ?? 200;
+    this.#batch = options.batch ?? 500;
+    this.#log = options.log;
+  }
+
+  /** Where the tenant's journal stands: take it before a snapshot, subscribe from it after. */
+  async position(tenant: Tenant): Promise<string> {
+    return (await this.#store.readJournal(tenant, undefined, 1)).last;
+  }
+
+  /** True when the journal still holds every entry after `id` (a resume from it misses nothing). */
+  async holdsAfter(tenant: Tenant, id: string): Promise<boolean> {
+    return !(await this.#store.readJournal(tenant, id, 1)).gap;
+  }
+
+  /** Delivers every entry after `after`, then follows. */
+  subscribe(tenant: Tenant, after: string, subscriber: Subscriber): Subscription {
+    if (this.#closed) throw new Error('the event hub is closed');
+    let follow = this.#follows.get(tenant);
+    if (follow === undefined) {
+      follow = { tenant, members: new Set(), cursor: undefined, timer: undefined, reading: false };
+      this.#follows.set(tenant, follow);
+    }
+    const member: Member = { subscriber, after, held: [], closed: false };
+    follow.members.add(member);
+    const f = follow;
+    void this.#catchUp(f, member);
+    if (f.timer === undefined && !f.reading) this.#schedule(f, 0);
+    return {
+      close: () => {
+        member.closed = true;
+        f.members.delete(member);
+        if (f.members.size === 0 && this.#follows.get(tenant) === f) {
+          clearTimeout(f.timer);
+          this.#follows.delete(tenant);
+        }
+      },
+    };
+  }
+
+  /** Subscribers of this process (all tenants). */
+  get subscribers(): number {
+    let n = 0;
+    for (const f of this.#follows.values()) n += f.members.size;
+    return n;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const f of this.#follows.values()) clearTimeout(f.timer);
+    this.#follows.clear();
+  }
+
+  /** A member's own reads from its position until it reaches what the shared reads handed out. */
+  async #catchUp(f: Follow, m: Member): Promise<void> {
+    try {
+      for (;;) {
+        const target = f.cursor;
+        if (target !== undefined && compareJournalIds(m.after, target) >= 0) break;
+        const read = await this.#store.readJournal(f.tenant, m.after, this.#batch);
+        if (m.closed) return;
+        if (read.gap) return void this.#lose(f, m);
+        for (const e of read.entries) this.#hand(m, e);
+        // the journal's end as of this read: whatever the shared reads take after it waits in `held`
+        if (read.entries.length < this.#batch) break;
+      }
+    } catch (err) {
+      this.#log.warn({ err, tenant: f.tenant }, 'live events: reading the journal failed; the subscriber is dropped');
+      return void this.#lose(f, m);
+    }
+    const held = m.held ?? [];
+    m.held = undefined;
+    for (const e of held) this.#hand(m, e);
+  }
+
+  #schedule(f: Follow, ms: number): void {
+    if (this.#closed || this.#follows.get(f.tenant) !== f) return;
+    f.timer = setTimeout(() => void this.#read(f), ms);
+  }
+
+  async #read(f: Follow): Promise<void> {
+    f.timer = undefined;
+    f.reading = true;
+    let next = this.#intervalMs;
+    try {
+      if (f.cursor === undefined) {
+        f.cursor = (await this.#store.readJournal(f.tenant, undefined, 1)).last;
+        // members that joined before the first position was known read up to it on their own
+      }
+      const read = await this.#store.readJournal(f.tenant, f.cursor, this.#batch);
+      if (read.gap) {
+        // this process fell behind the journal's length: everyone starts afresh
+        for (const m of [...f.members]) this.#lose(f, m);
+        f.cursor = read.last;
+      } else {
+        for (const e of read.entries) {
+          for (const m of f.members) {
+            if (m.held !== undefined) m.held.push(e);
+            else this.#hand(m, e);
+          }
+          f.cursor = e.id;
+        }
+        if (read.entries.length === this.#batch) next = 0;
+      }
+    } catch (err) {
+      this.#log.warn({ err, tenant: f.tenant }, 'live events: reading the journal failed; trying again');
+      next = Math.max(this.#intervalMs, 1000);
+    } finally {
+      f.reading = false;
+    }
+    this.#schedule(f, next);
+  }
+
+  #hand(m: Member, e: JournalEntry): void {
+    if (m.closed || compareJournalIds(e.id, m.after) <= 0) return;
+    m.after = e.id;
+    if (e.events.length > 0) m.subscriber.deliver(e.id, e.events as readonly JournalEvent[]);
+  }
+
+  #lose(f: Follow, m: Member): void {
+    if (m.closed) return;
+    m.closed = true;
+    f.members.delete(m);
+    m.subscriber.lost();
+  }
+}

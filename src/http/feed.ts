@@ -1,0 +1,187 @@
+/**
+ * Feeds (Reply.feed) on uWS: Server-Sent Events on an HTTP response, or messages on a WebSocket.
+ * Each connection buffers at most FEED_BUFFER_BYTES that the client has not taken yet; a client that
+ * reads slower than the feed produces is dropped (its stream ends with a reason where the transport
+ * can still say one), so one stalled reader never grows the server's memory.
+ */
+import type { HttpResponse, WebSocket } from 'uWebSockets.js';
+import type { Feed, FeedMessage, FeedSink } from './types.js';
+
+/** What one connection may hold unsent before it counts as a slow consumer. */
+export const FEED_BUFFER_BYTES = 1024 * 1024;
+/** An SSE comment this often keeps proxies and clients from timing the stream out. */
+const HEARTBEAT_MS = 15_000;
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  // nginx passes the stream through unbuffered
+  'X-Accel-Buffering': 'no',
+});
+
+/** One message as an SSE event. `data` is JSON text, so it holds no line break. */
+export function sseText(m: FeedMessage): string {
+  return m.id === undefined ? `event: ${m.event}\ndata: ${m.data}\n\n` : `id: ${m.id}\nevent: ${m.event}\ndata: ${m.data}\n\n`;
+}
+
+/** One message as a WebSocket text message. */
+export function wsText(m: FeedMessage): string {
+  return m.id === undefined ? `{"event":${JSON.stringify(m.event)},"data":${m.data}}` : `{"id":${JSON.stringify(m.id)},"event":${JSON.stringify(m.event)},"data":${m.data}}`;
+}
+
+/** A running feed: `close` ends it from the server's side (shutdown). */
+export interface OpenFeed {
+  close(reason: string): void;
+}
+
+/**
+ * Streams `feed` as SSE on `res`, whose status and headers were written already (inside a cork).
+ * `ended` runs once when the stream ends, whoever ends it.
+ */
+export class SseConnection implements FeedSink, OpenFeed {
+  #done = false;
+  #backlog = 0;
+  #waiting = false;
+  readonly #heartbeat: NodeJS.Timeout;
+  #stop: (() => void) | undefined;
+
+  constructor(
+    private readonly res: HttpResponse,
+    feed: Feed,
+    private readonly ended: (why: 'client' | 'server' | 'slow') => void,
+  ) {
+    this.#heartbeat = setInterval(() => this.#write(': keep-alive\n\n'), HEARTBEAT_MS);
+    this.#heartbeat.unref();
+    this.#stop = startFeed(feed, this, () => this.#done);
+  }
+
+  send(messages: readonly FeedMessage[]): boolean {
+    if (this.#done) return false;
+    let text = '';
+    for (const m of messages) text += sseText(m);
+    return text === '' || this.#write(text);
+  }
+
+  end(reason: string): void {
+    if (this.#done) return;
+    this.res.cork(() => this.res.end(`event: close\ndata: ${JSON.stringify({ reason })}\n\n`));
+    this.#finish('server');
+  }
+
+  close(reason: string): void {
+    this.end(reason);
+  }
+
+  /** The client went away (onAborted). */
+  aborted(): void {
+    this.#finish('client');
+  }
+
+  #write(text: string): boolean {
+    if (this.#done) return false;
+    let ok = false;
+    this.res.cork(() => {
+      ok = this.res.write(text);
+    });
+    if (ok) return true;
+    this.#backlog += Buffer.byteLength(text);
+    if (this.#backlog > FEED_BUFFER_BYTES) {
+      // the close reason could only queue behind what the client does not read: close at once
+      this.res.cork(() => this.res.close());
+      this.#finish('slow');
+      return false;
+    }
+    if (!this.#waiting) {
+      this.#waiting = true;
+      this.res.onWritable(() => {
+        this.#waiting = false;
+        this.#backlog = 0;
+        return true;
+      });
+    }
+    return true;
+  }
+
+  #finish(why: 'client' | 'server' | 'slow'): void {
+    if (this.#done) return;
+    this.#done = true;
+    clearInterval(this.#heartbeat);
+    try {
+      this.#stop?.();
+    } finally {
+      this.ended(why);
+    }
+  }
+}
+
+/** Starts a feed; when it ended the connection while starting, stops it at once (no subscription left behind). */
+function startFeed(feed: Feed, sink: FeedSink, ended: () => boolean): (() => void) | undefined {
+  const stop = feed.start(sink);
+  if (!ended()) return stop;
+  stop();
+  return undefined;
+}
+
+/** What a WebSocket carries from its upgrade to its open handler, and back to close. */
+export interface FeedSocketData {
+  readonly feed: Feed;
+  connection?: WsConnection;
+}
+
+/** WebSocket close codes: 1001 going away (shutdown), 1000 normal; 4008 is ours for "slow consumer" (1008 is policy). */
+const WS_NORMAL = 1000;
+const WS_SLOW = 4008;
+
+export class WsConnection implements FeedSink, OpenFeed {
+  #done = false;
+  #stop: (() => void) | undefined;
+
+  constructor(
+    private readonly ws: WebSocket<FeedSocketData>,
+    feed: Feed,
+    private readonly ended: (why: 'client' | 'server' | 'slow') => void,
+  ) {
+    this.#stop = startFeed(feed, this, () => this.#done);
+  }
+
+  send(messages: readonly FeedMessage[]): boolean {
+    if (this.#done) return false;
+    this.ws.cork(() => {
+      for (const m of messages) this.ws.send(wsText(m), false);
+    });
+    if (this.ws.getBufferedAmount() > FEED_BUFFER_BYTES) {
+      this.#close(WS_SLOW, 'slow consumer: the client did not read its events', 'slow');
+      return false;
+    }
+    return true;
+  }
+
+  end(reason: string): void {
+    this.#close(WS_NORMAL, reason.slice(0, 120), 'server');
+  }
+
+  close(reason: string): void {
+    this.#close(1001, reason.slice(0, 120), 'server');
+  }
+
+  /** The socket closed (uWS close handler): nothing may touch it any more. */
+  closed(): void {
+    this.#finish('client');
+  }
+
+  #close(code: number, reason: string, why: 'server' | 'slow'): void {
+    if (this.#done) return;
+    this.#finish(why);
+    this.ws.end(code, reason);
+  }
+
+  #finish(why: 'client' | 'server' | 'slow'): void {
+    if (this.#done) return;
+    this.#done = true;
+    try {
+      this.#stop?.();
+    } finally {
+      this.ended(why);
+    }
+  }
+}
