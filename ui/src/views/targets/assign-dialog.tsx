@@ -4,6 +4,7 @@ import { Button } from '../../components/button.js';
 import { Dialog } from '../../components/dialog.js';
 import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { useSubmit } from '../../hooks/use-submit.js';
 import { nameVersion, type DistributionSet } from '../../model/repository.js';
 
 interface Reply {
@@ -24,26 +25,19 @@ interface Props {
 export function AssignDialog({ open, controllerIds, onClose, onDone }: Props) {
   const [setId, setSetId] = useState<number | undefined>(undefined);
   const [type, setType] = useState<'forced' | 'soft'>('forced');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
-  const submit = async (e: Event): Promise<void> => {
+  const { busy, error, run } = useSubmit();
+  const submit = (e: Event): void => {
     e.preventDefault();
     if (setId === undefined) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    void run(async () => {
       const reply = await api.send<Reply>('POST', `/rest/v1/distributionsets/${setId}/assignedTargets`,
         controllerIds.map((id) => ({ id, type })));
       onDone(`Assigned to ${reply?.assigned ?? 0} target(s); ${reply?.alreadyAssigned ?? 0} had it already.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title={`Assign a distribution set to ${controllerIds.length} target(s)`} open={open} onClose={onClose}>
-      <form onSubmit={(e) => { void submit(e); }}>
+      <form onSubmit={submit}>
         <ErrorBanner error={error} />
         <EntityPicker<DistributionSet> id="assign-ds" path="/rest/v1/distributionsets" label="Distribution set" value={setId}
           onChange={(id) => { setSetId(id); }} describe={nameVersion} search={(t) => `name==*${t}*`} />

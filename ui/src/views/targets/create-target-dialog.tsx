@@ -3,6 +3,7 @@ import { api } from '../../api.js';
 import { Button } from '../../components/button.js';
 import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { useSubmit } from '../../hooks/use-submit.js';
 import { navigate } from '../../router.js';
 
 /** Registers a target by hand (`POST /rest/v1/targets`), then opens its page. */
@@ -10,26 +11,19 @@ export function CreateTargetDialog({ open, onClose }: { readonly open: boolean; 
   const [controllerId, setControllerId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
-  const submit = async (e: Event): Promise<void> => {
+  const { busy, error, run } = useSubmit();
+  const submit = (e: Event): void => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const id = controllerId.trim();
+    const id = controllerId.trim();
+    void run(async () => {
       await api.send('POST', '/rest/v1/targets', [{ controllerId: id, name: name.trim() === '' ? id : name.trim(), description }]);
       onClose();
       navigate(`/targets/${encodeURIComponent(id)}`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title="Create target" open={open} onClose={onClose}>
-      <form onSubmit={(e) => { void submit(e); }}>
+      <form onSubmit={submit}>
         <ErrorBanner error={error} />
         <label for="ct-id">Controller ID</label>
         <input id="ct-id" class="input mono" required maxLength={256} value={controllerId} autoFocus

@@ -4,6 +4,7 @@ import { Button } from '../../components/button.js';
 import { Dialog } from '../../components/dialog.js';
 import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { useSubmit } from '../../hooks/use-submit.js';
 import { useSession } from '../../session.js';
 
 interface Tag {
@@ -23,13 +24,10 @@ export function TagDialog({ open, controllerIds, onClose, onDone }: Props) {
   const session = useSession();
   const [tag, setTag] = useState<Tag | undefined>(undefined);
   const [newName, setNewName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
-  const submit = async (e: Event): Promise<void> => {
+  const { busy, error, run } = useSubmit();
+  const submit = (e: Event): void => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void run(async () => {
       let target = tag;
       if (newName.trim() !== '') {
         const created = await api.send<Tag[]>('POST', '/rest/v1/targettags', [{ name: newName.trim() }]);
@@ -38,15 +36,11 @@ export function TagDialog({ open, controllerIds, onClose, onDone }: Props) {
       if (target === undefined) return;
       await api.send('POST', `/rest/v1/targettags/${target.id}/assigned`, controllerIds);
       onDone(`Tagged ${controllerIds.length} target(s) with ${target.name}.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title={`Tag ${controllerIds.length} target(s)`} open={open} onClose={onClose}>
-      <form onSubmit={(e) => { void submit(e); }}>
+      <form onSubmit={submit}>
         <ErrorBanner error={error} />
         <EntityPicker<Tag> id="tag-pick" path="/rest/v1/targettags" label="Tag" value={tag?.id}
           onChange={(_id, item) => { setTag(item); }} describe={(t) => t.name} search={(t) => `name==*${t}*`} />
