@@ -96,8 +96,8 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     findAccount: (_ctx: unknown, sub: string): AccountClaims => ({ accountId: sub, claims: () => claimsOf(sub) }),
     extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) => {
       if (token.accountId === undefined) return undefined;
-      const { preferred_username, roles: r, realm_access } = claimsOf(token.accountId);
-      return { preferred_username, roles: r, realm_access };
+      const { sub: _sub, ...claims } = claimsOf(token.accountId);
+      return claims;
     },
     features: {
       devInteractions: { enabled: true },
