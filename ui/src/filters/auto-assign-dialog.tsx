@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Button } from '../components/button.js';
-import { DsSelect } from '../rollouts/ds-select.js';
+import { EntityPicker } from '../components/entity-picker.js';
+import { nameVersion, type DistributionSet } from '../model/repository.js';
 import { CheckField, SelectField, TextField } from '../rollouts/field.js';
 import { FormDialog } from '../rollouts/form-dialog.js';
 import { filterPath, type TargetFilter } from './model.js';
@@ -39,7 +40,8 @@ export function AutoAssignDialog({ filter, onClose, onSaved }: Props) {
       more={(run, busy) => filter.autoAssignDistributionSet !== null && (
         <Button variant="danger" permission="UPDATE_TARGET" disabled={busy} onClick={() => { run(remove); }}>Remove auto-assignment</Button>
       )}>
-      <DsSelect value={dsId} onChange={(id) => { setDsId(id); }} label="Distribution set to assign" />
+      <EntityPicker<DistributionSet> id="auto-ds" path="/rest/v1/distributionsets" label="Distribution set to assign" value={dsId ?? undefined}
+        onChange={(id) => { setDsId(id ?? null); }} describe={nameVersion} search={(t) => `name==*${t}*`} />
       <SelectField label="Action type" value={type} options={TYPES} onValue={setType} />
       <TextField label="Weight (optional)" type="number" min={0} max={1000} value={weight} onValue={setWeight} />
       <CheckField label="Confirmation required on the device" checked={confirm} onValue={setConfirm} />

@@ -8,7 +8,7 @@ import { formatTime } from '../components/format.js';
 import { Page } from '../components/page.js';
 import { Pager } from '../components/pager.js';
 import { useLoad } from '../hooks/use-load.js';
-import type { SetChoice } from '../rollouts/ds-select.js';
+import { nameVersion, type DistributionSet } from '../model/repository.js';
 import { useSession } from '../session.js';
 import { AutoAssignDialog } from './auto-assign-dialog.js';
 import { DeleteDialog } from './delete-dialog.js';
@@ -23,9 +23,9 @@ type Open = { readonly kind: 'edit' | 'auto' | 'delete'; readonly filter: Target
 async function loadPage(offset: number, sort: string, q: string) {
   const page = await api.page<TargetFilter>(FILTERS, { offset, limit: LIMIT, sort, q: q === '' ? undefined : q });
   const ids = [...new Set(page.content.map((f) => f.autoAssignDistributionSet).filter((id): id is number => id !== null))];
-  const sets = new Map<number, SetChoice>();
+  const sets = new Map<number, DistributionSet>();
   if (ids.length > 0) {
-    const found = await api.page<SetChoice>('/rest/v1/distributionsets', { q: ids.map((id) => `id==${id}`).join(','), limit: ids.length });
+    const found = await api.page<DistributionSet>('/rest/v1/distributionsets', { q: ids.map((id) => `id==${id}`).join(','), limit: ids.length });
     for (const s of found.content) sets.set(s.id, s);
   }
   return { ...page, sets };
@@ -51,7 +51,7 @@ export function FiltersList() {
       render: (f) => {
         if (f.autoAssignDistributionSet === null) return <span class="muted">—</span>;
         const set = list.data?.sets.get(f.autoAssignDistributionSet);
-        return <span>{set === undefined ? `#${f.autoAssignDistributionSet}` : `${set.name} ${set.version}`} <span class="muted">({f.autoAssignActionType})</span></span>;
+        return <span>{set === undefined ? `#${f.autoAssignDistributionSet}` : nameVersion(set)} <span class="muted">({f.autoAssignActionType})</span></span>;
       },
     },
     { key: 'modified', label: 'Modified', sortField: 'lastModifiedAt', class: 'hide-phone', render: (f) => formatTime(f.lastModifiedAt) },

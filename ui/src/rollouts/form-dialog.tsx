@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
 import { Button } from '../components/button.js';
 import { Dialog } from '../components/dialog.js';
 import { ErrorBanner } from '../components/error-banner.js';
+import { useSubmit } from '../hooks/use-submit.js';
 
 interface Props {
   readonly title: string;
@@ -18,13 +18,8 @@ interface Props {
 
 /** A modal form: fields, the error of the last attempt, Cancel and the submit button (busy while it works). */
 export function FormDialog({ title, onClose, onSubmit, submitLabel, variant = 'primary', children, more }: Props) {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const run = (work: () => Promise<void>): void => {
-    setBusy(true);
-    setError(null);
-    work().catch(setError).finally(() => { setBusy(false); });
-  };
+  const { busy, error, run: submit } = useSubmit();
+  const run = (work: () => Promise<void>): void => { void submit(work); };
   return (
     <Dialog title={title} open onClose={onClose}>
       <form onSubmit={(e) => { e.preventDefault(); run(onSubmit); }}>

@@ -44,6 +44,7 @@ export function GroupList({ rolloutId, groups, first }: Props) {
               <span class="small">{progressText(counts, g.totalTargets)}</span>
               {mayList && (
                 <button type="button" class="btn btn-plain" aria-expanded={expanded} aria-controls={`group-${g.id}-targets`}
+                  aria-label={`${expanded ? 'Hide' : 'Show'} targets of ${g.name}`}
                   onClick={() => { toggle(g.id); }}>
                   {expanded ? 'Hide targets' : 'Show targets'}
                 </button>

@@ -1,12 +1,16 @@
 import { useState } from 'preact/hooks';
+import { api } from '../api.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
 import { Page } from '../components/page.js';
 import { Pager } from '../components/pager.js';
 import { ProgressBar } from '../components/progress-bar.js';
 import { Spinner } from '../components/spinner.js';
+import { useLoad } from '../hooks/use-load.js';
+import { nameVersion, type DistributionSet } from '../model/repository.js';
 import type { RouteProps } from '../router.js';
 import { href } from '../router.js';
+import { useSession } from '../session.js';
 import { GroupList } from './group-list.js';
 import type { Rollout } from './model.js';
 import { RolloutOperations } from './rollout-operations.js';
@@ -66,7 +70,7 @@ function RolloutFacts({ rollout: r }: { readonly rollout: Rollout }) {
     <dl class="props facts">
       <dt>Targets</dt><dd>{r.totalTargets}</dd>
       <dt>Filter</dt><dd class="mono">{r.targetFilterQuery}</dd>
-      <dt>Distribution set</dt><dd>#{r.distributionSetId}</dd>
+      <dt>Distribution set</dt><dd><SetName id={r.distributionSetId} /></dd>
       <dt>Action type</dt><dd>{r.type}{r.type === 'timeforced' ? ` (forced from ${formatTime(r.forcetime)})` : ''}</dd>
       <dt>Start</dt><dd>{r.startAt === undefined ? 'manual' : formatTime(r.startAt)}</dd>
       {r.weight !== undefined && <><dt>Weight</dt><dd>{r.weight}</dd></>}
@@ -77,4 +81,12 @@ function RolloutFacts({ rollout: r }: { readonly rollout: Rollout }) {
       {r.description !== undefined && <><dt>Description</dt><dd>{r.description}</dd></>}
     </dl>
   );
+}
+
+/** The set's name and version, linked to its page; its id for an operator who may not read sets. */
+function SetName({ id }: { readonly id: number }) {
+  const mayRead = useSession().can(['READ_REPOSITORY', 'READ_DISTRIBUTION_SET']);
+  const set = useLoad(async () => (mayRead ? api.get<DistributionSet>(`/rest/v1/distributionsets/${id}`) : undefined), [id, mayRead]);
+  if (!mayRead) return <>#{id}</>;
+  return <a href={href(`/repository/sets/${id}`)}>{set.data === undefined ? `#${id}` : nameVersion(set.data)}</a>;
 }

@@ -1,6 +1,7 @@
+import { EntityPicker } from '../components/entity-picker.js';
 import { FiqlInput } from '../components/fiql-input.js';
+import { nameVersion, type DistributionSet } from '../model/repository.js';
 import type { RolloutForm } from './create-body.js';
-import { DsSelect } from './ds-select.js';
 import { TextField } from './field.js';
 
 export interface StepProps {
@@ -14,7 +15,8 @@ export function WizardBasics({ form, set }: StepProps) {
     <div class="form-grid">
       <TextField label="Name" value={form.name} required maxLength={128} onValue={(name) => { set({ name }); }} autoFocus />
       <TextField label="Description" value={form.description} maxLength={512} onValue={(description) => { set({ description }); }} />
-      <DsSelect value={form.distributionSetId} onChange={(distributionSetId) => { set({ distributionSetId }); }} />
+      <EntityPicker<DistributionSet> id="rollout-ds" path="/rest/v1/distributionsets" label="Distribution set" value={form.distributionSetId ?? undefined}
+        onChange={(id) => { set({ distributionSetId: id ?? null }); }} describe={nameVersion} search={(t) => `name==*${t}*`} />
       <FiqlInput value={form.targetFilterQuery} label="Target filter query" placeholder="controllerid==line-a-*"
         onChange={(targetFilterQuery) => { set({ targetFilterQuery }); }} />
     </div>

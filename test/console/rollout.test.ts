@@ -1,0 +1,158 @@
+/**
+ * The console's rollout pages in a real browser (Debian's chromium): the create wizard (the filter's
+ * live count, 4 groups, a 100 % success threshold), start, and a group's bar following devices that
+ * report over DDI without a page reload; approve and deny with a remark; a read-only user sees no
+ * operation; phone width. Screenshots go to test/artifacts/, the README's to docs/images/rollout.png.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN } from '../helpers/server.js';
+import {
+  CREATOR, READER, createRollout, createTargets, getGroups, groupTargets, openAction, runDevice, setConfig, startRolloutApp, waitStatus,
+  type RolloutApp,
+} from '../api/rollouts/fixture.js';
+import { ARTIFACTS, DOC_IMAGES, groupDone, launch, nth, rolloutIdOf, seed, signedIn } from './rollout-fixture.js';
+
+let app: RolloutApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  app = await startRolloutApp('memory');
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser.close();
+});
+
+const statusOf = (page: Page) => page.locator('.page-head .status').first();
+
+describe('console rollouts', () => {
+  it('creates a rollout in the wizard, starts it and follows the devices live', async () => {
+    const { setName, setLabel } = await seed(app, 'ui');
+    await createTargets(app, 'other', 2); // so the count of the filter differs from the count of all
+    const { page, errors } = await signedIn(browser, app, ADMIN);
+
+    await page.getByRole('link', { name: 'Rollouts', exact: true }).click();
+    await page.getByRole('button', { name: 'New rollout' }).click();
+    // step 1: name, set (searched), filter with its live count
+    await page.getByLabel('Name', { exact: true }).fill('firmware-2.1');
+    await page.getByLabel('Search distribution set').fill(setName);
+    await page.getByLabel('Distribution set', { exact: true }).selectOption({ label: setLabel });
+    await page.getByLabel('Target filter query').fill('controllerid==ui-*');
+    await expect.poll(() => page.getByText('20 matching targets').count()).toBe(1);
+    await page.getByRole('button', { name: 'Next' }).click();
+    // step 2: four equal groups
+    await page.getByLabel('Number of groups').fill('4');
+    await page.getByRole('button', { name: 'Next' }).click();
+    // step 3: 100 % success threshold (the default the wizard offers), errors pause above 20 %
+    await page.getByLabel('Success threshold (%)').fill('100');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('button', { name: 'Create rollout' }).click();
+
+    await page.waitForURL(/#\/rollouts\/\d+$/);
+    const id = rolloutIdOf(page);
+    await expect.poll(() => statusOf(page).getAttribute('data-status'), { timeout: 15_000 }).toBe('ready');
+    expect(await page.getByRole('progressbar', { name: /^Progress of group-/ }).count()).toBe(4);
+    const groups = await getGroups(app, id);
+    expect(groups.map((g) => [g.totalTargets, g.successCondition.expression])).toEqual([[5, '100'], [5, '100'], [5, '100'], [5, '100']]);
+
+    await page.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => statusOf(page).getAttribute('data-status'), { timeout: 15_000 }).toBe('running');
+    await expect.poll(() => page.getByRole('button', { name: 'Pause' }).count()).toBe(1);
+
+    // live: a marker on window survives only if the page is never reloaded
+    await page.evaluate('window.marker = 42');
+    const first = await groupTargets(app, id, nth(groups, 0).id);
+    expect(await groupDone(page, 'group-1')).toBe(0);
+    await runDevice(app, nth(first, 0), 'success');
+    await runDevice(app, nth(first, 1), 'success');
+    await expect.poll(() => groupDone(page, 'group-1'), { timeout: 10_000 }).toBe(2);
+    for (const device of first.slice(2)) await runDevice(app, device, 'success');
+    await expect.poll(() => groupDone(page, 'group-1'), { timeout: 10_000 }).toBe(5);
+    // 100 % reached: the next group runs
+    await expect.poll(() => page.locator('[data-group="group-2"] .status').getAttribute('data-status'), { timeout: 10_000 }).toBe('running');
+    const second = await groupTargets(app, id, nth(groups, 1).id);
+    await runDevice(app, nth(second, 0), 'success');
+    await runDevice(app, nth(second, 1), 'success');
+    await runDevice(app, nth(second, 2), 'failure');
+    await openAction(app, nth(second, 3));
+    await expect.poll(() => groupDone(page, 'group-2'), { timeout: 10_000 }).toBe(3);
+    expect(await page.getByRole('progressbar', { name: 'Progress of group-2' }).getAttribute('aria-valuetext'))
+      .toBe('2 finished, 1 error, 2 running, 0 scheduled, 0 not started, 0 cancelled');
+    expect(await page.evaluate('window.marker')).toBe(42);
+
+    // which path carried the updates: the event stream, or the 2 s polling fallback
+    const mode = await page.locator('.live-mode').getAttribute('data-mode');
+    console.info(`rollout page updates came from: ${mode}`);
+    expect(['stream', 'polling']).toContain(mode);
+
+    await page.getByRole('button', { name: 'Show targets' }).first().click();
+    await expect.poll(() => page.getByRole('table', { name: 'Targets of the group' }).getByRole('row').count()).toBe(6);
+
+    await page.screenshot({ path: join(ARTIFACTS, 'rollout-running.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Hide targets' }).click();
+    mkdirSync(DOC_IMAGES, { recursive: true });
+    await page.screenshot({ path: join(DOC_IMAGES, 'rollout.png') });
+
+    // the list: the row's bar shows the rollout's counts
+    await page.getByRole('link', { name: 'Rollouts', exact: true }).click();
+    const row = page.getByRole('progressbar', { name: 'Progress of firmware-2.1' });
+    await expect.poll(() => row.getAttribute('aria-valuenow')).toBe('8');
+    await page.screenshot({ path: join(ARTIFACTS, 'rollouts-list.png') });
+
+    // phone width: the page lays out without sideways scrolling
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${app.url}/ui/#/rollouts/${id}`);
+    await page.getByRole('progressbar', { name: 'Progress of group-2' }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(ARTIFACTS, 'rollout-phone.png'), fullPage: true });
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('approves and denies a rollout waiting for approval, with a remark', async () => {
+    await seed(app, 'appr', 4);
+    await setConfig(app, 'rollout.approval.enabled', true);
+    const set = (await app.mgmt.get('/rest/v1/distributionsets?limit=1&sort=id:DESC')).json().content[0].id;
+    const body = (name: string) => ({ name, distributionSetId: set, targetFilterQuery: 'controllerid==appr-*', amountGroups: 2 });
+    const a = await createRollout(app, body('needs-approval-a'), CREATOR);
+    const b = await createRollout(app, body('needs-approval-b'), CREATOR);
+    await waitStatus(app, a.id, 'waiting_for_approval');
+    await waitStatus(app, b.id, 'waiting_for_approval');
+    const { page, errors } = await signedIn(browser, app, ADMIN);
+
+    await page.goto(`${app.url}/ui/#/rollouts/${a.id}`);
+    await expect.poll(() => statusOf(page).getAttribute('data-status')).toBe('waiting_for_approval');
+    expect(await page.getByRole('button', { name: 'Start' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByLabel('Remark (optional)').fill('checked with the line manager');
+    await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => statusOf(page).getAttribute('data-status'), { timeout: 10_000 }).toBe('ready');
+    await expect.poll(() => page.getByText('by admin: checked with the line manager').count()).toBe(1);
+    expect((await waitStatus(app, a.id, 'ready')).approvalRemark).toBe('checked with the line manager');
+    await page.screenshot({ path: join(ARTIFACTS, 'rollout-approved.png') });
+
+    await page.goto(`${app.url}/ui/#/rollouts/${b.id}`);
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByLabel('Remark (optional)').fill('not in this maintenance window');
+    await page.getByRole('dialog').getByRole('button', { name: 'Deny' }).click();
+    await expect.poll(() => statusOf(page).getAttribute('data-status'), { timeout: 10_000 }).toBe('approval_denied');
+    expect((await waitStatus(app, b.id, 'approval_denied')).approvalRemark).toBe('not in this maintenance window');
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('shows a read-only user no operation and no create button', async () => {
+    const any = (await app.mgmt.get('/rest/v1/rollouts?limit=1')).json().content[0];
+    const { page, errors } = await signedIn(browser, app, READER);
+    await page.goto(`${app.url}/ui/#/rollouts`);
+    await page.getByRole('table', { name: 'Rollouts' }).getByRole('link').first().waitFor();
+    expect(await page.getByRole('button', { name: 'New rollout' }).count()).toBe(0);
+    await page.goto(`${app.url}/ui/#/rollouts/${any.id}`);
+    await page.getByRole('progressbar', { name: 'Rollout progress' }).waitFor();
+    expect(await page.locator('.page-head .actions button').count()).toBe(0);
+    // the group targets need READ_TARGET too, which the reader holds
+    expect(await page.getByRole('button', { name: 'Show targets' }).count()).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
