@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
+import { apiDocRoutes } from './apidoc/routes.js';
 import { buildModules } from './modules.js';
 import { verifyPasswordAsync, type Config } from './config/index.js';
 import { startHttpServer } from './http/server.js';
@@ -40,6 +41,8 @@ export interface RunningServer {
   readonly store: Store;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** Every route the server registered, in order (the OpenAPI document's source; tests compare the two). */
+  readonly routes: readonly Route[];
   /** Idempotent. graceMs bounds the wait for in-flight requests (default 10 s). */
   close(graceMs?: number): Promise<void>;
 }
@@ -92,6 +95,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       ...modules.flatMap((m) => m.routes),
       ...(overrides.routes ?? []),
     ];
+    routes.push(...apiDocRoutes(() => routes, { title: 'peregrine', version: 'v1' }));
     const http = await startHttpServer({ config, routes, logger, metrics, exclusive: overrides.exclusive });
     logger.info({ store: config.store.kind, role: overrides.role ?? 'primary', modules: startable.map((m) => m.name), port: http.port }, 'server started');
 
@@ -103,6 +107,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       store: opened,
       logger,
       metrics,
+      routes,
       close(graceMs = 10_000) {
         closed ??= (async () => {
           closing = true;

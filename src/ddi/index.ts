@@ -5,7 +5,8 @@
  */
 import type { AppModule } from '../app/module.js';
 import type { Services } from '../app/services.js';
-import type { Route } from '../http/types.js';
+import { z } from 'zod';
+import type { QueryDoc, Route, RouteDoc } from '../http/types.js';
 import { artifactDownloadHandler, artifactListHandler } from './artifacts.js';
 import { configDataHandler } from './config-data.js';
 import {
@@ -18,11 +19,19 @@ import { pollHandler } from './poll.js';
 import { pollLane } from './poll-lane.js';
 import { PollLimiter } from './poll-limiter.js';
 import { PollRecorder } from './poll-recorder.js';
+import { activateAutoConfirmBody, assignedVersionBody, configDataBody, confirmationBody, feedbackBody } from './bodies.js';
+import {
+  cancelActionResponse, confirmationActionResponse, confirmationBaseResponse, ddiArtifactResponse, deploymentBaseResponse, pollResponse,
+} from './responses.js';
 
 export { PollRecorder } from './poll-recorder.js';
 export { BURST } from './poll-limiter.js';
 
 const BASE = '/:tenant/controller/v1/:controllerId';
+const HISTORY: QueryDoc[] = [
+  { name: 'actionHistory', type: 'integer', description: 'how many of the device\'s status messages to include (-1: all, at most 100)' },
+  { name: 'c', type: 'integer', description: 'cache buster of the poll\'s link' },
+];
 
 export function ddiModule(services: Services): AppModule {
   const { ctx } = services;
@@ -33,25 +42,37 @@ export function ddiModule(services: Services): AppModule {
     method, path: `${BASE}${path}`, handler, auth, name: `ddi ${method} ${path === '' ? '/' : path}`,
     cbor: true, ...extra,
   });
-  const json = { produces: 'json' } as const;
+  const json = (doc: RouteDoc) => ({ produces: 'json', doc }) as const;
   // replies without a body: hawkBit does not negotiate them, so no Accept header can make them fail
-  const empty: Partial<Route> = { produces: 'other' };
+  const empty = (doc: RouteDoc = {}): Partial<Route> => ({ produces: 'other', doc: { response: { status: 200 }, ...doc } });
   const routes: Route[] = [
-    route('GET', '', pollHandler({ services, recorder, limiter }), { ...json, lane: pollLane({ services, recorder, limiter }) }),
-    route('GET', '/deploymentBase/:actionId', deploymentBaseHandler(services), json),
-    route('POST', '/deploymentBase/:actionId/feedback', deploymentFeedbackHandler(services), empty),
-    route('GET', '/installedBase/:actionId', installedBaseHandler(services), json),
-    route('PUT', '/installedBase', setRunningVersionHandler(services), empty),
-    route('GET', '/cancelAction/:actionId', cancelActionHandler(services), json),
-    route('POST', '/cancelAction/:actionId/feedback', cancelFeedbackHandler(services), empty),
-    route('PUT', '/configData', configDataHandler(services), empty),
-    route('GET', '/confirmationBase', confirmationBaseHandler(services, recorder), json),
-    route('GET', '/confirmationBase/:actionId', confirmationActionHandler(services), json),
-    route('POST', '/confirmationBase/:actionId/feedback', confirmationFeedbackHandler(services), empty),
-    route('POST', '/confirmationBase/activateAutoConfirm', activateAutoConfirmHandler(services), empty),
-    route('POST', '/confirmationBase/deactivateAutoConfirm', deactivateAutoConfirmHandler(services), { body: 'none', ...empty }),
-    route('GET', '/softwaremodules/:softwareModuleId/artifacts', artifactListHandler(services), { ...json, etag: false }),
-    route('GET', '/softwaremodules/:softwareModuleId/artifacts/:fileName', artifactDownloadHandler(services), { produces: 'other' }),
+    route('GET', '', pollHandler({ services, recorder, limiter }), {
+      ...json({ summary: 'Poll: what the device should do next', response: pollResponse }), lane: pollLane({ services, recorder, limiter }),
+    }),
+    route('GET', '/deploymentBase/:actionId', deploymentBaseHandler(services),
+      json({ summary: 'The deployment of an action', query: HISTORY, response: deploymentBaseResponse })),
+    route('POST', '/deploymentBase/:actionId/feedback', deploymentFeedbackHandler(services), empty({ summary: 'Report progress or the result', body: feedbackBody })),
+    route('GET', '/installedBase/:actionId', installedBaseHandler(services),
+      json({ summary: 'The deployment the device installed last', query: HISTORY, response: deploymentBaseResponse })),
+    route('PUT', '/installedBase', setRunningVersionHandler(services), empty({ summary: 'Report the running version', body: assignedVersionBody })),
+    route('GET', '/cancelAction/:actionId', cancelActionHandler(services), json({ summary: 'A cancellation to carry out', response: cancelActionResponse })),
+    route('POST', '/cancelAction/:actionId/feedback', cancelFeedbackHandler(services), empty({ summary: 'Report on the cancellation', body: feedbackBody })),
+    route('PUT', '/configData', configDataHandler(services), empty({ summary: "Send the device's attributes", body: configDataBody })),
+    route('GET', '/confirmationBase', confirmationBaseHandler(services, recorder),
+      json({ summary: 'Auto-confirmation state and the action waiting for confirmation', response: confirmationBaseResponse })),
+    route('GET', '/confirmationBase/:actionId', confirmationActionHandler(services),
+      json({ summary: 'An action waiting for confirmation', query: HISTORY, response: confirmationActionResponse })),
+    route('POST', '/confirmationBase/:actionId/feedback', confirmationFeedbackHandler(services),
+      empty({ summary: 'Confirm or deny an action', body: confirmationBody })),
+    route('POST', '/confirmationBase/activateAutoConfirm', activateAutoConfirmHandler(services),
+      empty({ summary: 'Switch auto-confirmation on', body: activateAutoConfirmBody, bodyOptional: true })),
+    route('POST', '/confirmationBase/deactivateAutoConfirm', deactivateAutoConfirmHandler(services), { body: 'none', ...empty({ summary: 'Switch auto-confirmation off' }) }),
+    route('GET', '/softwaremodules/:softwareModuleId/artifacts', artifactListHandler(services),
+      { ...json({ summary: "A module's artifacts", response: z.array(ddiArtifactResponse) }), etag: false }),
+    route('GET', '/softwaremodules/:softwareModuleId/artifacts/:fileName', artifactDownloadHandler(services), {
+      produces: 'other',
+      doc: { summary: 'Download an artifact (or its .MD5SUM); Range requests honoured', response: { status: 200, contentType: 'application/octet-stream' } },
+    }),
   ];
   return {
     name: 'ddi',

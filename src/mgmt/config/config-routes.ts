@@ -7,6 +7,7 @@ import { readBody } from '../kit/body.js';
 import type { KitDeps } from '../kit/deps.js';
 import { callerOf, pathText } from '../kit/request.js';
 import { configEntryJson, maySee } from './config-json.js';
+import { configEntryResponse } from '../kit/responses.js';
 
 // the type is judged by the key's catalogue entry (CONFIG_VALUE_INVALID), only absence here
 const valueBody = z.object({ value: z.custom<unknown>((v) => v !== undefined, { error: 'required' }) });
@@ -32,6 +33,7 @@ export function configRoutes(deps: ConfigDeps): Route[] {
   return [
     {
       method: 'GET', path: '/rest/v1/system/configs', auth: deps.mgmtAuth(CONFIG.read),
+      doc: { summary: 'Read the tenant configuration', response: z.record(z.string(), configEntryResponse) },
       handler: async (req) => {
         const principal = callerOf(req);
         const entries = await cfg().entries(principal.tenant);
@@ -43,6 +45,7 @@ export function configRoutes(deps: ConfigDeps): Route[] {
     },
     {
       method: 'PUT', path: '/rest/v1/system/configs', auth: deps.mgmtAuth(CONFIG.write),
+      doc: { summary: 'Write several configuration keys (all or none)', body: bulkBody, response: z.array(configEntryResponse) },
       handler: async (req) => {
         const principal = callerOf(req);
         const values = readBody(req, bulkBody);
@@ -56,7 +59,7 @@ export function configRoutes(deps: ConfigDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: '/rest/v1/system/configs/:keyName', auth: deps.mgmtAuth(CONFIG.read),
+      method: 'GET', path: '/rest/v1/system/configs/:keyName', auth: deps.mgmtAuth(CONFIG.read), doc: { response: configEntryResponse },
       handler: async (req) => {
         const key = keyOf(req);
         return { status: 200, json: configEntryJson(req, key, await cfg().entry(callerOf(req).tenant, key)) };
@@ -64,6 +67,7 @@ export function configRoutes(deps: ConfigDeps): Route[] {
     },
     {
       method: 'PUT', path: '/rest/v1/system/configs/:keyName', auth: deps.mgmtAuth(CONFIG.write),
+      doc: { body: valueBody, response: configEntryResponse },
       handler: async (req) => {
         const principal = callerOf(req);
         const key = keyOf(req);
@@ -74,7 +78,7 @@ export function configRoutes(deps: ConfigDeps): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/rest/v1/system/configs/:keyName', auth: deps.mgmtAuth(CONFIG.write),
+      method: 'DELETE', path: '/rest/v1/system/configs/:keyName', auth: deps.mgmtAuth(CONFIG.write), doc: { response: { status: 204 } },
       handler: async (req) => {
         const key = keyOf(req);
         await cfg().reset(callerOf(req).tenant, key);

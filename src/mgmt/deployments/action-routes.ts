@@ -16,6 +16,8 @@ import type { DeploymentDeps } from './deps.js';
 import { joinActions } from './joins.js';
 import { actionOr404, targetActionOr404 } from './lookups.js';
 import { renderActions } from './views.js';
+import { actionResponse } from './responses.js';
+import { pageSchema } from '../../apidoc/shapes.js';
 
 /** Actions of the Management API (reference §3.1 target actions, §3.6 `/rest/v1/actions`). */
 const forceBody = z.object({ forceType: z.enum(ACTION_TYPES) });
@@ -39,14 +41,14 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
   };
   return [
     {
-      method: 'GET', path: '/rest/v1/actions', auth: read,
+      method: 'GET', path: '/rest/v1/actions', auth: read, doc: { summary: 'List actions', list: 'full', response: pageSchema(actionResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         return { status: 200, json: await page(req, tenant, isFull(req)) };
       },
     },
     {
-      method: 'GET', path: '/rest/v1/actions/:actionId', auth: read,
+      method: 'GET', path: '/rest/v1/actions/:actionId', auth: read, doc: { summary: 'Read an action', response: actionResponse },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const action = await actionOr404(deps.store, tenant, req);
@@ -55,7 +57,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/rest/v1/actions/:actionId', auth: deps.mgmtAuth(ACCESS.target.delete),
+      method: 'DELETE', path: '/rest/v1/actions/:actionId', auth: deps.mgmtAuth(ACCESS.target.delete), doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const action = await actionOr404(deps.store, tenant, req);
@@ -72,6 +74,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'GET', path: '/rest/v1/targets/:targetId/actions', auth: read,
+      doc: { summary: "List a target's actions", list: true, response: pageSchema(actionResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
@@ -80,6 +83,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'GET', path: '/rest/v1/targets/:targetId/actions/:actionId', auth: read,
+      doc: { summary: "Read a target's action", response: actionResponse },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const { action } = await targetActionOr404(deps.store, tenant, req);
@@ -89,6 +93,10 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'DELETE', path: '/rest/v1/targets/:targetId/actions/:actionId', auth: update,
+      doc: {
+        summary: 'Cancel an action (force=true: force-quit it)', response: { status: 204 },
+        query: [{ name: 'force', type: 'boolean', description: 'force-quit instead of cancel' }],
+      },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const force = queryFlag(req, 'force');
@@ -99,6 +107,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'PUT', path: '/rest/v1/targets/:targetId/actions/:actionId', auth: update,
+      doc: { summary: 'Switch an action to forced', body: forceBody, response: actionResponse },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const { action } = await targetActionOr404(deps.store, tenant, req);
@@ -113,6 +122,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'PUT', path: '/rest/v1/targets/:targetId/actions/:actionId/confirmation', auth: update,
+      doc: { summary: 'Confirm or deny an action waiting for confirmation', body: confirmationBody, response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const { action } = await targetActionOr404(deps.store, tenant, req);

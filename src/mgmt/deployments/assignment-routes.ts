@@ -1,5 +1,5 @@
 import { assignableSet } from '../../actors/distribution-sets.js';
-import type { Route } from '../../http/types.js';
+import type { QueryDoc, Route } from '../../http/types.js';
 import { ASSIGN } from '../kit/access.js';
 import { readBody } from '../kit/body.js';
 import { callerOf, pathId, pathText, queryFlag } from '../kit/request.js';
@@ -7,6 +7,9 @@ import { loadTarget } from '../targets/target-store.js';
 import { assignFromRequest } from './assign-service.js';
 import { dsAssignmentsBody, targetAssignmentsBody, toItem } from './assignment-body.js';
 import type { DeploymentDeps } from './deps.js';
+import { assignmentResponse } from './responses.js';
+
+const OFFLINE: QueryDoc = { name: 'offline', type: 'boolean', description: 'record sets the devices already run (no action to execute)' };
 
 /**
  * `POST /rest/v1/targets/{targetId}/assignedDS` and `POST /rest/v1/distributionsets/{id}/assignedTargets`
@@ -18,6 +21,7 @@ export function assignmentRoutes(deps: DeploymentDeps): Route[] {
   return [
     {
       method: 'POST', path: '/rest/v1/targets/:targetId/assignedDS', auth,
+      doc: { summary: 'Assign distribution sets to a target', body: dsAssignmentsBody, query: [OFFLINE], response: assignmentResponse },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const offline = queryFlag(req, 'offline');
@@ -28,6 +32,7 @@ export function assignmentRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'POST', path: '/rest/v1/distributionsets/:distributionSetId/assignedTargets', auth,
+      doc: { summary: 'Assign a distribution set to targets', body: targetAssignmentsBody, query: [OFFLINE], response: assignmentResponse },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const offline = queryFlag(req, 'offline');

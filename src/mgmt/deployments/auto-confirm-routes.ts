@@ -38,6 +38,7 @@ export function autoConfirmRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'POST', path: '/rest/v1/targets/:targetId/autoConfirm/activate', auth: deps.mgmtAuth(ACCESS.target.update), body: 'buffer',
+      doc: { body: activateBody, bodyOptional: true, response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
@@ -51,6 +52,7 @@ export function autoConfirmRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'POST', path: '/rest/v1/targets/:targetId/autoConfirm/deactivate', auth: deps.mgmtAuth(ACCESS.target.update), body: 'buffer',
+      doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));

@@ -8,6 +8,8 @@ import { listPage } from '../kit/list.js';
 import { callerOf } from '../kit/request.js';
 import { targetActionOr404 } from './lookups.js';
 import { renderActionStatus } from './views.js';
+import { pageSchema } from '../../apidoc/shapes.js';
+import { actionStatusResponse } from './responses.js';
 
 /** ActionStatus fields (reference §5: sort only; `type` added for convenience). */
 const statusFields = defineFields<ActionStatusRecord>({
@@ -25,6 +27,7 @@ const statusFields = defineFields<ActionStatusRecord>({
 export function statusRoutes(deps: KitDeps): Route[] {
   return [{
     method: 'GET', path: '/rest/v1/targets/:targetId/actions/:actionId/status', auth: deps.mgmtAuth(ACCESS.target.read),
+    doc: { summary: "List an action's status history", list: true, response: pageSchema(actionStatusResponse) },
     handler: async (req) => {
       const { tenant } = callerOf(req);
       const { action } = await targetActionOr404(deps.store, tenant, req);

@@ -3,10 +3,12 @@ import { AppError, notFound } from '../../domain/errors.js';
 import type { Request, Route } from '../../http/types.js';
 import { bool as boolField, defineFields, queryEntities, text } from '../../query/index.js';
 import type { Tenant } from '../../store/port.js';
+import { pageSchema } from '../../apidoc/shapes.js';
 import type { Access } from './access.js';
 import { bool, many, metadataKey, metadataValue, readBody, str } from './body.js';
 import type { KitDeps } from './deps.js';
 import { pageOf } from './hal.js';
+import { metadataResponse } from './responses.js';
 import { evalContext, listParams } from './list.js';
 import { callerOf, pathText } from './request.js';
 
@@ -45,6 +47,7 @@ export interface MetadataOwner<O> {
 }
 
 const createItem = z.object({ key: metadataKey, value: metadataValue.nullish(), targetVisible: bool().nullish() });
+const createBody = many(createItem);
 const updateBody = z.object({ key: str().nullish(), value: metadataValue.nullish(), targetVisible: bool().nullish() });
 const BY_KEY = [{ field: 'key', dir: 'ASC' as const }];
 
@@ -78,9 +81,9 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
   };
   return [
     {
-      method: 'POST', path: base, auth: update,
+      method: 'POST', path: base, auth: update, doc: { body: createBody, response: { status: 201, schema: z.array(metadataResponse) } },
       handler: async (req) => {
-        const added: MetadataEntry[] = readBody(req, many(createItem)).map((b) => ({
+        const added: MetadataEntry[] = readBody(req, createBody).map((b) => ({
           key: b.key, value: b.value ?? '', ...(owner.targetVisible ? { targetVisible: b.targetVisible ?? false } : {}),
         }));
         await change(req, (entries) => {
@@ -98,7 +101,7 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
       },
     },
     {
-      method: 'GET', path: base, auth: read,
+      method: 'GET', path: base, auth: read, doc: { list: true, response: pageSchema(metadataResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const found = await owner.load(req, tenant);
@@ -108,14 +111,14 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
       },
     },
     {
-      method: 'GET', path: `${base}/:metadataKey`, auth: read,
+      method: 'GET', path: `${base}/:metadataKey`, auth: read, doc: { response: metadataResponse },
       handler: async (req) => {
         const found = await owner.load(req, callerOf(req).tenant);
         return { status: 200, json: json(find(owner.entries(found), pathText(req, 'metadataKey'))) };
       },
     },
     {
-      method: 'PUT', path: `${base}/:metadataKey`, auth: update,
+      method: 'PUT', path: `${base}/:metadataKey`, auth: update, doc: { body: updateBody, response: metadataResponse },
       handler: async (req) => {
         const key = pathText(req, 'metadataKey');
         const body = readBody(req, updateBody);
@@ -133,7 +136,7 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
       },
     },
     {
-      method: 'DELETE', path: `${base}/:metadataKey`, auth: update,
+      method: 'DELETE', path: `${base}/:metadataKey`, auth: update, doc: { response: { status: 204 } },
       handler: async (req) => {
         const key = pathText(req, 'metadataKey');
         await change(req, (entries) => {

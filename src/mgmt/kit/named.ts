@@ -5,6 +5,7 @@ import { ENTITY, type PlainKind, type PlainTypes } from '../../domain/kinds.js';
 import type { Request, Route } from '../../http/types.js';
 import type { FieldMap } from '../../query/index.js';
 import type { Tenant } from '../../store/port.js';
+import { pageSchema } from '../../apidoc/shapes.js';
 import type { Access } from './access.js';
 import { colour, description, given, many, name, readBody } from './body.js';
 import type { KitDeps } from './deps.js';
@@ -30,6 +31,8 @@ export interface NamedResource<K extends PlainKind, V, I, U> {
    * answers (GET one, PUT) are `full`; list and create answers compact.
    */
   readonly render: (req: Request, tenant: Tenant, records: readonly PlainTypes[K][], full: boolean) => Promise<readonly object[]>;
+  /** The schema of what `render` writes for one record (the OpenAPI document's reply schemas). */
+  readonly schema?: z.ZodType;
   readonly list?: ListPart<NoInfer<K>, V>;
   readonly create?: CreatePart<NoInfer<K>, I>;
   readonly update?: UpdatePart<NoInfer<K>, U>;
@@ -131,10 +134,15 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
   };
   const idOf = (req: Request): number => pathId(req, spec.idParam, label);
   const routes: Route[] = [];
-  const { list, create, update } = spec;
+  const { list, create, update, schema } = spec;
+  const reply = (status: number, of?: z.ZodType) => (of === undefined ? undefined : { status, schema: of });
   if (list !== undefined) {
     routes.push({
       method: 'GET', path: spec.path, auth: deps.mgmtAuth(spec.access.read),
+      doc: {
+        list: list.representation === true ? 'full' : true, response: reply(200, schema && pageSchema(schema)),
+        ...(list.softDeleted === true ? { query: [{ name: 'soft_deleted_mode', values: MODES }] } : {}),
+      },
       handler: async (req) => {
         const { tenant } = context(req);
         const visible = list.softDeleted === true ? softDeletedFilter(req) : list.visible;
@@ -157,6 +165,7 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
     const body = create.single === true ? create.item : many(create.item);
     routes.push({
       method: 'POST', path: spec.path, auth: deps.mgmtAuth(spec.access.create),
+      doc: { body, response: reply(201, schema && (create.single === true ? schema : z.array(schema))) },
       handler: async (req) => {
         const ctx = context(req);
         const read: I | I[] = readBody(req, body);
@@ -178,7 +187,7 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
   const single = async (req: Request, tenant: Tenant, record: PlainTypes[K]): Promise<object | undefined> =>
     (await spec.render(req, tenant, [record], true))[0];
   routes.push({
-    method: 'GET', path: one, auth: deps.mgmtAuth(spec.access.read),
+    method: 'GET', path: one, auth: deps.mgmtAuth(spec.access.read), doc: { response: reply(200, schema) },
     handler: async (req) => {
       const { tenant } = context(req);
       return { status: 200, json: await single(req, tenant, (await loadOr404(deps.store, tenant, spec.kind, idOf(req))).value) };
@@ -186,7 +195,7 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
   });
   if (update !== undefined) {
     routes.push({
-      method: 'PUT', path: one, auth: deps.mgmtAuth(spec.access.update),
+      method: 'PUT', path: one, auth: deps.mgmtAuth(spec.access.update), doc: { body: update.body, response: reply(200, schema) },
       handler: async (req) => {
         const ctx = context(req);
         const body: U = readBody(req, update.body);
@@ -197,7 +206,7 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
     });
   }
   routes.push({
-    method: 'DELETE', path: one, auth: deps.mgmtAuth(spec.access.delete),
+    method: 'DELETE', path: one, auth: deps.mgmtAuth(spec.access.delete), doc: { response: { status: 204 } },
     handler: async (req) => {
       const ctx = context(req);
       const id = idOf(req);

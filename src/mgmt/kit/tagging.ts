@@ -2,12 +2,13 @@ import { z } from 'zod';
 import type { AppError } from '../../domain/errors.js';
 import { ENTITY } from '../../domain/kinds.js';
 import { parseJsonBody, validate } from '../../http/json.js';
-import type { Request, Route } from '../../http/types.js';
+import type { QueryDoc, Request, Route, RouteDoc } from '../../http/types.js';
 import type { Tenant } from '../../store/port.js';
 import type { Access } from './access.js';
 import type { KitDeps } from './deps.js';
 import { callerOf, pathId, queryChoice } from './request.js';
 import { loadOr404 } from './store.js';
+import { pageSchema } from '../../apidoc/shapes.js';
 
 /**
  * Which members (targets, distribution sets) carry a tag: `.../{tagId}/assigned` lists them and
@@ -28,6 +29,8 @@ export interface TaggedMembers<M, Key extends string | number> {
   readonly listPaths: readonly string[];
   /** The page of members for `GET .../assigned` (`q`, sort and paging of the member kind). */
   list(req: Request, tenant: Tenant, tagId: number): Promise<object>;
+  /** The JSON of one member as `list` and `render` write it (the OpenAPI document's reply schemas). */
+  readonly memberSchema?: z.ZodType;
   /** The path parameter naming one member, and how to read it. */
   readonly memberParam: string;
   memberKey(req: Request): Key;
@@ -101,24 +104,27 @@ export function taggingRoutes<M, Key extends string | number>(deps: KitDeps, spe
     return { status: 204 };
   };
   const assigned = `${spec.path}/assigned`;
+  const policy: QueryDoc[] = spec.policy ? [{ name: 'onNotFoundPolicy', values: NOT_FOUND_POLICIES }] : [];
+  const changeDoc: RouteDoc = { body, query: policy, response: { status: 204 } };
   return [
     ...spec.listPaths.map((p): Route => ({
       method: 'GET', path: `${spec.path}/${p}`, auth: read,
+      doc: { list: true, ...(spec.memberSchema === undefined ? {} : { response: pageSchema(spec.memberSchema) }) },
       handler: async (req) => {
         const { tenant, tag } = await tagOf(req);
         return { status: 200, json: await spec.list(req, tenant, tag) };
       },
     })),
-    { method: 'POST', path: assigned, auth: update, handler: change(true) },
-    { method: 'PUT', path: assigned, auth: update, handler: change(true) },
-    { method: 'DELETE', path: assigned, auth: update, body: 'json', handler: change(false) },
-    { method: 'POST', path: `${assigned}/:${spec.memberParam}`, auth: update, body: 'none', handler: single(true) },
-    { method: 'DELETE', path: `${assigned}/:${spec.memberParam}`, auth: update, handler: single(false) },
+    { method: 'POST', path: assigned, auth: update, handler: change(true), doc: changeDoc },
+    { method: 'PUT', path: assigned, auth: update, handler: change(true), doc: changeDoc },
+    { method: 'DELETE', path: assigned, auth: update, body: 'json', handler: change(false), doc: changeDoc },
+    { method: 'POST', path: `${assigned}/:${spec.memberParam}`, auth: update, body: 'none', handler: single(true), doc: { response: { status: 204 } } },
+    { method: 'DELETE', path: `${assigned}/:${spec.memberParam}`, auth: update, handler: single(false), doc: { response: { status: 204 } } },
     {
       // hawkBit: when every listed member has the tag it is removed from all, otherwise added to those
       // without. Decided on the members as the one commit reads them, so concurrent toggles (from any
       // server instance) take effect in some serial order: the one that commits second sees the first.
-      method: 'POST', path: `${assigned}/toggleTagAssignment`, auth: update,
+      method: 'POST', path: `${assigned}/toggleTagAssignment`, auth: update, doc: { body },
       handler: async (req) => {
         const { tenant, by, tag } = await tagOf(req);
         const { found, missing } = await spec.find(tenant, readKeys(req));

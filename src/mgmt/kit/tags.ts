@@ -10,6 +10,7 @@ import { colour, description, name } from './body.js';
 import type { KitDeps } from './deps.js';
 import { auditJson, link } from './hal.js';
 import { jsonOf, lookUpdate, namedRoutes, type ListPart } from './named.js';
+import { tagResponse } from './responses.js';
 import { deleteRecord } from './store.js';
 import { taggingRoutes, type TaggedMembers } from './tagging.js';
 
@@ -74,6 +75,7 @@ export function tagRoutes<M, Key extends string | number, V>(deps: KitDeps, spec
       idParam: spec.idParam,
       access: spec.access,
       render: jsonOf(tagJson(spec.path, spec.membersRel)),
+      schema: tagResponse,
       list: spec.list,
       create: {
         item: createItem,

@@ -18,16 +18,31 @@ import type { RepositoryDeps } from './deps.js';
 import { artifactJson } from './json.js';
 import { parseMultipart } from './multipart.js';
 import { assertLive, assertUnlocked } from './rules.js';
+import { z } from 'zod';
+import { artifactResponse } from './responses.js';
 
 const LABEL = 'SoftwareModule';
 const MAX_FILENAME = 256;
 const CHECKSUMS = [['md5', 'md5sum', 'MD5_MISMATCH'], ['sha1', 'sha1sum', 'SHA1_MISMATCH'], ['sha256', 'sha256sum', 'SHA256_MISMATCH']] as const satisfies
   readonly (readonly [keyof Hashes, string, ErrorCode])[];
 
+/**
+ * The parts the upload reads (for the OpenAPI document; multipart.ts reads them as a stream, so no
+ * schema validates them): the binary in `file`, the others as form fields or query parameters.
+ */
+const uploadForm = z.object({
+  file: z.string().meta({ format: 'binary', description: 'the artifact (a part with a filename)' }),
+  filename: z.string().max(MAX_FILENAME).optional().meta({ description: "default: the file part's filename" }),
+  md5sum: z.string().optional(),
+  sha1sum: z.string().optional(),
+  sha256sum: z.string().optional(),
+});
+
 export function artifactUploadRoutes(deps: RepositoryDeps): Route[] {
   return [{
     method: 'POST', path: '/rest/v1/softwaremodules/:softwareModuleId/artifacts', auth: deps.mgmtAuth(ACCESS.softwareModule.create),
     body: 'stream', produces: 'json',
+    doc: { summary: 'Upload an artifact (multipart/form-data)', body: uploadForm, response: { status: 201, schema: artifactResponse } },
     handler: (req) => upload(deps, req),
   }];
 }

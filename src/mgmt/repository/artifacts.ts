@@ -7,7 +7,7 @@ import { artifactReply } from '../../artifacts/index.js';
 import { touched } from '../../domain/audit.js';
 import { notFound } from '../../domain/errors.js';
 import { ARTIFACT, SM, type ArtifactRecord } from '../../domain/repository.js';
-import type { Request, Route } from '../../http/types.js';
+import type { QueryDoc, Request, Route } from '../../http/types.js';
 import { SCAN_ALL, loadRecords } from '../../store/reads.js';
 import { ACCESS, DOWNLOAD } from '../kit/access.js';
 import { callerOf, isFull, pathId } from '../kit/request.js';
@@ -16,6 +16,10 @@ import { releaseBinaries } from './binaries.js';
 import type { RepositoryDeps } from './deps.js';
 import { artifactJson } from './json.js';
 import { assertLive, assertUnlocked } from './rules.js';
+import { z } from 'zod';
+import { artifactResponse } from './responses.js';
+
+const REPRESENTATION: QueryDoc = { name: 'representation', values: ['compact', 'full'], description: 'full adds the download links' };
 
 const SM_LABEL = 'SoftwareModule';
 const BASE = '/rest/v1/softwaremodules/:softwareModuleId/artifacts';
@@ -35,6 +39,7 @@ export function artifactRoutes(deps: RepositoryDeps): Route[] {
   return [
     {
       method: 'GET', path: BASE, auth: deps.mgmtAuth(ACCESS.softwareModule.read),
+      doc: { summary: "List a software module's artifacts", query: [REPRESENTATION], response: z.array(artifactResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const module = await loadOr404(deps.store, tenant, SM, moduleId(req));
@@ -45,11 +50,11 @@ export function artifactRoutes(deps: RepositoryDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/:artifactId`, auth: deps.mgmtAuth(ACCESS.softwareModule.read),
+      method: 'GET', path: `${BASE}/:artifactId`, auth: deps.mgmtAuth(ACCESS.softwareModule.read), doc: { response: artifactResponse },
       handler: async (req) => ({ status: 200, json: artifactJson(req, (await artifactOf(req)).artifact.value) }),
     },
     {
-      method: 'DELETE', path: `${BASE}/:artifactId`, auth: deps.mgmtAuth(ACCESS.softwareModule.delete),
+      method: 'DELETE', path: `${BASE}/:artifactId`, auth: deps.mgmtAuth(ACCESS.softwareModule.delete), doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const sha1 = await commitOrThrow(deps.store, tenant, 'the software module', async () => {
@@ -76,6 +81,7 @@ export function artifactRoutes(deps: RepositoryDeps): Route[] {
     },
     {
       method: 'GET', path: `${BASE}/:artifactId/download`, auth: deps.mgmtAuth(DOWNLOAD), produces: 'other',
+      doc: { summary: 'Download the artifact (Range requests honoured)', response: { status: 200, contentType: 'application/octet-stream' } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const { artifact } = await artifactOf(req);

@@ -13,6 +13,7 @@ import { ACCESS } from '../kit/access.js';
 import { bool, description, given, idRef, name, typeKey, version } from '../kit/body.js';
 import type { KitDeps } from '../kit/deps.js';
 import { namedRoutes, softDelete, type Context } from '../kit/named.js';
+import { distributionSetResponse } from './responses.js';
 import { updateRecord } from '../kit/store.js';
 import type { RepositoryDeps } from './deps.js';
 import { addModules, dsTypeOfNewSet, isAssigned, liveModules } from './ds-rules.js';
@@ -44,6 +45,7 @@ export function distributionSetRoutes(deps: RepositoryDeps): Route[] {
     idParam: 'distributionSetId',
     access: ACCESS.distributionSet,
     render: (req, tenant, sets) => renderDistributionSets(deps, tenant, req, sets),
+    schema: distributionSetResponse,
     list: {
       fields: distributionSetFields,
       softDeleted: true,

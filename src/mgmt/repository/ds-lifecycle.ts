@@ -30,6 +30,7 @@ const body = z.object({ actionCancelationType: z.enum(['soft', 'force', 'none'])
 export function dsLifecycleRoutes(deps: RepositoryDeps): Route[] {
   return [{
     method: 'POST', path: '/rest/v1/distributionsets/:distributionSetId/invalidate', auth: deps.mgmtAuth(ACCESS.distributionSet.update),
+    doc: { summary: 'Invalidate a distribution set', body, response: { status: 204 } },
     handler: async (req) => {
       const { tenant, username } = callerOf(req);
       const id = pathId(req, 'distributionSetId', LABEL);

@@ -19,6 +19,8 @@ import { addModules, assertModulesChangeable, liveModules } from './ds-rules.js'
 import { joinModulesForQuery, softwareModuleFields } from './fields.js';
 import { assertLive, assertUnlocked } from './rules.js';
 import { joinSoftwareModules, renderSoftwareModules, type SmView } from './views.js';
+import { pageSchema } from '../../apidoc/shapes.js';
+import { softwareModuleResponse } from './responses.js';
 
 const LABEL = 'DistributionSet';
 const BASE = '/rest/v1/distributionsets/:distributionSetId/assignedSM';
@@ -42,6 +44,7 @@ export function dsModuleRoutes(deps: RepositoryDeps): Route[] {
   return [
     {
       method: 'GET', path: BASE, auth: deps.mgmtAuth(ACCESS.distributionSet.read),
+      doc: { summary: "List a distribution set's software modules", list: true, response: pageSchema(softwareModuleResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const ds = (await loadOr404(deps.store, tenant, DS, idOf(req))).value;
@@ -54,6 +57,7 @@ export function dsModuleRoutes(deps: RepositoryDeps): Route[] {
     },
     {
       method: 'POST', path: BASE, auth: deps.mgmtAuth(ACCESS.distributionSet.update),
+      doc: { summary: 'Assign software modules to a distribution set', body: idRefs, response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         idOf(req);
@@ -66,7 +70,7 @@ export function dsModuleRoutes(deps: RepositoryDeps): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/:softwareModuleId`, auth: deps.mgmtAuth(ACCESS.distributionSet.update),
+      method: 'DELETE', path: `${BASE}/:softwareModuleId`, auth: deps.mgmtAuth(ACCESS.distributionSet.update), doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const smId = pathId(req, 'softwareModuleId', 'SoftwareModule');

@@ -24,6 +24,7 @@ import { tagFields, tagRoutes } from '../kit/tags.js';
 import { distributionSetFields, joinSetsForQuery } from './fields.js';
 import { renderDistributionSets } from './views.js';
 import { notFound } from '../../domain/errors.js';
+import { distributionSetResponse } from './responses.js';
 
 /** A tag with the sets carrying it (loaded only when the query names `distributionset`). */
 interface TagView {
@@ -74,6 +75,7 @@ export function dsTagRoutes(deps: KitDeps): Route[] {
         });
         return pageOf(await renderDistributionSets(deps, tenant, req, page.content.map((v) => v.ds)), page.total);
       },
+      memberSchema: distributionSetResponse,
       memberParam: 'distributionsetId',
       memberKey: (req) => pathId(req, 'distributionsetId', 'DistributionSet'),
       key: plainId,

@@ -16,6 +16,8 @@ import { callerOf, pathId } from '../kit/request.js';
 import { loadOr404, updateRecord } from '../kit/store.js';
 import { assertModuleTypesChangeable, liveSmTypes, moduleTypeLists, type TypeRuleDeps } from './ds-type-rules.js';
 import { smTypeJson } from './json.js';
+import { z } from 'zod';
+import { softwareModuleTypeResponse } from './responses.js';
 
 const LABEL = 'DistributionSetType';
 const BASE = '/rest/v1/distributionsettypes/:distributionSetTypeId';
@@ -31,7 +33,7 @@ export function dsTypeModuleRoutes(deps: KitDeps & TypeRuleDeps): Route[] {
 
   const routesFor = (role: Role): Route[] => [
     {
-      method: 'GET', path: `${BASE}/${SEGMENT[role]}`, auth: read,
+      method: 'GET', path: `${BASE}/${SEGMENT[role]}`, auth: read, doc: { response: z.array(softwareModuleTypeResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const type = (await loadOr404(deps.store, tenant, DS_TYPE, typeId(req))).value;
@@ -41,7 +43,7 @@ export function dsTypeModuleRoutes(deps: KitDeps & TypeRuleDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/${SEGMENT[role]}/:softwareModuleTypeId`, auth: read,
+      method: 'GET', path: `${BASE}/${SEGMENT[role]}/:softwareModuleTypeId`, auth: read, doc: { response: softwareModuleTypeResponse },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const type = (await loadOr404(deps.store, tenant, DS_TYPE, typeId(req))).value;
@@ -52,7 +54,7 @@ export function dsTypeModuleRoutes(deps: KitDeps & TypeRuleDeps): Route[] {
       },
     },
     {
-      method: 'POST', path: `${BASE}/${SEGMENT[role]}`, auth: update,
+      method: 'POST', path: `${BASE}/${SEGMENT[role]}`, auth: update, doc: { body: idRefs, response: { status: 204 } },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const id = typeId(req);
@@ -72,7 +74,7 @@ export function dsTypeModuleRoutes(deps: KitDeps & TypeRuleDeps): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/${SEGMENT[role]}/:softwareModuleTypeId`, auth: update,
+      method: 'DELETE', path: `${BASE}/${SEGMENT[role]}/:softwareModuleTypeId`, auth: update, doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const id = typeId(req);

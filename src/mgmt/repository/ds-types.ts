@@ -11,6 +11,7 @@ import { ACCESS } from '../kit/access.js';
 import { colour, description, idRef, name, typeKey } from '../kit/body.js';
 import type { KitDeps } from '../kit/deps.js';
 import { jsonOf, lookUpdate, namedRoutes, softDelete } from '../kit/named.js';
+import { distributionSetTypeResponse } from './responses.js';
 import type { RepositoryDeps } from './deps.js';
 import { dsTypeInUse, liveSmTypes, moduleTypeLists, type TypeRuleDeps } from './ds-type-rules.js';
 import { distributionSetTypeFields } from './fields.js';
@@ -32,6 +33,7 @@ export function dsTypeRoutes(deps: KitDeps & TypeRuleDeps & Pick<RepositoryDeps,
     idParam: 'distributionSetTypeId',
     access: ACCESS.distributionSetType,
     render: jsonOf(dsTypeJson),
+    schema: distributionSetTypeResponse,
     list: { fields: distributionSetTypeFields, softDeleted: true },
     create: {
       item: createItem,

@@ -11,6 +11,7 @@ import { ACCESS } from '../kit/access.js';
 import { colour, description, int, name, typeKey } from '../kit/body.js';
 import type { KitDeps } from '../kit/deps.js';
 import { jsonOf, lookUpdate, namedRoutes, softDelete } from '../kit/named.js';
+import { softwareModuleTypeResponse } from './responses.js';
 import { softwareModuleTypeFields } from './fields.js';
 import { smTypeJson } from './json.js';
 
@@ -23,6 +24,7 @@ export function smTypeRoutes(deps: KitDeps): Route[] {
     idParam: 'softwareModuleTypeId',
     access: ACCESS.softwareModuleType,
     render: jsonOf(smTypeJson),
+    schema: softwareModuleTypeResponse,
     list: { fields: softwareModuleTypeFields, softDeleted: true },
     create: {
       item: createItem,

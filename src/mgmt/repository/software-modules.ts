@@ -10,6 +10,7 @@ import { SCAN_ALL, loadRecords } from '../../store/reads.js';
 import { ACCESS } from '../kit/access.js';
 import { bool, description, given, name, typeKey, vendor, version } from '../kit/body.js';
 import { namedRoutes, softDelete } from '../kit/named.js';
+import { softwareModuleResponse } from './responses.js';
 import { deleteRecord } from '../kit/store.js';
 import { releaseBinaries } from './binaries.js';
 import type { RepositoryDeps } from './deps.js';
@@ -27,6 +28,7 @@ export function softwareModuleRoutes(deps: RepositoryDeps): Route[] {
     idParam: 'softwareModuleId',
     access: ACCESS.softwareModule,
     render: (req, tenant, modules) => renderSoftwareModules(deps, tenant, req, modules),
+    schema: softwareModuleResponse,
     list: {
       fields: softwareModuleFields,
       softDeleted: true,

@@ -6,7 +6,8 @@ import {
   ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
 } from '../../domain/rollout.js';
 import type { RolloutEvent } from '../../domain/rollout.machine.js';
-import type { Request, Route } from '../../http/types.js';
+import type { QueryDoc, Request, Route } from '../../http/types.js';
+import { pageSchema } from '../../apidoc/shapes.js';
 import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
 import type { Tenant } from '../../store/port.js';
 import { SCAN_ALL, loadRecords } from '../../store/reads.js';
@@ -21,6 +22,8 @@ import { renderTargets } from '../targets/target-json.js';
 import { createRolloutBody, updateRolloutBody } from './rollout-body.js';
 import { createRollout, retryRollout, type Creator, type RolloutCreateDeps } from './rollout-create.js';
 import { groupFields, joinRollouts, renderGroups, renderRollouts, rolloutFields, rolloutPath } from './rollout-json.js';
+import { rolloutGroupResponse, rolloutResponse } from './responses.js';
+import { targetResponse } from '../targets/responses.js';
 
 export type RolloutDeps = RolloutCreateDeps & CommandDeps & {
   readonly runtime: Pick<ActorRuntime, 'create' | 'creation' | 'send' | 'update' | 'transition'>;
@@ -29,6 +32,9 @@ export type RolloutDeps = RolloutCreateDeps & CommandDeps & {
 const BASE = '/rest/v1/rollouts';
 const ONE = `${BASE}/:rolloutId`;
 const REMARK_MAX = 255;
+const SOFT_DELETED: QueryDoc = { name: 'soft_deleted_mode', values: ['EXCLUDE_SOFT_DELETED', 'ONLY_SOFT_DELETED', 'INCLUDE_SOFT_DELETED'] };
+const opQuery = (op: string): QueryDoc[] =>
+  (op === 'approve' || op === 'deny' ? [{ name: 'remark', description: `at most ${REMARK_MAX} characters` }] : []);
 
 /**
  * The Management routes of rollouts (reference §3.7), written with the kit's pieces: `listPage` (the
@@ -55,7 +61,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
   });
   /** An operation: the event to the rollout's machine, 204; refused in a status that does not take it. */
   const operation = (op: string, auth: Route['auth'], event: (req: Request, by: string, at: number) => RolloutEvent): Route => ({
-    method: 'POST', path: `${ONE}/${op}`, auth,
+    method: 'POST', path: `${ONE}/${op}`, auth, doc: { summary: `${op} the rollout`, query: opQuery(op), response: { status: 204 } },
     handler: async (req) => {
       const { tenant, rollout } = await load(req);
       await command(deps, tenant, ROLLOUT, rollout.id, event(req, callerOf(req).username, deps.now()), () => illegal(op, rollout));
@@ -77,6 +83,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
   return [
     {
       method: 'GET', path: BASE, auth: read,
+      doc: { summary: 'List rollouts', list: 'full', query: [SOFT_DELETED], response: pageSchema(rolloutResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const visible = softDeletedFilter(req);
@@ -91,6 +98,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
     },
     {
       method: 'POST', path: BASE, auth: deps.mgmtAuth(ACCESS.rollout.create),
+      doc: { summary: 'Create a rollout', body: createRolloutBody, response: { status: 201, schema: rolloutResponse } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const rollout = await createRollout(deps, tenant, readBody(req, createRolloutBody), creator(req));
@@ -98,7 +106,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: ONE, auth: read,
+      method: 'GET', path: ONE, auth: read, doc: { summary: 'Read a rollout', response: rolloutResponse },
       handler: async (req) => {
         const { tenant, rollout } = await load(req);
         return { status: 200, json: await single(req, tenant, rollout) };
@@ -106,6 +114,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
     },
     {
       method: 'PUT', path: ONE, auth: deps.mgmtAuth(ACCESS.rollout.update),
+      doc: { summary: 'Update a rollout', body: updateRolloutBody, response: rolloutResponse },
       handler: async (req) => {
         const body = readBody(req, updateRolloutBody);
         const { tenant, rollout } = await load(req);
@@ -121,7 +130,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
       },
     },
     {
-      method: 'DELETE', path: ONE, auth: deps.mgmtAuth(ACCESS.rollout.delete),
+      method: 'DELETE', path: ONE, auth: deps.mgmtAuth(ACCESS.rollout.delete), doc: { summary: 'Delete a rollout', response: { status: 204 } },
       handler: async (req) => {
         const { tenant, rollout } = await load(req);
         // deleting or deleted already: nothing more to do
@@ -137,7 +146,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
     operation('deny', approve, (req, by, at) => ({ type: 'mgmt.deny', at, by, remark: remark(req) })),
     {
       // the next scheduled group starts now (the groups running keep running); the engine starts its actions
-      method: 'POST', path: `${ONE}/triggerNextGroup`, auth: handle,
+      method: 'POST', path: `${ONE}/triggerNextGroup`, auth: handle, doc: { summary: 'Start the next group now', response: { status: 204 } },
       handler: async (req) => {
         const { tenant, rollout } = await load(req);
         if (rollout.status !== 'running') throw illegal('triggerNextGroup', rollout);
@@ -152,6 +161,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
     },
     {
       method: 'POST', path: `${ONE}/retry`, auth: deps.mgmtAuth(ACCESS.rollout.create),
+      doc: { summary: 'A new rollout over the failed targets', response: { status: 201, schema: rolloutResponse } },
       handler: async (req) => {
         const { tenant, rollout } = await load(req);
         const retry = await retryRollout(deps, tenant, rollout, creator(req));
@@ -160,6 +170,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
     },
     {
       method: 'GET', path: `${ONE}/deploygroups`, auth: read,
+      doc: { summary: "List a rollout's groups", list: 'full', response: pageSchema(rolloutGroupResponse) },
       handler: async (req) => {
         const { tenant, rollout } = await load(req);
         const page = await listPage(deps, tenant, req, { kind: ROLLOUT_GROUP, fields: groupFields, within: { index: 'rollout', key: String(rollout.id) } });
@@ -169,7 +180,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: `${ONE}/deploygroups/:groupId`, auth: read,
+      method: 'GET', path: `${ONE}/deploygroups/:groupId`, auth: read, doc: { summary: 'Read a rollout group', response: rolloutGroupResponse },
       handler: async (req) => {
         const { tenant, rollout } = await load(req);
         const group = await groupOf(req, tenant, rollout);
@@ -179,6 +190,7 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
     },
     {
       method: 'GET', path: `${ONE}/deploygroups/:groupId/targets`, auth: deps.mgmtAuth(READ_ROLLOUT_TARGETS),
+      doc: { summary: "List a rollout group's targets", list: true, response: pageSchema(targetResponse) },
       handler: async (req) => {
         const { tenant, rollout } = await load(req);
         const group = await groupOf(req, tenant, rollout);

@@ -18,6 +18,9 @@ import type { KitDeps } from '../kit/deps.js';
 import { auditJson, link } from '../kit/hal.js';
 import { evalContext } from '../kit/list.js';
 import { jsonOf, namedRoutes } from '../kit/named.js';
+import { targetFilterResponse } from './responses.js';
+import { distributionSetResponse } from '../repository/responses.js';
+import { pageSchema } from '../../apidoc/shapes.js';
 import { callerOf, pathId } from '../kit/request.js';
 import { listPage } from '../kit/list.js';
 import { pageOf } from '../kit/hal.js';
@@ -107,6 +110,7 @@ export function filterRoutes(deps: TargetFilterDeps): Route[] {
       idParam: 'filterId',
       access: ACCESS.target,
       render: jsonOf(filterJson),
+      schema: targetFilterResponse,
       list: {
         fields,
         representation: true,
@@ -130,6 +134,7 @@ export function filterRoutes(deps: TargetFilterDeps): Route[] {
     }),
     {
       method: 'GET', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
+      doc: { description: '204 when the filter auto-assigns none', response: distributionSetResponse },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const f = await filterOf(req);
@@ -139,7 +144,7 @@ export function filterRoutes(deps: TargetFilterDeps): Route[] {
       },
     },
     {
-      method: 'POST', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(ASSIGN),
+      method: 'POST', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(ASSIGN), doc: { body: autoAssignBody, response: targetFilterResponse },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const body = readBody(req, autoAssignBody);
@@ -162,6 +167,7 @@ export function filterRoutes(deps: TargetFilterDeps): Route[] {
     {
       // the filters auto-assigning a set, as a paged list of target filters (reference §3.9; deprecated since 1.1.1)
       method: 'GET', path: '/rest/v1/distributionsets/:distributionSetId/autoAssignTargetFilters', auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
+      doc: { list: true, response: pageSchema(targetFilterResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const ds = await loadOr404(deps.store, tenant, DS, pathId(req, 'distributionSetId', 'DistributionSet'));
@@ -172,7 +178,7 @@ export function filterRoutes(deps: TargetFilterDeps): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(ACCESS.target.update),
+      method: 'DELETE', path: `${base}/autoAssignDS`, auth: deps.mgmtAuth(ACCESS.target.update), doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const id = pathId(req, 'filterId', 'TargetFilterQuery');

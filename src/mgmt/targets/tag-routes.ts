@@ -13,6 +13,7 @@ import { tagDecided } from '../kit/tagging.js';
 import { tagFields, tagJson, tagRoutes } from '../kit/tags.js';
 import { listTargets, renderTargets } from './target-json.js';
 import { findTargets, targetsNotFound } from './target-store.js';
+import { targetResponse } from './responses.js';
 
 export interface TargetTagDeps extends KitDeps {
   readonly runtime: Pick<ActorRuntime, 'updateAll'>;
@@ -43,6 +44,7 @@ export function targetTagRoutes(deps: TargetTagDeps): Route[] {
     members: {
       listPaths: ['assigned'],
       list: (req, tenant, tag) => listTargets(deps, tenant, req, { index: 'tag', key: String(tag) }),
+      memberSchema: targetResponse,
       memberParam: 'controllerId',
       memberKey: (req) => pathText(req, 'controllerId'),
       key: controllerId,

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { edited } from '../../actors/outcomes.js';
 import { deleteTarget, type RemovalDeps } from '../../actors/removal.js';
 import type { ActorRuntime } from '../../actors/runtime.js';
@@ -6,6 +7,7 @@ import { AppError, badRequest } from '../../domain/errors.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { TARGET_TYPE, type TargetTypeRecord } from '../../domain/targeting.js';
 import type { Route } from '../../http/types.js';
+import { pageSchema } from '../../apidoc/shapes.js';
 import type { Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
 import { ACCESS } from '../kit/access.js';
@@ -16,6 +18,7 @@ import { loadLiveOr404 } from '../kit/store.js';
 import { checkAddress, createTargetsBody, generateSecurityToken, updateTargetBody, type CreateTargetItem } from './target-body.js';
 import { listTargets, renderTargets } from './target-json.js';
 import { loadTarget } from './target-store.js';
+import { targetResponse } from './responses.js';
 
 export type TargetDeps = KitDeps & RemovalDeps & {
   readonly runtime: Pick<ActorRuntime, 'create' | 'update' | 'remove'>;
@@ -26,10 +29,12 @@ export function targetRoutes(deps: TargetDeps): Route[] {
   return [
     {
       method: 'GET', path: '/rest/v1/targets', auth: deps.mgmtAuth(ACCESS.target.read),
+      doc: { summary: 'List targets', list: true, response: pageSchema(targetResponse) },
       handler: async (req) => ({ status: 200, json: await listTargets(deps, callerOf(req).tenant, req) }),
     },
     {
       method: 'POST', path: '/rest/v1/targets', auth: deps.mgmtAuth(ACCESS.target.create),
+      doc: { summary: 'Create targets', body: createTargetsBody, response: { status: 201, schema: z.array(targetResponse) } },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const records = await createTargets(deps, tenant, readBody(req, createTargetsBody), username);
@@ -38,6 +43,7 @@ export function targetRoutes(deps: TargetDeps): Route[] {
     },
     {
       method: 'GET', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.read),
+      doc: { summary: 'Read a target', response: targetResponse },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
@@ -46,6 +52,7 @@ export function targetRoutes(deps: TargetDeps): Route[] {
     },
     {
       method: 'PUT', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.update),
+      doc: { summary: 'Update a target', body: updateTargetBody, response: targetResponse },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const body = readBody(req, updateTargetBody);
@@ -72,6 +79,7 @@ export function targetRoutes(deps: TargetDeps): Route[] {
     },
     {
       method: 'DELETE', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.delete),
+      doc: { summary: 'Delete a target', response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));

@@ -6,6 +6,7 @@ import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { TARGET_TYPE } from '../../domain/targeting.js';
 import type { Request, Route } from '../../http/types.js';
 import { loadMap } from '../../store/reads.js';
+import { pageSchema } from '../../apidoc/shapes.js';
 import { ACCESS, READ_TARGET_AND_REPOSITORY } from '../kit/access.js';
 import { id, readBody } from '../kit/body.js';
 import type { KitDeps } from '../kit/deps.js';
@@ -15,6 +16,9 @@ import { renderDistributionSets } from '../repository/views.js';
 import { targetTagJson } from './tag-routes.js';
 import { listTargets } from './target-json.js';
 import { loadTarget } from './target-store.js';
+import { targetResponse } from './responses.js';
+import { distributionSetResponse } from '../repository/responses.js';
+import { tagResponse } from '../kit/responses.js';
 
 export interface TargetSubDeps extends KitDeps {
   readonly runtime: Pick<ActorRuntime, 'update'>;
@@ -40,6 +44,7 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
   };
   const dsOf = (which: 'assignedDs' | 'installedDs'): Route => ({
     method: 'GET', path: `${base}/${which === 'assignedDs' ? 'assignedDS' : 'installedDS'}`, auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
+    doc: { description: '204 when the target has none', response: distributionSetResponse },
     handler: async (req) => {
       const { tenant } = callerOf(req);
       const id = (await targetOf(req))[which];
@@ -50,6 +55,7 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
   });
   const dsTargets = (path: string, index: string): Route => ({
     method: 'GET', path: `/rest/v1/distributionsets/:distributionSetId/${path}`, auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
+    doc: { list: true, response: pageSchema(targetResponse) },
     handler: async (req) => {
       const { tenant } = callerOf(req);
       const ds = await loadOr404(deps.store, tenant, DS, pathId(req, 'distributionSetId', 'DistributionSet'));
@@ -59,13 +65,14 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
   return [
     {
       method: 'GET', path: `${base}/attributes`, auth: deps.mgmtAuth(ACCESS.target.read),
+      doc: { description: '204 when the target has reported none', response: z.record(z.string(), z.string()) },
       handler: async (req) => {
         const { attributes } = await targetOf(req);
         return Object.keys(attributes).length === 0 ? { status: 204 } : { status: 200, json: attributes };
       },
     },
     {
-      method: 'GET', path: `${base}/tags`, auth: deps.mgmtAuth(ACCESS.target.read),
+      method: 'GET', path: `${base}/tags`, auth: deps.mgmtAuth(ACCESS.target.read), doc: { response: z.array(tagResponse) },
       handler: async (req) => {
         const target = await targetOf(req);
         const tags = await loadMap<TagRecord>(deps.store, callerOf(req).tenant, TARGET_TAG, target.tags);
@@ -79,7 +86,7 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
       },
     },
     {
-      method: 'POST', path: `${base}/targettype`, auth: deps.mgmtAuth(ACCESS.target.update),
+      method: 'POST', path: `${base}/targettype`, auth: deps.mgmtAuth(ACCESS.target.update), doc: { body: idBody, response: { status: 204 } },
       handler: async (req) => {
         const body = readBody(req, idBody);
         await loadLiveOr404(deps.store, callerOf(req).tenant, TARGET_TYPE, body.id);
@@ -88,7 +95,7 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${base}/targettype`, auth: deps.mgmtAuth(ACCESS.target.update),
+      method: 'DELETE', path: `${base}/targettype`, auth: deps.mgmtAuth(ACCESS.target.update), doc: { response: { status: 204 } },
       handler: async (req) => {
         await setType(req, null);
         return { status: 204 };

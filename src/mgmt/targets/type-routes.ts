@@ -13,6 +13,8 @@ import { colour, description, idRefs, name, readBody, typeKey } from '../kit/bod
 import type { KitDeps } from '../kit/deps.js';
 import { auditJson, link } from '../kit/hal.js';
 import { jsonOf, lookUpdate, namedRoutes } from '../kit/named.js';
+import { targetTypeResponse } from './responses.js';
+import { distributionSetTypeResponse } from '../repository/responses.js';
 import { callerOf, pathId } from '../kit/request.js';
 import { deleteRecord, loadLiveOr404, loadOr404, updateRecord } from '../kit/store.js';
 import { dsTypeJson } from '../repository/json.js';
@@ -88,6 +90,7 @@ export function targetTypeRoutes(deps: TargetTypeDeps): Route[] {
       idParam: 'targetTypeId',
       access: ACCESS.targetType,
       render: jsonOf(targetTypeJson),
+      schema: targetTypeResponse,
       list: { fields, visible: (t) => !t.deleted },
       create: {
         item: createItem,
@@ -111,6 +114,7 @@ export function targetTypeRoutes(deps: TargetTypeDeps): Route[] {
     }),
     {
       method: 'GET', path: `${base}/compatibledistributionsettypes`, auth: deps.mgmtAuth(ACCESS.targetType.read),
+      doc: { response: z.array(distributionSetTypeResponse) },
       handler: async (req) => {
         const t = await typeOf(req);
         const found = await loadMap<DistributionSetTypeRecord>(deps.store, callerOf(req).tenant, DS_TYPE, t.compatibleDsTypes);
@@ -125,6 +129,7 @@ export function targetTypeRoutes(deps: TargetTypeDeps): Route[] {
     },
     {
       method: 'POST', path: `${base}/compatibledistributionsettypes`, auth: deps.mgmtAuth(ACCESS.targetType.update),
+      doc: { body: idRefs, response: { status: 204 } },
       handler: async (req) => {
         const ids = [...new Set(readBody(req, idRefs).map((r) => r.id))];
         await typeOf(req);
@@ -135,6 +140,7 @@ export function targetTypeRoutes(deps: TargetTypeDeps): Route[] {
     },
     {
       method: 'DELETE', path: `${base}/compatibledistributionsettypes/:distributionSetTypeId`, auth: deps.mgmtAuth(ACCESS.targetType.update),
+      doc: { response: { status: 204 } },
       handler: async (req) => {
         await typeOf(req);
         const dsTypeId = pathId(req, 'distributionSetTypeId', 'DistributionSetType');
