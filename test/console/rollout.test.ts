@@ -10,7 +10,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN } from '../helpers/server.js';
 import {
-  CREATOR, READER, createRollout, createTargets, getGroups, groupTargets, openAction, runDevice, setConfig, startRolloutApp, waitStatus,
+  CREATOR, READER, createRollout, createTargets, getGroups, groupTargets, openAction, runDevice, runningRollout, setConfig, startRolloutApp,
+  waitStatus,
   type RolloutApp,
 } from '../api/rollouts/fixture.js';
 import { ARTIFACTS, DOC_IMAGES, groupDone, launch, nth, rolloutIdOf, seed, signedIn } from './rollout-fixture.js';
@@ -19,8 +20,8 @@ let app: RolloutApp;
 let browser: Browser;
 
 beforeAll(async () => {
-  app = await startRolloutApp('memory');
   browser = await launch();
+  app = await startRolloutApp('memory');
 });
 afterAll(async () => {
   await browser.close();
@@ -154,5 +155,22 @@ describe('console rollouts', () => {
     // the group targets need READ_TARGET too, which the reader holds
     expect(await page.getByRole('button', { name: 'Show targets' }).count()).toBeGreaterThan(0);
     expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('falls back to polling every 2 s when the event stream fails, and still follows the devices', async () => {
+    const { setName } = await seed(app, 'poll', 4);
+    const set = (await app.mgmt.get(`/rest/v1/distributionsets?q=name==${setName}`)).json().content[0].id;
+    await setConfig(app, 'rollout.approval.enabled', false);
+    const r = await runningRollout(app, { name: 'polled', distributionSetId: set, targetFilterQuery: 'controllerid==poll-*', amountGroups: 1 });
+    const { page } = await signedIn(browser, app, ADMIN);
+    await page.route('**/rest/v1/rollouts/*/events', (route) => route.fulfill({ status: 503, body: 'stream down' }));
+    await page.goto(`${app.url}/ui/#/rollouts/${r.id}`);
+    await expect.poll(() => page.locator('.live-mode').getAttribute('data-mode'), { timeout: 10_000 }).toBe('polling');
+    expect(await groupDone(page, 'group-1')).toBe(0);
+    await runDevice(app, 'poll-1', 'success');
+    await runDevice(app, 'poll-2', 'failure');
+    await expect.poll(() => groupDone(page, 'group-1'), { timeout: 10_000 }).toBe(2);
+    expect(await page.getByRole('progressbar', { name: 'Progress of group-1' }).getAttribute('aria-valuetext'))
+      .toBe('1 finished, 1 error, 2 running, 0 scheduled, 0 not started, 0 cancelled');
   }, 60_000);
 });

@@ -13,10 +13,15 @@ export interface LiveEvent {
 
 const NAMES = ['snapshot', 'target', 'action', 'rollout', 'group', 'message'];
 
-/** Subscribes while mounted (`url` null: not at all); `onEvent` may change between renders. */
-export function useEvents(url: string | null, onEvent: (event: LiveEvent) => void): void {
+/**
+ * Subscribes while mounted (`url` null: not at all); `onEvent` may change between renders. `onDown`, when
+ * given, hears of every lost or refused connection (a new `snapshot` follows when the stream is back).
+ */
+export function useEvents(url: string | null, onEvent: (event: LiveEvent) => void, onDown?: () => void): void {
   const handler = useRef(onEvent);
   handler.current = onEvent;
+  const down = useRef(onDown);
+  down.current = onDown;
   useEffect(() => {
     if (url === null || typeof EventSource === 'undefined') return undefined;
     let source: EventSource | undefined;
@@ -37,6 +42,7 @@ export function useEvents(url: string | null, onEvent: (event: LiveEvent) => voi
       source = new EventSource(url, { withCredentials: true });
       for (const name of NAMES) source.addEventListener(name, deliver as EventListener);
       source.onerror = () => {
+        if (!stopped) down.current?.();
         // EventSource retries by itself while CONNECTING; a closed stream (non-200) needs a new one
         if (source?.readyState !== EventSource.CLOSED || stopped) return;
         source.close();

@@ -1,8 +1,9 @@
 /**
  * A rollout and one page of its groups, kept current: from the rollout's event stream
  * (`/rest/v1/rollouts/{id}/events`: a snapshot, then rollout, group and action events, after which
- * the counts are fetched again, at most every 500 ms), or, when the stream gives no snapshot within
- * 3 s (no endpoint, a proxy that buffers), by polling every 2 s. Counts are never computed here.
+ * the counts are fetched again, at most every 500 ms), or by polling every 2 s while the stream is
+ * down (a lost or refused connection, or no snapshot within 3 s: a proxy that buffers) until its next
+ * snapshot. Counts are never computed here.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
@@ -91,7 +92,7 @@ export function useRolloutLive(id: number, groupOffset: number, groupLimit: numb
     }
     if (event.type === 'rollout' || event.type === 'group' || event.type === 'action') schedule();
   };
-  useEvents(`${rolloutPath(id)}/events`, onEvent);
+  useEvents(`${rolloutPath(id)}/events`, onEvent, () => { setMode('polling'); });
 
   // no snapshot in time: poll until one comes
   useEffect(() => {
