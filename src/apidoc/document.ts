@@ -164,5 +164,5 @@ const ERROR_RESPONSES = {
 
 function errorResponses(): Record<string, object> {
   return Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, description]) =>
-    [name, { description, content: { 'application/json': { schema: ERROR_REF } } }]));
+    [name, { description, content: { 'application/hal+json': { schema: ERROR_REF }, 'application/json': { schema: ERROR_REF } } }]));
 }

@@ -54,7 +54,7 @@ export function referencePage(doc: OpenApiDocument): string {
 <title>${esc(info.title)} ${esc(info.version)} - API reference</title>
 <style>${CSS}</style></head>
 <body><header><h1>${esc(info.title)} <small>${esc(info.version)}</small></h1>
-<p>${esc(info.description)}</p>
+<p>${esc(info.description).replace(/`([^`]+)`/g, '<code>$1</code>')}</p>
 <p>The document: <a href="openapi.json">/rest/v1/openapi.json</a> (also at <a href="/v3/api-docs">/v3/api-docs</a>).</p>
 <input id="filter" type="search" placeholder="Filter operations (method, path, words)" autocomplete="off"></header>
 <div class="wrap"><nav>${nav}</nav><main>${sections}</main></div>
@@ -88,10 +88,13 @@ function deref(s){var seen=0;while(s&&s.$ref&&seen++<20){var n=s.$ref.split('/')
 function typeOf(s){s=deref(s);if(s.enum)return 'enum: '+s.enum.map(function(v){return JSON.stringify(v);}).join(' | ');
 if(s.anyOf||s.oneOf){return (s.anyOf||s.oneOf).map(typeOf).join(' | ');}
 if(s.type==='array')return 'array of '+typeOf(s.items||{});var t=Array.isArray(s.type)?s.type.join(' | '):(s.type||'any');
-if(s.format)t+=' ('+s.format+')';if(s.minimum!==undefined||s.maximum!==undefined)t+=' ['+(s.minimum!==undefined?s.minimum:'')+'..'+(s.maximum!==undefined?s.maximum:'')+']';
+if(s.format)t+=' ('+s.format+')';var big=9007199254740991,lo=s.minimum!==undefined&&s.minimum>-big?s.minimum:'',hi=s.maximum!==undefined&&s.maximum<big?s.maximum:'';
+if(lo!==''||hi!=='')t+=' ['+lo+'..'+hi+']';
 if(s.maxLength!==undefined)t+=' max '+s.maxLength;return t;}
 function objectOf(s){s=deref(s);if(s.type==='array')return objectOf(s.items||{});if(s.anyOf||s.oneOf){var l=s.anyOf||s.oneOf;for(var i=0;i<l.length;i++){var o=objectOf(l[i]);if(o)return o;}}return s.properties?s:null;}
-function schema(s,depth){s=deref(s);var o=objectOf(s);var head='<span class="t">'+esc(typeOf(s))+'</span>'+(s.title?' <b>'+esc(s.title)+'</b>':'')+(s.description?' <span class="d">'+esc(s.description)+'</span>':'');
+function refName(s){if(s&&s.$ref)return s.$ref.split('/').pop();if(s&&s.type==='array'&&s.items&&s.items.$ref)return s.items.$ref.split('/').pop();return '';}
+function schema(s,depth){var name=refName(s);s=deref(s);var o=objectOf(s);if(!name&&s.properties&&s.properties.content)name=refName(s.properties.content);
+var head='<span class="t">'+esc(typeOf(s))+'</span>'+(name?' <b>'+esc(name)+'</b>':'')+(s.title?' <b>'+esc(s.title)+'</b>':'')+(s.description?' <span class="d">'+esc(s.description)+'</span>':'');
 if(!o||depth>6)return head;var req=o.required||[];
 return head+'<ul class="sch">'+Object.keys(o.properties).map(function(k){var p=o.properties[k];return '<li><code>'+esc(k)+'</code>'+(req.indexOf(k)>=0?' <span class="req">required</span>':'')+' '+schema(p,depth+1)+'</li>';}).join('')+'</ul>';}
 function render(el){var e=ops[el.getAttribute('data-id')];if(!e)return;var op=e.op,h='';

@@ -135,6 +135,6 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.ExceptionInfo.required).toEqual(['exceptionClass', 'errorCode', 'message']);
     const responses = operation('GET', '/rest/v1/targets/{targetId}').responses;
     for (const status of ['400', '401', '403', '404', 'default']) expect(responses[status], status).toBeDefined();
-    expect(doc.components.responses.NotFound.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ExceptionInfo' });
+    expect(doc.components.responses.NotFound.content['application/hal+json'].schema).toEqual({ $ref: '#/components/schemas/ExceptionInfo' });
   });
 });
