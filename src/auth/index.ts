@@ -36,8 +36,8 @@ export function createAuth(config: Pick<Config, 'tenants' | 'auth'>, now: () => 
   return auth;
 }
 
-export { CSRF_HEADER, checkCsrf, sessionOf } from './mgmt-auth.js';
-export { SESSION_COOKIE, type Session, type SessionGrant } from './session.js';
-export { permissionsOf, rolesOf, usernameOf, type OidcSettings } from './claims.js';
+export { checkCsrf, sessionOf } from './mgmt-auth.js';
+export type { Session, SessionGrant } from './session.js';
+export { permissionsOf, rolesOf, usernameOf } from './claims.js';
 export { readCookie, setCookie, isHttps } from './cookies.js';
-export { signPayload, verifyPayload, sameText } from './signed.js';
+export { signPayload, verifyPayload } from './signed.js';
