@@ -1,6 +1,9 @@
 /** config.yaml's `auth` keys: defaults, and startup errors that name the key. */
 import { describe, expect, test } from 'vitest';
+import type { Logger } from 'pino';
+import { createAuth } from '../../../src/auth/index.js';
 import { parseConfig } from '../../../src/config/index.js';
+import { sessionModule } from '../../../src/session/index.js';
 
 const TENANTS = { tenants: [{ name: 'default' }, { name: 'lab' }] };
 const OIDC = { issuer: 'https://id.example.com/realms/fleet', clientId: 'peregrine' };
@@ -50,4 +53,17 @@ describe('auth configuration', () => {
   ])('%j -> %s', (raw, message) => {
     expect(errorOf(raw)).toContain(message);
   });
+});
+
+test.each([
+  ['redis', undefined, 1],
+  ['redis', 'y'.repeat(32), 0],
+  ['memory', undefined, 0],
+])('store %s with secret %s: %i warning(s) at start about the session secret', async (kind, secret, count) => {
+  const config = parseConfig({ store: { kind }, auth: { session: secret === undefined ? {} : { secret } } });
+  const warnings: string[] = [];
+  const logger = { warn: (msg: string) => warnings.push(msg), info: () => undefined } as unknown as Logger;
+  await sessionModule({ auth: createAuth(config, Date.now), ctx: { config, logger } }).start?.();
+  expect(warnings).toHaveLength(count);
+  if (count > 0) expect(warnings[0]).toMatch(/^auth\.session\.secret is not set/);
 });
