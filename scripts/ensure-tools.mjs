@@ -14,6 +14,7 @@ const PACKAGES = {
   openssl: { pkg: 'openssl', why: 'the reverse-proxy tests make their certificates with it' },
   'rabbitmq-server': { pkg: 'rabbitmq-server', why: 'the DMF tests start private RabbitMQ nodes' },
   wrk: { pkg: 'wrk', why: 'the benchmarks load the server and its uWS ceiling with it (npm run bench)' },
+  chromium: { pkg: 'chromium', why: "the console's browser tests drive it through playwright-core (test/console)" },
 };
 
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0

@@ -57,7 +57,9 @@ function StatusHistory({ base, actionId }: { readonly base: string; readonly act
 /** One action as a row that expands to its status history. */
 export function ActionRow({ base, action }: { readonly base: string; readonly action: Action }) {
   const [open, setOpen] = useState(false);
-  const set = action._links?.distributionset?.name?.replace(':', ' ');
+  // a target's action list is compact (no set); the single action names its set in the link
+  const full = useLoad(() => api.get<Action>(`/rest/v1/actions/${action.id}`), [action.id, action.lastModifiedAt]);
+  const set = full.data?._links?.distributionset?.name?.replace(':', ' ');
   return (
     <li class="action">
       <button type="button" class="action-head" aria-expanded={open} onClick={() => { setOpen(!open); }}>

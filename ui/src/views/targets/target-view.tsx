@@ -50,7 +50,7 @@ export function TargetView({ params }: RouteProps) {
     return { assigned, installed };
   }, [base]);
   const [offset, setOffset] = useState(0);
-  const actions = useLoad(() => api.page<Action>(`${base}/actions?representation=full`, { offset, limit: ACTIONS_LIMIT, sort: 'id:DESC' }),
+  const actions = useLoad(() => api.page<Action>(`${base}/actions`, { offset, limit: ACTIONS_LIMIT, sort: 'id:DESC' }),
     [base, offset]);
   const [dialog, setDialog] = useState<'assign' | 'delete' | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);

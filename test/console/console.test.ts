@@ -1,0 +1,171 @@
+/**
+ * The operator console in Chromium against the real server (memory store): sign-in, the fleet
+ * overview, finding a target by FIQL and its page, assigning a set, uploading an artifact, what a
+ * read-only operator sees, the phone layout. Every page must end without console errors.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type App } from '../helpers/app.js';
+import { ADMIN_HASH } from '../helpers/server.js';
+import { ARTIFACTS, launchBrowser, openPage, signIn, type WatchedPage } from './browser.js';
+import { seedFleet, type SeededFleet } from './fleet-seed.js';
+
+const VIEWER = { username: 'viewer', password: ADMIN_HASH, permissions: ['READ_TARGET', 'READ_REPOSITORY', 'READ_ROLLOUT', 'READ_TENANT_CONFIGURATION'] };
+/** CONSOLE_DOC_IMAGES=1 also writes the README screenshots docs/images/fleet.png and targets.png. */
+const DOC_IMAGES = process.env['CONSOLE_DOC_IMAGES'] === '1';
+
+let app: App;
+let fleet: SeededFleet;
+let browser: Browser;
+
+beforeAll(async () => {
+  app = await startApp('memory', {}, [VIEWER]);
+  fleet = await seedFleet(app);
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser.close();
+});
+
+async function withPage(run: (p: WatchedPage) => Promise<void>, viewport?: { width: number; height: number }): Promise<void> {
+  const p = await openPage(browser, viewport);
+  try {
+    await run(p);
+    expect(p.errors).toEqual([]);
+  } finally {
+    await p.close();
+  }
+}
+
+function docImage(name: string): void {
+  if (!DOC_IMAGES) return;
+  const dir = join(import.meta.dirname, '..', '..', 'docs', 'images');
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(ARTIFACTS, `${name}.png`), join(dir, `${name}.png`));
+}
+
+describe('console', () => {
+  it('shows the server message for a wrong password, not a stack trace, then signs in', () => withPage(async ({ page }) => {
+    await page.goto(`${app.url}/ui/`);
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill('wrong');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toBe('Bad credentials');
+    await page.getByLabel('Password').fill('admin');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).textContent()).toContain('admin');
+  }));
+
+  it('shows the fleet counts', () => withPage(async (p) => {
+    const { page } = p;
+    await signIn(page, app.url, 'admin', 'admin');
+    const stat = (label: string) => page.locator('.stat', { has: page.locator('.label', { hasText: new RegExp(`^${label}`) }) }).locator('.value');
+    await expect.poll(() => stat('Devices').textContent()).toBe(String(fleet.counts.total));
+    expect(await stat('In sync').textContent()).toBe(String(fleet.counts.byStatus['in_sync']));
+    expect(await stat('Error').textContent()).toBe(String(fleet.counts.byStatus['error']));
+    expect(await stat('Pending').textContent()).toBe(String(fleet.counts.byStatus['pending']));
+    expect(await stat('Overdue').textContent()).toBe(String(fleet.counts.overdue));
+    expect(await stat('Online').textContent()).toBe(String(fleet.counts.online));
+    expect(await page.getByRole('progressbar', { name: 'Devices by update status' }).getAttribute('aria-valuemax')).toBe(String(fleet.counts.total));
+    await page.getByRole('table', { name: 'Devices in error' }).getByRole('link').first().waitFor();
+    await p.screenshot('fleet');
+    docImage('fleet');
+  }));
+
+  it('finds targets by FIQL, shows the server message for a bad query, opens a target and assigns a set', () => withPage(async (p) => {
+    const { page } = p;
+    await signIn(page, app.url, 'admin', 'admin');
+    await page.getByRole('link', { name: 'Targets' }).click();
+    const table = page.getByRole('table', { name: 'Targets' });
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(25);
+    await expect.poll(() => page.locator('.fiql-count').textContent()).toBe(`${fleet.counts.total} matching targets`);
+    for (const row of [1, 2, 4]) await table.locator('tbody tr').nth(row).getByRole('checkbox').check();
+    expect(await page.getByRole('region', { name: 'Selected targets' }).textContent()).toContain('3 selected');
+    await p.screenshot('targets');
+    docImage('targets');
+    const search = page.getByLabel('Search (FIQL)');
+    await search.fill('updateStatus==');
+    await expect.poll(() => page.locator('.fiql-error').textContent()).toMatch(/not well formed/);
+    await search.fill('updateStatus==error');
+    await expect.poll(() => page.locator('.fiql-count').textContent()).toBe(`${fleet.counts.byStatus['error']} matching targets`);
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(fleet.counts.byStatus['error']);
+    const first = table.locator('tbody tr').first().getByRole('link');
+    const controllerId = await first.textContent();
+    await first.click();
+    await page.getByRole('heading', { name: 'Attributes' }).waitFor();
+    await expect.poll(() => page.locator('dl.props').nth(1).textContent()).toContain('hw.revision');
+    expect(await page.locator('.page-head').textContent()).toContain(controllerId);
+    // assign the seeded set: the action appears, and expands to its status history
+    await page.getByRole('button', { name: 'Assign distribution set' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Distribution set', { exact: true }).selectOption({ label: 'edge-os 2.4.0' });
+    await dialog.getByRole('button', { name: 'Assign', exact: true }).click();
+    const action = page.locator('.action-head').first();
+    await action.waitFor();
+    expect(await action.textContent()).toContain('edge-os 2.4.0');
+    await action.click();
+    await expect.poll(() => page.locator('.timeline li').count()).toBeGreaterThan(0);
+  }));
+
+  it('uploads an artifact with progress and shows the hashes the server computed', () => withPage(async (p) => {
+    const { page } = p;
+    await signIn(page, app.url, 'admin', 'admin');
+    await page.goto(`${app.url}/ui/#/repository?tab=modules`);
+    await page.getByRole('button', { name: 'Create module' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('agent');
+    await dialog.getByLabel('Version').fill('1.2.3');
+    await dialog.getByLabel('Type', { exact: true }).selectOption({ index: 0 });
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'agent 1.2.3' }).waitFor();
+    const content = Buffer.alloc(300_000, 7);
+    await page.getByLabel('Upload artifacts').setInputFiles({ name: 'agent.bin', mimeType: 'application/octet-stream', buffer: content });
+    const sha256 = page.locator('[data-hash="sha256"]');
+    await sha256.waitFor();
+    expect(await sha256.textContent()).toBe(createHash('sha256').update(content).digest('hex'));
+    expect(await page.locator('[data-hash="md5"]').textContent()).toBe(createHash('md5').update(content).digest('hex'));
+    expect(await page.locator('[data-hash="sha1"]').textContent()).toBe(createHash('sha1').update(content).digest('hex'));
+    await expect.poll(() => page.getByRole('table', { name: 'Artifacts' }).textContent()).toContain('agent.bin');
+  }));
+
+  it('shows a read-only operator no button that would be refused', () => withPage(async ({ page }) => {
+    await signIn(page, app.url, 'viewer', 'admin');
+    await page.goto(`${app.url}/ui/#/targets`);
+    const table = page.getByRole('table', { name: 'Targets' });
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(25);
+    expect(await page.getByRole('button', { name: 'Create target' }).count()).toBe(0);
+    expect(await table.getByRole('checkbox').count()).toBe(0);
+    await table.locator('tbody tr').first().getByRole('link').click();
+    await page.getByRole('heading', { name: 'Actions' }).waitFor();
+    expect(await page.getByRole('button', { name: /Assign|Delete/ }).count()).toBe(0);
+    await page.goto(`${app.url}/ui/#/repository?tab=sets`);
+    await page.getByRole('table', { name: 'distribution sets' }).getByRole('link').first().waitFor();
+    expect(await page.getByRole('button', { name: /Create/ }).count()).toBe(0);
+    await page.goto(`${app.url}/ui/#/config`);
+    await page.getByRole('table', { name: 'Tenant configuration' }).locator('tbody tr').first().waitFor();
+    expect(await page.locator('.cfg-edit, input[type="checkbox"]').count()).toBe(0);
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Configuration' }).count()).toBe(1);
+  }));
+
+  it('collapses the navigation behind a menu button at phone width', () => withPage(async (p) => {
+    const { page } = p;
+    await signIn(page, app.url, 'admin', 'admin');
+    const menu = page.getByRole('button', { name: 'Menu' });
+    const targets = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Targets' });
+    expect(await menu.isVisible()).toBe(true);
+    expect(await targets.isVisible()).toBe(false);
+    await menu.click();
+    expect(await targets.isVisible()).toBe(true);
+    await p.screenshot('phone-menu');
+    await targets.click();
+    await page.getByRole('table', { name: 'Targets' }).locator('tbody tr').first().waitFor();
+    expect(await targets.isVisible()).toBe(false);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await p.screenshot('phone-targets');
+  }, { width: 390, height: 844 }));
+});
