@@ -173,4 +173,42 @@ describe('console rollouts', () => {
     expect(await page.getByRole('progressbar', { name: 'Progress of group-1' }).getAttribute('aria-valuetext'))
       .toBe('1 finished, 1 error, 2 running, 0 scheduled, 0 not started, 0 cancelled');
   }, 60_000);
+
+  it('shows the server\'s 400 message in the wizard, and creates explicit groups once they cover every target', async () => {
+    const { setLabel } = await seed(app, 'grp', 6);
+    const { page, errors } = await signedIn(browser, app, ADMIN);
+    await page.goto(`${app.url}/ui/#/rollouts/new`);
+    await page.getByLabel('Name', { exact: true }).fill('explicit-groups');
+    await page.getByLabel('Distribution set', { exact: true }).selectOption({ label: setLabel });
+    await page.getByLabel('Target filter query').fill('controllerid==grp-*');
+    await expect.poll(() => page.getByText('6 matching targets').count()).toBe(1);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByLabel('Explicit groups').check();
+    const group1 = page.getByRole('group', { name: 'Group 1' });
+    await group1.getByLabel('Name').fill('canary');
+    await group1.getByLabel('Target percentage').fill('50');
+    for (let i = 0; i < 2; i++) await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('button', { name: 'Create rollout' }).click();
+    // half of the targets would be in no group: the server refuses, its message is shown as it is
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain("Rollout groups don't match all targets");
+    expect(page.url()).toMatch(/#\/rollouts\/new$/);
+
+    for (let i = 0; i < 2; i++) await page.getByRole('button', { name: 'Back' }).click();
+    await page.getByRole('button', { name: 'Add group' }).click();
+    const group2 = page.getByRole('group', { name: 'Group 2' });
+    await group2.getByLabel('Name').fill('everyone else');
+    await group2.getByLabel('Target percentage').fill('100');
+    for (let i = 0; i < 2; i++) await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('button', { name: 'Create rollout' }).click();
+    await page.waitForURL(/#\/rollouts\/\d+$/);
+    const groups = await getGroups(app, rolloutIdOf(page));
+    expect(groups.map((g) => [g.name, g.totalTargets])).toEqual([['canary', 3], ['everyone else', 3]]);
+    // keyboard: the group's targets open with Enter on its focused button
+    await page.getByRole('button', { name: 'Show targets of canary' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('button', { name: 'Hide targets of canary' }).getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => page.getByRole('table', { name: 'Targets of the group' }).getByRole('row').count()).toBe(4);
+    // the browser's own line for the refused POST, and nothing else
+    expect(errors).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+  }, 60_000);
 });
