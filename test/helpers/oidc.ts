@@ -2,9 +2,10 @@
  * A real OpenID provider in process: panva's certified `oidc-provider` on a free port of 127.0.0.1,
  * for sign-in and bearer tests (test/api/auth) and the console's browser tests.
  *
- * - Client `peregrine` (secret `peregrine-secret`, client_secret_basic): redirect URI
- *   `http://127.0.0.1:<any port>/ui/oidc/callback` (a loopback redirect, RFC 8252: any port), plus
- *   the `redirectUris` given. Configure peregrine with `oidcConfig(provider)`.
+ * - Client `peregrine` (secret `peregrine-secret`, client_secret_basic): redirect URIs
+ *   `http://127.0.0.1:<any port>/ui/oidc/callback` and `http://localhost:<any port>/ui/oidc/callback`
+ *   (loopback redirects of a native client, RFC 8252: any port), plus the `redirectUris` given (loopback
+ *   http or https URLs). Configure peregrine with `oidcConfig(provider)`.
  * - Its own sign-in pages (oidc-provider's development interactions): a login form with the fields
  *   `login` (any username) and `password` (anything: it is not checked) and a "Sign-in" button,
  *   then a consent page with a "Continue" button. The user's roles come from `users`; a name not
@@ -24,7 +25,7 @@ export interface OidcUser {
 }
 
 export interface OidcProviderOptions {
-  /** Further redirect URIs of client `peregrine` (any port of 127.0.0.1 with path /ui/oidc/callback is allowed anyway). */
+  /** Further redirect URIs of client `peregrine`: http on a loopback host, or https (/ui/oidc/callback on 127.0.0.1 and localhost, any port, is allowed anyway). */
   readonly redirectUris?: readonly string[];
   readonly users?: readonly OidcUser[];
   /** Resource indicator of peregrine's API: the `aud` of access tokens (default urn:peregrine:api). */
@@ -84,7 +85,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     clients: [
       {
         client_id: CLIENT_ID, client_secret: CLIENT_SECRET, application_type: 'native',
-        redirect_uris: ['http://127.0.0.1/ui/oidc/callback', ...(options.redirectUris ?? [])],
+        redirect_uris: ['http://127.0.0.1/ui/oidc/callback', 'http://localhost/ui/oidc/callback', ...(options.redirectUris ?? [])],
         grant_types: ['authorization_code'], response_types: ['code'],
       },
       { client_id: CLI.id, client_secret: CLI.secret, application_type: 'native', redirect_uris: [CLI.redirectUri], grant_types: ['authorization_code'], response_types: ['code'] },
