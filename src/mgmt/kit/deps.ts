@@ -20,7 +20,7 @@ export interface KitDeps {
   readonly limits: PageLimits;
   /** Tenant settings (polling times for `${OVERDUE_TS}`, confirmation flow, ...). */
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
-  /** HTTP Basic authentication requiring a permission (see kit/access.ts). */
+  /** Management authentication (Basic, Bearer, the session cookie: src/auth) requiring a permission (see kit/access.ts). */
   mgmtAuth(permission?: PermissionRequirement): Authenticator;
   /** Milliseconds since the epoch. */
   now(): number;
