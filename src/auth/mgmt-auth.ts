@@ -44,7 +44,7 @@ export function sessionPrincipal(deps: Pick<MgmtAuthDeps, 'config'>, session: Se
 /** The session of the request's cookie and whom it stands for; 401 when there is a cookie but no good session. */
 export function sessionOf(deps: Pick<MgmtAuthDeps, 'config' | 'sessions'>, req: Request): { session: Session; principal: MgmtPrincipal } | undefined {
   const value = readCookie(req.headers['cookie'], SESSION_COOKIE);
-  if (value === undefined) return undefined;
+  if (value === undefined || value === '') return undefined; // none, or one a logout emptied
   const session = deps.sessions.read(value);
   const principal = session === undefined ? undefined : sessionPrincipal(deps, session);
   if (session === undefined || principal === undefined) throw sessionRejected();

@@ -169,9 +169,9 @@ describe('refused cookies: 401', () => {
     expect(res.status).toBe(401);
   });
 
-  test('no cookie and no credentials: Basic\'s 401 and challenge as ever', async () => {
+  test('no session cookie (or an emptied one) and no credentials: Basic\'s 401 and challenge as ever', async () => {
     const s = await server();
-    const res = await http(s.url).get('/rest/v1/targets', { headers: { cookie: 'other=1' } });
+    const res = await http(s.url).get('/rest/v1/targets', { headers: { cookie: 'other=1; peregrine_session=' } });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Basic realm="peregrine"');
     expect(res.json()).toEqual({ ...ERROR_401, message: 'Full authentication is required to access this resource' });
