@@ -12,6 +12,9 @@ import type { DeploymentDeps } from './deps.js';
  * Auto-confirmation of a target from the Management API (reference §3.1): GET the state with an
  * `activate` or `deactivate` link; POST activate (optional `{initiator, remark}`) and deactivate, 204.
  */
+const autoConfirmResponse = z.looseObject({
+  active: z.boolean(), initiator: z.string().optional(), remark: z.string().optional(), activatedAt: z.number().int().optional(), _links: z.looseObject({}),
+}).meta({ id: 'MgmtTargetAutoConfirm' });
 const activateBody = z.object({ initiator: text(64), remark: text(512) });
 
 const emptyAsNull = (s: string | null | undefined): string | null => (s === undefined || s === null || s === '' ? null : s);
@@ -21,6 +24,7 @@ export function autoConfirmRoutes(deps: DeploymentDeps): Route[] {
   return [
     {
       method: 'GET', path: '/rest/v1/targets/:targetId/autoConfirm', auth: deps.mgmtAuth(ACCESS.target.read),
+      doc: { summary: "The target's auto-confirmation state", response: autoConfirmResponse },
       handler: async (req) => {
         const target = (await loadTarget(deps.store, callerOf(req).tenant, pathText(req, 'targetId'))).value;
         const ac = target.autoConfirm;

@@ -65,6 +65,11 @@ export function tagDecided<M>(decision: TagDecision<M>, current: readonly M[]): 
 
 export const NOT_FOUND_POLICIES = ['FAIL', 'ON_WHAT_FOUND_AND_FAIL', 'ON_WHAT_FOUND_AND_SUCCESS'] as const;
 
+/** The toggle's answer: the members tagged and those untagged by it. */
+function toggleSchema([on, off]: readonly [string, string], member: z.ZodType) {
+  return z.looseObject({ [on]: z.array(member), [off]: z.array(member) });
+}
+
 export function taggingRoutes<M, Key extends string | number>(deps: KitDeps, spec: TaggedMembers<M, Key>): Route[] {
   const read = deps.mgmtAuth(spec.access.read);
   const update = deps.mgmtAuth(spec.access.update);
@@ -124,7 +129,8 @@ export function taggingRoutes<M, Key extends string | number>(deps: KitDeps, spe
       // hawkBit: when every listed member has the tag it is removed from all, otherwise added to those
       // without. Decided on the members as the one commit reads them, so concurrent toggles (from any
       // server instance) take effect in some serial order: the one that commits second sees the first.
-      method: 'POST', path: `${assigned}/toggleTagAssignment`, auth: update, doc: { body },
+      method: 'POST', path: `${assigned}/toggleTagAssignment`, auth: update,
+      doc: { body, ...(spec.memberSchema === undefined ? {} : { response: toggleSchema(spec.toggleFields, spec.memberSchema) }) },
       handler: async (req) => {
         const { tenant, by, tag } = await tagOf(req);
         const { found, missing } = await spec.find(tenant, readKeys(req));

@@ -7,6 +7,7 @@
  * count of auto-assignments is null, so left out, when there are none).
  * @see reference §3.9
  */
+import { z } from 'zod';
 import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { DS } from '../../domain/repository.js';
 import { ROLLOUT, type RolloutRecord } from '../../domain/rollout.js';
@@ -20,6 +21,11 @@ import { callerOf, pathId } from '../kit/request.js';
 import { loadOr404 } from '../kit/store.js';
 
 type Counts = Record<string, number>;
+
+const counts = z.record(z.string(), z.number().int()).describe('counts by status name (RUNNING, FINISHED, ...) and their total');
+/** MgmtDistributionSetStatistics: the full answer has all three, a part only what is not empty. */
+const statistics = z.looseObject({ actions: counts.optional(), rollouts: counts.optional(), totalAutoAssignments: z.number().int().optional() })
+  .meta({ id: 'MgmtDistributionSetStatistics' });
 
 /** hawkBit's map of counts by status name with their `total`. */
 function withTotal(counts: ReadonlyMap<string, number>): Counts {
@@ -44,7 +50,7 @@ export function dsStatisticsRoutes(deps: KitDeps): Route[] {
   const autoAssignments = (tenant: Tenant, key: string) => deps.store.count(tenant, TARGET_FILTER, 'autoAssignDs', key);
   return [
     {
-      method: 'GET', path: base, auth,
+      method: 'GET', path: base, auth, doc: { response: statistics },
       handler: async (req) => {
         const { tenant, key } = await setOf(req);
         const [a, r, n] = await Promise.all([actions(tenant, key), rollouts(tenant, key), autoAssignments(tenant, key)]);
@@ -52,7 +58,7 @@ export function dsStatisticsRoutes(deps: KitDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: `${base}/actions`, auth,
+      method: 'GET', path: `${base}/actions`, auth, doc: { response: statistics },
       handler: async (req) => {
         const { tenant, key } = await setOf(req);
         const a = await actions(tenant, key);
@@ -60,7 +66,7 @@ export function dsStatisticsRoutes(deps: KitDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: `${base}/rollouts`, auth,
+      method: 'GET', path: `${base}/rollouts`, auth, doc: { response: statistics },
       handler: async (req) => {
         const { tenant, key } = await setOf(req);
         const r = await rollouts(tenant, key);
@@ -68,7 +74,7 @@ export function dsStatisticsRoutes(deps: KitDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: `${base}/autoassignments`, auth,
+      method: 'GET', path: `${base}/autoassignments`, auth, doc: { response: statistics },
       handler: async (req) => {
         const { tenant, key } = await setOf(req);
         const n = await autoAssignments(tenant, key);

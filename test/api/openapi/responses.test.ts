@@ -105,6 +105,12 @@ describe('replies match the OpenAPI document', () => {
     documented('POST', `${R}/targettags/{targetTagId}/assigned`, await app.mgmt.post(`${R}/targettags/${tag.id}/assigned`, { json: ['oa-1'] }));
     await call('GET', `${R}/targettags/{targetTagId}/assigned`, `${R}/targettags/${tag.id}/assigned`, undefined, 200);
     await call('GET', `${R}/targets/{targetId}/tags`, `${R}/targets/oa-1/tags`, undefined, 200);
+    const toggled = await call('POST', `${R}/targettags/{targetTagId}/assigned/toggleTagAssignment`,
+      `${R}/targettags/${tag.id}/assigned/toggleTagAssignment`, ['oa-1', 'oa-r1'], 200);
+    expect(toggled.assignedTargets).toHaveLength(1);
+    await call('GET', `${R}/distributionsets/{distributionSetId}/statistics`, `${R}/distributionsets/${ds.id}/statistics`, undefined, 200);
+    await call('GET', `${R}/targets/{targetId}/autoConfirm`, `${R}/targets/oa-1/autoConfirm`, undefined, 200);
+    await call('GET', `${R}/userinfo`, `${R}/userinfo`, undefined, 200);
     await call('POST', `${R}/targetfilters`, `${R}/targetfilters`, { name: unique('f'), query: 'name==oa*' }, 201);
     await call('POST', `${R}/targettypes`, `${R}/targettypes`, [{ name: unique('tt') }], 201);
     await call('GET', `${R}/system/configs`, `${R}/system/configs`, undefined, 200);
