@@ -13,7 +13,8 @@ import type { DeploymentDeps } from './deps.js';
  * `activate` or `deactivate` link; POST activate (optional `{initiator, remark}`) and deactivate, 204.
  */
 const autoConfirmResponse = z.looseObject({
-  active: z.boolean(), initiator: z.string().optional(), remark: z.string().optional(), activatedAt: z.number().int().optional(), _links: z.looseObject({}),
+  active: z.boolean(), initiator: z.string().optional(), remark: z.string().optional(), activatedAt: z.number().int().optional(),
+  _links: z.looseObject({}),
 }).meta({ id: 'MgmtTargetAutoConfirm' });
 const activateBody = z.object({ initiator: text(64), remark: text(512) });
 

@@ -24,8 +24,9 @@ type Counts = Record<string, number>;
 
 const counts = z.record(z.string(), z.number().int()).describe('counts by status name (RUNNING, FINISHED, ...) and their total');
 /** MgmtDistributionSetStatistics: the full answer has all three, a part only what is not empty. */
-const statistics = z.looseObject({ actions: counts.optional(), rollouts: counts.optional(), totalAutoAssignments: z.number().int().optional() })
-  .meta({ id: 'MgmtDistributionSetStatistics' });
+const statistics = z.looseObject({
+  actions: counts.optional(), rollouts: counts.optional(), totalAutoAssignments: z.number().int().optional(),
+}).meta({ id: 'MgmtDistributionSetStatistics' });
 
 /** hawkBit's map of counts by status name with their `total`. */
 function withTotal(counts: ReadonlyMap<string, number>): Counts {
