@@ -38,10 +38,12 @@ export function FiltersList() {
   const [sort, setSort] = useState('name:ASC');
   const [offset, setOffset] = useState(0);
   const [open, setOpen] = useState<Open>();
+  /** Bumped after each change: the search box counts the filters again. */
+  const [changes, setChanges] = useState(0);
   const list = useLoad(() => loadPage(offset, sort, q), [offset, sort, q]);
   // POST .../autoAssignDS needs UPDATE_TARGET and READ_REPOSITORY (src/mgmt/kit/access.ts ASSIGN)
   const mayAssign = session.can('UPDATE_TARGET') && session.can(['READ_REPOSITORY', 'READ_DISTRIBUTION_SET']);
-  const done = (): void => { setOpen(undefined); list.reload(); };
+  const done = (): void => { setOpen(undefined); setChanges((n) => n + 1); list.reload(); };
 
   const columns: Column<TargetFilter>[] = [
     { key: 'name', label: 'Name', sortField: 'name', render: (f) => f.name },
@@ -69,7 +71,7 @@ export function FiltersList() {
 
   return (
     <Page title="Target filters" actions={<Button permission="CREATE_TARGET" variant="primary" onClick={() => { setOpen({ kind: 'new' }); }}>New filter</Button>}>
-      <FiqlInput value={q} label="Search filters (FIQL)" placeholder="name==line-*" countPath={FILTERS} noun="filters"
+      <FiqlInput key={changes} value={q} label="Search filters (FIQL)" placeholder="name==line-*" countPath={FILTERS} noun="filters"
         onChange={(next, valid) => { if (valid) { setQ(next); setOffset(0); } }} />
       <ErrorBanner error={list.error} onRetry={list.reload} />
       <DataTable caption="Target filters" columns={columns} rows={list.data?.content ?? []} rowKey={(f) => f.id} sort={sort}
