@@ -56,6 +56,8 @@ const limits = z.strictObject({
   uploadBytes: positiveInt.default(1_074_790_400), // 1 GiB + 1 MiB: a 1 GiB artifact (the quota) plus multipart framing
   defaultPageSize: positiveInt.default(50),
   maxPageSize: positiveInt.default(500),
+  /** What a live event connection (SSE, WebSocket) may hold unsent before it is dropped as a slow consumer. */
+  eventBufferBytes: positiveInt.default(1_048_576), // 1 MiB
 });
 
 const ddi = z.strictObject({

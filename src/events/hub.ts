@@ -42,8 +42,12 @@ interface Member {
 interface Follow {
   readonly tenant: Tenant;
   readonly members: Set<Member>;
-  /** Entries up to here were read and handed out. */
-  cursor: string | undefined;
+  /**
+   * Entries up to here were read and handed out. It starts at the first subscriber's position and
+   * only moves entry by entry: jumping to the journal's end would skip what came between for members
+   * still catching up.
+   */
+  cursor: string;
   timer: NodeJS.Timeout | undefined;
   reading: boolean;
 }
@@ -78,7 +82,7 @@ export class EventHub {
     if (this.#closed) throw new Error('the event hub is closed');
     let follow = this.#follows.get(tenant);
     if (follow === undefined) {
-      follow = { tenant, members: new Set(), cursor: undefined, timer: undefined, reading: false };
+      follow = { tenant, members: new Set(), cursor: after, timer: undefined, reading: false };
       this.#follows.set(tenant, follow);
     }
     const member: Member = { subscriber, after, held: [], closed: false };
@@ -115,8 +119,7 @@ export class EventHub {
   async #catchUp(f: Follow, m: Member): Promise<void> {
     try {
       for (;;) {
-        const target = f.cursor;
-        if (target !== undefined && compareJournalIds(m.after, target) >= 0) break;
+        if (compareJournalIds(m.after, f.cursor) >= 0) break;
         const read = await this.#store.readJournal(f.tenant, m.after, this.#batch);
         if (m.closed) return;
         if (read.gap) return void this.#lose(f, m);
@@ -143,10 +146,6 @@ export class EventHub {
     f.reading = true;
     let next = this.#intervalMs;
     try {
-      if (f.cursor === undefined) {
-        f.cursor = (await this.#store.readJournal(f.tenant, undefined, 1)).last;
-        // members that joined before the first position was known read up to it on their own
-      }
       const read = await this.#store.readJournal(f.tenant, f.cursor, this.#batch);
       if (read.gap) {
         // this process fell behind the journal's length: everyone starts afresh

@@ -36,6 +36,8 @@ export interface Shared {
   readonly unmatched: RouteMetrics;
   readonly jsonLimit: number;
   readonly uploadLimit: number;
+  /** Unsent bytes a feed connection may hold (limits.eventBufferBytes). */
+  readonly feedLimit: number;
   readonly trusted: ReadonlySet<string> | undefined;
   fallbackHost: string;
   closing: boolean;
@@ -229,12 +231,11 @@ export class Exchange implements Throttle {
     let streaming = false;
     try {
       if (this.aborted) return;
-      if (reply.feed !== undefined && reply.status === 200) {
-        streaming = this.startFeed(reply.feed, reply.headers);
-        return;
-      }
       if (this.entry?.route.websocket === true && this.upgrade === undefined && reply.status < 400) {
         reply = errorReply('BAD_PARAMETER', 'this is a WebSocket endpoint: send an upgrade request (Connection: Upgrade, Upgrade: websocket)', { Upgrade: 'websocket' });
+      } else if (reply.feed !== undefined && reply.status === 200) {
+        streaming = this.startFeed(reply.feed, reply.headers);
+        return;
       }
       // Close when part of the request body is still unread, or while shutting down.
       const close = forceClose || this.s.closing || (this.body !== undefined && !this.body.complete);
@@ -285,8 +286,10 @@ export class Exchange implements Throttle {
       else res.write(': connected\n\n');
     });
     if (this.head) return false;
-    const connection = new SseConnection(res, feed, () => {
+    this.s.metrics.feedOpened();
+    const connection = new SseConnection(res, feed, this.s.feedLimit, (why) => {
       this.s.feeds.delete(connection);
+      this.s.metrics.feedEnded(why);
       this.settle();
     });
     this.sse = connection;

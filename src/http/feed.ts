@@ -1,14 +1,12 @@
 /**
  * Feeds (Reply.feed) on uWS: Server-Sent Events on an HTTP response, or messages on a WebSocket.
- * Each connection buffers at most FEED_BUFFER_BYTES that the client has not taken yet; a client that
+ * Each connection buffers at most `limits.eventBufferBytes` that the client has not taken yet; a client that
  * reads slower than the feed produces is dropped (its stream ends with a reason where the transport
  * can still say one), so one stalled reader never grows the server's memory.
  */
 import type { HttpResponse, WebSocket } from 'uWebSockets.js';
 import type { Feed, FeedMessage, FeedSink } from './types.js';
 
-/** What one connection may hold unsent before it counts as a slow consumer. */
-export const FEED_BUFFER_BYTES = 1024 * 1024;
 /** An SSE comment this often keeps proxies and clients from timing the stream out. */
 const HEARTBEAT_MS = 15_000;
 
@@ -48,6 +46,7 @@ export class SseConnection implements FeedSink, OpenFeed {
   constructor(
     private readonly res: HttpResponse,
     feed: Feed,
+    private readonly limit: number,
     private readonly ended: (why: 'client' | 'server' | 'slow') => void,
   ) {
     this.#heartbeat = setInterval(() => this.#write(': keep-alive\n\n'), HEARTBEAT_MS);
@@ -64,8 +63,8 @@ export class SseConnection implements FeedSink, OpenFeed {
 
   end(reason: string): void {
     if (this.#done) return;
-    this.res.cork(() => this.res.end(`event: close\ndata: ${JSON.stringify({ reason })}\n\n`));
     this.#finish('server');
+    this.res.cork(() => this.res.end(`event: close\ndata: ${JSON.stringify({ reason })}\n\n`));
   }
 
   close(reason: string): void {
@@ -85,10 +84,11 @@ export class SseConnection implements FeedSink, OpenFeed {
     });
     if (ok) return true;
     this.#backlog += Buffer.byteLength(text);
-    if (this.#backlog > FEED_BUFFER_BYTES) {
+    if (this.#backlog > this.limit) {
       // the close reason could only queue behind what the client does not read: close at once
-      this.res.cork(() => this.res.close());
+      // (finished first: closing aborts the response, which would count as the client leaving)
       this.#finish('slow');
+      this.res.cork(() => this.res.close());
       return false;
     }
     if (!this.#waiting) {
@@ -139,6 +139,7 @@ export class WsConnection implements FeedSink, OpenFeed {
   constructor(
     private readonly ws: WebSocket<FeedSocketData>,
     feed: Feed,
+    private readonly limit: number,
     private readonly ended: (why: 'client' | 'server' | 'slow') => void,
   ) {
     this.#stop = startFeed(feed, this, () => this.#done);
@@ -149,7 +150,7 @@ export class WsConnection implements FeedSink, OpenFeed {
     this.ws.cork(() => {
       for (const m of messages) this.ws.send(wsText(m), false);
     });
-    if (this.ws.getBufferedAmount() > FEED_BUFFER_BYTES) {
+    if (this.ws.getBufferedAmount() > this.limit) {
       this.#close(WS_SLOW, 'slow consumer: the client did not read its events', 'slow');
       return false;
     }

@@ -8,7 +8,7 @@ import type { HttpRequest as UwsRequest, HttpResponse, TemplatedApp, us_listen_s
 import type { Config } from '../config/index.js';
 import type { Metrics, RouteMetrics } from '../observability/metrics.js';
 import { Exchange, type Shared } from './exchange.js';
-import { FEED_BUFFER_BYTES, WsConnection, type FeedSocketData } from './feed.js';
+import { WsConnection, type FeedSocketData } from './feed.js';
 import { laneHandler } from './lane.js';
 import { normalizeIp } from './request.js';
 import { Router, type RouteEntry } from './router.js';
@@ -52,6 +52,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     unmatched: metrics.forRoute('unmatched'),
     jsonLimit: config.limits.jsonBodyBytes,
     uploadLimit: config.limits.uploadBytes,
+    feedLimit: config.limits.eventBufferBytes,
     trusted: trustedList.length === 0 ? undefined : new Set(trustedList),
     fallbackHost: '',
     closing: false,
@@ -123,14 +124,16 @@ function feedSocket(s: Shared): WebSocketBehavior<FeedSocketData> {
   return {
     maxPayloadLength: 16 * 1024,
     // the feed drops a slow consumer itself, with a close reason; uWS's own limit sits above that
-    maxBackpressure: 4 * FEED_BUFFER_BYTES,
+    maxBackpressure: 4 * s.feedLimit,
     closeOnBackpressureLimit: 0,
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => {
       const exchange = new Exchange(s, res);
-      exchange.upgrade = {
-        key: req.getHeader('sec-websocket-key'),
+      const key = req.getHeader('sec-websocket-key');
+      // a GET without a WebSocket handshake is answered as HTTP (400 naming the upgrade)
+      if (key !== '') exchange.upgrade = {
+        key,
         protocol: req.getHeader('sec-websocket-protocol'),
         extensions: req.getHeader('sec-websocket-extensions'),
         context,
@@ -143,7 +146,11 @@ function feedSocket(s: Shared): WebSocketBehavior<FeedSocketData> {
     },
     open: (ws) => {
       const data = ws.getUserData();
-      const connection = new WsConnection(ws, data.feed, () => s.feeds.delete(connection));
+      s.metrics.feedOpened();
+      const connection = new WsConnection(ws, data.feed, s.feedLimit, (why) => {
+        s.feeds.delete(connection);
+        s.metrics.feedEnded(why);
+      });
       data.connection = connection;
       if (s.closing) connection.close('the server is shutting down');
       else s.feeds.add(connection);

@@ -4,7 +4,7 @@
  * `RouteMetrics`, which counts into plain numbers (requests keyed by status * 16 + method, latency
  * buckets in an array); prom-client turns them into labelled series only when /metrics is scraped.
  */
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'OTHER'] as const;
 
@@ -19,6 +19,10 @@ export interface Metrics {
   readonly registry: Registry;
   forRoute(route: string): RouteMetrics;
   storeError(): void;
+  /** A live event stream (SSE or WebSocket) opened. */
+  feedOpened(): void;
+  /** A live event stream ended: the client left, the server ended it, or it was dropped as a slow consumer. */
+  feedEnded(why: 'client' | 'server' | 'slow'): void;
   /** Prometheus text exposition. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -80,6 +84,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     help: 'Requests that failed because the store was unavailable',
     registers: [registry],
   });
+  const feedsOpen = new Gauge({ name: 'event_streams_open', help: 'Live event streams (SSE and WebSocket) open now', registers: [registry] });
+  const feedsEnded = new Counter({
+    name: 'event_streams_ended_total', help: 'Live event streams ended, by reason: client (left), server (ended it), slow (dropped: did not read)',
+    labelNames: ['reason'], registers: [registry],
+  });
   const routes = new Map<string, RouteMetrics>();
 
   function forRoute(route: string): RouteMetrics {
@@ -110,6 +119,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     registry,
     forRoute,
     storeError: () => storeErrors.inc(),
+    feedOpened: () => feedsOpen.inc(),
+    feedEnded: (why) => {
+      feedsOpen.dec();
+      feedsEnded.inc({ reason: why });
+    },
     render: () => registry.metrics(),
     contentType: registry.contentType,
   };

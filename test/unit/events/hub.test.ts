@@ -1,0 +1,75 @@
+/**
+ * The event hub on the memory store's journal: subscribers that join at any position, while commits
+ * keep coming, get every entry after their position exactly once and in order; a position the journal
+ * no longer holds is reported as lost; one reader serves all subscribers of a tenant.
+ */
+import { describe, expect, it } from 'vitest';
+import type { JournalEvent } from '../../../src/actors/journal.js';
+import { EventHub } from '../../../src/events/hub.js';
+import { JOURNAL_LENGTH } from '../../../src/store/journal.js';
+import { openMemoryStore } from '../../../src/store/index.js';
+import type { Store } from '../../../src/store/port.js';
+
+const T = 'HUB';
+const silent = { warn: () => undefined };
+const event = (n: number): JournalEvent => ({ type: 'target', targetId: n, controllerId: `c${n}`, updateStatus: 'unknown' });
+const commit = (store: Store, n: number) => store.commit(T, { writes: [], journal: [event(n)] });
+const until = async (check: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+};
+
+describe('event hub', () => {
+  it('hands every entry after each position exactly once, in order, to subscribers joining while commits come', async () => {
+    const store = openMemoryStore({});
+    const hub = new EventHub(store, { intervalMs: 5, batch: 7, log: silent });
+    const positions: string[] = [];
+    for (let n = 1; n <= 40; n++) {
+      await commit(store, n);
+      positions.push(await hub.position(T));
+    }
+    const got = new Map<number, number[]>();
+    const subs = [0, 10, 25, 39].map((i) => {
+      const seen: number[] = [];
+      got.set(i, seen);
+      return hub.subscribe(T, positions[i]!, { deliver: (_id, events) => seen.push(...events.map((e) => (e as { targetId: number }).targetId)), lost: () => seen.push(-1) });
+    });
+    // commits while they catch up
+    for (let n = 41; n <= 100; n++) {
+      await commit(store, n);
+      if (n % 9 === 0) await new Promise((r) => setTimeout(r, 3));
+    }
+    await until(() => [...got.values()].every((s) => s.at(-1) === 100), 'every subscriber at 100');
+    for (const [i, seen] of got) expect(seen.join(","), `from ${i}`).toEqual(Array.from({ length: 100 - (i + 1) }, (_, k) => i + 2 + k).join(","));
+    for (const s of subs) s.close();
+    hub.close();
+  });
+
+  it('reports a position the journal no longer holds as lost, and follows with one reader per tenant', async () => {
+    const store = openMemoryStore({});
+    let reads = 0;
+    const counting: Pick<Store, 'readJournal'> = { readJournal: (...args) => (reads++, store.readJournal(...args)) };
+    const hub = new EventHub(counting, { intervalMs: 20, log: silent });
+    const start = await hub.position(T);
+    for (let n = 0; n < JOURNAL_LENGTH + 5; n++) await commit(store, n);
+    let lost = false;
+    hub.subscribe(T, start, { deliver: () => undefined, lost: () => (lost = true) });
+    await until(() => lost, 'the loss');
+    expect(await hub.holdsAfter(T, start)).toBe(false);
+
+    const now = await hub.position(T);
+    const seen = Array.from({ length: 50 }, () => [] as number[]);
+    const subs = seen.map((s) => hub.subscribe(T, now, { deliver: (_id, events) => s.push(events.length), lost: () => s.push(-1) }));
+    await new Promise((r) => setTimeout(r, 100));
+    reads = 0;
+    await new Promise((r) => setTimeout(r, 400));
+    // one shared read per interval, not one per subscriber (50)
+    expect(reads).toBeLessThan(40);
+    await commit(store, -1);
+    await until(() => seen.every((s) => s.length === 1), 'every subscriber got the new entry');
+    expect(hub.subscribers).toBe(50);
+    for (const s of subs) s.close();
+    expect(hub.subscribers).toBe(0);
+    hub.close();
+  });
+});
