@@ -68,6 +68,11 @@ export function eventRoutes(deps: EventDeps): Route[] {
     {
       method: 'GET', path: '/rest/v1/ws', auth: signedIn, produces: 'other', etag: false, websocket: true,
       handler: (req) => {
+        // a page of another site may open a WebSocket with the browser's cookie: only this origin's pages may
+        const origin = req.headers['origin'];
+        if (origin !== undefined && origin !== req.baseUrl) {
+          throw new AppError('INSUFFICIENT_PERMISSION', `a WebSocket from origin ${show(origin)} is refused: only pages of ${req.baseUrl} may open one`);
+        }
         const rollout = req.query.get('rollout');
         if (rollout === null || rollout === '') return tenantStream(req);
         if (!holds(req, NEEDS.rollout)) throw new AppError('INSUFFICIENT_PERMISSION', `User ${callerOf(req).username} lacks the permission READ_ROLLOUT`);

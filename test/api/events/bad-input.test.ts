@@ -68,6 +68,8 @@ describe('live events: bad input', () => {
     expectRefused(await sse(`/rest/v1/rollouts/${rollout}/events`, TARGETS_ONLY), 403, ERR.permission);
     expectRefused(await sse('/rest/v1/events', NOBODY), 403, ERR.permission);
     expect((await rawHttp(server.port, upgrade(`/rest/v1/ws?rollout=${rollout}`, TARGETS_ONLY))).status).toBe(403);
+    // a page of another site (cross-site WebSocket hijacking)
+    expect((await rawHttp(server.port, upgrade('/rest/v1/ws', { ...ADMIN, origin: 'https://evil.example' }))).status).toBe(403);
     const own = await sse('/rest/v1/events', TARGETS_ONLY);
     const snapshot = await own.next((e) => e.event === 'snapshot');
     expect(Object.keys(snapshot.data)).toEqual(['targets']);

@@ -32,7 +32,10 @@ describe('event hub', () => {
     const subs = [0, 10, 25, 39].map((i) => {
       const seen: number[] = [];
       got.set(i, seen);
-      return hub.subscribe(T, positions[i]!, { deliver: (_id, events) => seen.push(...events.map((e) => (e as { targetId: number }).targetId)), lost: () => seen.push(-1) });
+      return hub.subscribe(T, positions[i]!, {
+        deliver: (_id, events) => seen.push(...events.map((e) => (e as { targetId: number }).targetId)),
+        lost: () => seen.push(-1),
+      });
     });
     // commits while they catch up
     for (let n = 41; n <= 100; n++) {
@@ -40,7 +43,7 @@ describe('event hub', () => {
       if (n % 9 === 0) await new Promise((r) => setTimeout(r, 3));
     }
     await until(() => [...got.values()].every((s) => s.at(-1) === 100), 'every subscriber at 100');
-    for (const [i, seen] of got) expect(seen.join(","), `from ${i}`).toEqual(Array.from({ length: 100 - (i + 1) }, (_, k) => i + 2 + k).join(","));
+    for (const [i, seen] of got) expect(seen.join(','), `from ${i}`).toEqual(Array.from({ length: 100 - (i + 1) }, (_, k) => i + 2 + k).join(','));
     for (const s of subs) s.close();
     hub.close();
   });
