@@ -110,9 +110,10 @@ describe('console', () => {
     expect(await action.textContent()).toContain('edge-os 2.4.0');
     await action.click();
     await expect.poll(() => page.locator('.timeline li').count()).toBeGreaterThan(0);
+    await p.screenshot('target');
   }));
 
-  it('uploads an artifact with progress and shows the hashes the server computed', () => withPage(async (p) => {
+  it('creates a module, uploads an artifact and shows the hashes the server computed', () => withPage(async (p) => {
     const { page } = p;
     await signIn(page, app.url, 'admin', 'admin');
     await page.goto(`${app.url}/ui/#/repository?tab=modules`);
@@ -131,9 +132,23 @@ describe('console', () => {
     expect(await page.locator('[data-hash="md5"]').textContent()).toBe(createHash('md5').update(content).digest('hex'));
     expect(await page.locator('[data-hash="sha1"]').textContent()).toBe(createHash('sha1').update(content).digest('hex'));
     await expect.poll(() => page.getByRole('table', { name: 'Artifacts' }).textContent()).toContain('agent.bin');
+    await p.screenshot('module');
   }));
 
-  it('shows a read-only operator no button that would be refused', () => withPage(async ({ page }) => {
+  it('changes and resets a tenant configuration value', () => withPage(async ({ page }) => {
+    await signIn(page, app.url, 'admin', 'admin');
+    await page.goto(`${app.url}/ui/#/config`);
+    const row = page.getByRole('row', { name: /action\.cleanup\.enabled/ });
+    await row.getByRole('checkbox').check();
+    await expect.poll(() => row.textContent()).toContain('by admin');
+    expect((await app.mgmt.get('/rest/v1/system/configs/action.cleanup.enabled')).json().value).toBe(true);
+    await row.getByRole('button', { name: 'Reset' }).click();
+    await expect.poll(() => row.textContent()).toContain('default');
+    expect((await app.mgmt.get('/rest/v1/system/configs/action.cleanup.enabled')).json().value).toBe(false);
+  }));
+
+  it('shows a read-only operator no button that would be refused', () => withPage(async (p) => {
+    const { page } = p;
     await signIn(page, app.url, 'viewer', 'admin');
     await page.goto(`${app.url}/ui/#/targets`);
     const table = page.getByRole('table', { name: 'Targets' });
@@ -149,6 +164,7 @@ describe('console', () => {
     await page.goto(`${app.url}/ui/#/config`);
     await page.getByRole('table', { name: 'Tenant configuration' }).locator('tbody tr').first().waitFor();
     expect(await page.locator('.cfg-edit, input[type="checkbox"]').count()).toBe(0);
+    await p.screenshot('config-read-only');
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Configuration' }).count()).toBe(1);
   }));
 

@@ -19,13 +19,13 @@ export interface Target {
 
 export const UPDATE_STATUSES = ['in_sync', 'pending', 'error', 'registered', 'unknown'] as const;
 
-/** The colour family of an update status (pills, bars). */
+/** The colour family of a target's update status or an action's status (pills, bars). */
 export function statusKind(status: string | undefined): 'success' | 'error' | 'running' | 'scheduled' | 'other' {
   switch (status) {
-    case 'in_sync': return 'success';
-    case 'error': return 'error';
-    case 'pending': return 'running';
-    case 'registered': return 'scheduled';
+    case 'in_sync': case 'finished': return 'success';
+    case 'error': case 'canceled': return 'error';
+    case 'pending': case 'running': case 'retrieved': case 'download': case 'downloaded': case 'canceling': return 'running';
+    case 'registered': case 'scheduled': case 'wait_for_confirmation': return 'scheduled';
     default: return 'other';
   }
 }

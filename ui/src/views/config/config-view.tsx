@@ -27,21 +27,31 @@ function parse(text: string, like: Scalar): Scalar {
   return text;
 }
 
+/** When and by whom the tenant set the key; `default` while it follows the server's value. */
+function Changed({ entry }: { readonly entry: ConfigValue }) {
+  if (entry.global !== false) return <span class="muted">default</span>;
+  if (entry.lastModifiedAt === undefined) return <span>set for this tenant</span>;
+  return <span>{formatTime(entry.lastModifiedAt)} <span class="muted">by {entry.lastModifiedBy}</span></span>;
+}
+
 function ConfigRow({ name, entry, editable, onSaved }: { name: string; entry: ConfigValue; editable: boolean; onSaved: () => void }) {
   const [text, setText] = useState(String(entry.value));
   const save = useSubmit();
   const path = `/rest/v1/system/configs/${encodeURIComponent(name)}`;
   const id = `cfg-${name.replace(/[^a-z0-9]/gi, '-')}`;
   const changed = typeof entry.value === 'boolean' ? false : text !== String(entry.value);
+  // a switch shows its new position at once, and its old one again if the server refuses
+  const [on, setOn] = useState(entry.value === true);
   const put = (value: Scalar): void => {
-    void save.run(async () => { await api.send('PUT', path, { value }); onSaved(); });
+    void save.run(async () => { await api.send('PUT', path, { value }); onSaved(); }).then((ok) => { if (!ok) setOn(entry.value === true); });
   };
   return (
     <tr>
       <td><label for={id} class="mono cfg-key">{name}</label></td>
       <td>
         {!editable ? <span class="mono">{String(entry.value)}</span> : typeof entry.value === 'boolean' ? (
-          <input id={id} type="checkbox" checked={entry.value} disabled={save.busy} onChange={(e) => { put(e.currentTarget.checked); }} />
+          <input id={id} type="checkbox" checked={on} disabled={save.busy}
+            onChange={(e) => { setOn(e.currentTarget.checked); put(e.currentTarget.checked); }} />
         ) : (
           <form class="cfg-edit" onSubmit={(e) => { e.preventDefault(); put(parse(text, entry.value)); }}>
             <input id={id} class="input mono" type={typeof entry.value === 'number' ? 'number' : 'text'} value={text}
@@ -52,7 +62,7 @@ function ConfigRow({ name, entry, editable, onSaved }: { name: string; entry: Co
         <ErrorBanner error={save.error} />
       </td>
       <td class="hide-phone">
-        {entry.global === false ? <span>{formatTime(entry.lastModifiedAt)} <span class="muted">by {entry.lastModifiedBy}</span></span> : <span class="muted">default</span>}
+        <Changed entry={entry} />
       </td>
       <td>
         {editable && entry.global === false && name !== 'default.ds.type' && (

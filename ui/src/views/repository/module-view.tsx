@@ -45,7 +45,7 @@ export function ModuleView({ params }: RouteProps) {
       <div class="card">
         <dl class="props">
           <dt>Type</dt><dd>{m.typeName ?? m.type}</dd>
-          <dt>Vendor</dt><dd>{m.vendor ?? '—'}</dd>
+          <dt>Vendor</dt><dd>{m.vendor === undefined || m.vendor === '' ? '—' : m.vendor}</dd>
           {m.description !== undefined && m.description !== '' && <><dt>Description</dt><dd>{m.description}</dd></>}
           <dt>Locked</dt><dd>{m.locked === true ? 'yes (part of an assigned set)' : 'no'}</dd>
           <dt>Created</dt><dd>{formatTime(m.createdAt)} <span class="muted">by {m.createdBy}</span></dd>
