@@ -77,7 +77,7 @@ describe('console', () => {
     docImage('fleet');
   }));
 
-  it('finds targets by FIQL, shows the server message for a bad query, opens a target and assigns a set', () => withPage(async (p) => {
+  it('finds targets by FIQL (the server message for a bad query), tags them in bulk, opens one and assigns a set', () => withPage(async (p) => {
     const { page } = p;
     await signIn(page, app.url, 'admin', 'admin');
     await page.getByRole('link', { name: 'Targets' }).click();
@@ -94,6 +94,14 @@ describe('console', () => {
     await search.fill('updateStatus==error');
     await expect.poll(() => page.locator('.fiql-count').textContent()).toBe(`${fleet.counts.byStatus['error']} matching targets`);
     await expect.poll(() => table.locator('tbody tr').count()).toBe(fleet.counts.byStatus['error']);
+    // bulk: tag every target on the page with a new tag
+    await page.getByRole('checkbox', { name: 'Select all on this page' }).check();
+    await page.getByRole('region', { name: 'Selected targets' }).getByRole('button', { name: 'Tag' }).click();
+    await page.getByRole('dialog').getByLabel('Or a new tag').fill('field-trial');
+    await page.getByRole('dialog').getByRole('button', { name: 'Tag', exact: true }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Tagged ${fleet.counts.byStatus['error']} target(s) with field-trial`);
+    const tagged = await app.mgmt.get(`/rest/v1/targets?limit=1&q=${encodeURIComponent('tag==field-trial')}`);
+    expect(tagged.json().total).toBe(fleet.counts.byStatus['error']);
     const first = table.locator('tbody tr').first().getByRole('link');
     const controllerId = await first.textContent();
     await first.click();

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Button } from '../../components/button.js';
 import { DataTable, type Column } from '../../components/data-table.js';
@@ -37,6 +37,8 @@ export function TargetsView(_props: RouteProps) {
   const [selected, setSelected] = useState<Set<string | number>>(new Set());
   const [open, setOpen] = useState<Open>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  // the selection survives paging, not a new search: what is selected is always what the search found
+  useEffect(() => { setSelected(new Set()); }, [list.q]);
   const canAssign = session.can('UPDATE_TARGET') && session.can(['READ_REPOSITORY', 'READ_DISTRIBUTION_SET']);
   const canTag = session.can('UPDATE_TARGET');
   const ids = [...selected].map(String);
