@@ -3,29 +3,21 @@
  * of a set (and its removal), edit, delete, each checked against the Management API.
  */
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADMIN } from '../helpers/server.js';
-import { createTargets, startRolloutApp, type RolloutApp } from '../api/rollouts/fixture.js';
-import { ARTIFACTS, launch, seed, signedIn } from './rollout-fixture.js';
+import { createTargets } from '../api/rollouts/fixture.js';
+import { ARTIFACTS } from './browser.js';
+import { seed, signedIn, useConsoleApp } from './rollout-fixture.js';
 
-let app: RolloutApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launch();
-  app = await startRolloutApp('memory');
-});
-afterAll(async () => {
-  await browser.close();
-});
+const ctx = useConsoleApp();
 
 describe('console target filters', () => {
   it('creates a filter with the live count, auto-assigns a set, edits and deletes it', async () => {
+    const { app } = ctx;
     const { setLabel } = await seed(app, 'tf', 5);
     await createTargets(app, 'other', 2);
     const setId = (await app.mgmt.get('/rest/v1/distributionsets?limit=1&sort=id:DESC')).json().content[0].id;
-    const { page, errors } = await signedIn(browser, app, ADMIN);
+    const { page, errors } = await signedIn(ctx, ADMIN);
     const filterNamed = async (name: string) => (await app.mgmt.get(`/rest/v1/targetfilters?q=name==${name}`)).json().content[0];
 
     await page.getByRole('link', { name: 'Target filters', exact: true }).click();
