@@ -48,7 +48,7 @@ function docImage(name: string): void {
 }
 
 describe('console', () => {
-  it('shows the server message for a wrong password, not a stack trace, then signs in', () => withPage(async ({ page }) => {
+  it('shows the server message for a wrong password, not a stack trace, then signs in and out', () => withPage(async ({ page }) => {
     await page.goto(`${app.url}/ui/`);
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password').fill('wrong');
@@ -59,6 +59,9 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Fleet' }).waitFor();
     expect(await page.getByRole('navigation', { name: 'Main' }).textContent()).toContain('admin');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate('fetch("/ui/api/session").then((r) => r.status)')).toBe(401);
   }));
 
   it('shows the fleet counts', () => withPage(async (p) => {
@@ -125,8 +128,15 @@ describe('console', () => {
     const { page } = p;
     await signIn(page, app.url, 'admin', 'admin');
     await page.goto(`${app.url}/ui/#/repository?tab=modules`);
-    await page.getByRole('button', { name: 'Create module' }).click();
+    const create = page.getByRole('button', { name: 'Create module' });
+    await create.click();
     const dialog = page.getByRole('dialog');
+    // keyboard: the dialog takes the focus, Escape closes it and gives the focus back
+    await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('cm-name');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await create.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    await create.click();
     await dialog.getByLabel('Name').fill('agent');
     await dialog.getByLabel('Version').fill('1.2.3');
     await dialog.getByLabel('Type', { exact: true }).selectOption({ index: 0 });

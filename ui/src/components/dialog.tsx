@@ -21,7 +21,9 @@ export function Dialog({ title, open, onClose, children }: Props) {
     if (dialog === null || !open) return undefined;
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     dialog.showModal();
-    const first = dialog.querySelector<HTMLElement>('[autofocus], ' + FOCUSABLE);
+    // the field marked autofocus, else the first control of the body, else the close button
+    const first = dialog.querySelector<HTMLElement>('[autofocus]') ?? dialog.querySelector<HTMLElement>(`.dialog-body :is(${FOCUSABLE})`)
+      ?? dialog.querySelector<HTMLElement>(FOCUSABLE);
     first?.focus();
     return () => {
       if (dialog.open) dialog.close();
