@@ -5,6 +5,8 @@
  * parameters, reply schema, tags, summary). Routes marked `doc: false` are left out on purpose.
  * Pure: the same routes give the same document.
  */
+import type { PermissionRequirement } from '../http/auth-basic.js';
+import { requirementOf } from '../http/auth-doc.js';
 import type { QueryDoc, ResponseDoc, Route, RouteDoc } from '../http/types.js';
 import { SchemaConverter, type JsonSchema } from './json-schema.js';
 import { operationId, openApiPath, pathParams, summaryOf, tagOf } from './naming.js';
@@ -88,7 +90,10 @@ function operation(route: Route, doc: RouteDoc, input: SchemaConverter, output: 
     tags: doc.tags ?? [tagOf(route.path)],
     summary: doc.summary ?? summaryOf(route.method, route.path),
   };
-  if (doc.description !== undefined) op['description'] = doc.description;
+  const permission = route.auth === undefined ? undefined : requirementOf(route.auth);
+  const description = [doc.description, permission === undefined ? undefined : permissionText(permission)].filter((t) => t !== undefined);
+  if (description.length > 0) op['description'] = description.join('\n\n');
+  if (permission !== undefined) op['x-permissions'] = permissionList(permission);
   const parameters = [
     ...pathParams(route.path).map((p) => ({ name: p.name, in: 'path', required: true, schema: { type: p.type } })),
     ...[...(doc.list === undefined ? [] : LIST_PARAMS), ...(doc.list === 'full' ? [REPRESENTATION] : []), ...(doc.query ?? [])].map(queryParam),
@@ -100,6 +105,21 @@ function operation(route: Route, doc: RouteDoc, input: SchemaConverter, output: 
   if (route.auth === undefined) op['security'] = [];
   else op['security'] = ddi ? [{ targetToken: [] }, { gatewayToken: [] }] : [{ basicAuth: [] }, { bearerAuth: [] }];
   return op;
+}
+
+/** The permissions a Management operation needs, as a sentence. */
+function permissionText(p: PermissionRequirement | null): string {
+  if (p === null) return 'Any signed-in user.';
+  if (typeof p === 'string') return `Permission: ${p} (or ALL).`;
+  if ('anyOf' in p) return `Permission: one of ${p.anyOf.join(', ')} (or ALL).`;
+  return `Permissions: ${p.join(' and ')} (or ALL).`;
+}
+
+/** The same as `x-permissions`: `{ allOf }` or `{ anyOf }` of permission names (`{}`: any signed-in user). */
+function permissionList(p: PermissionRequirement | null): object {
+  if (p === null) return {};
+  if (typeof p === 'string') return { allOf: [p] };
+  return 'anyOf' in p ? { anyOf: [...p.anyOf] } : { allOf: [...p] };
 }
 
 function queryParam(q: QueryDoc): object {

@@ -10,6 +10,7 @@ import { EventHub } from '../events/hub.js';
 import { createHashPool } from '../artifacts/hash-pool.js';
 import { createAuth, type Auth } from '../auth/index.js';
 import type { PermissionRequirement } from '../http/auth-basic.js';
+import { requiring } from '../http/auth-doc.js';
 import type { Authenticator } from '../http/types.js';
 import { canonicalTenant } from '../domain/ids.js';
 import { resolveQuotas, type Quotas } from '../domain/quotas.js';
@@ -111,7 +112,7 @@ export function createServices(ctx: ModuleContext): Services {
       dmf = hooks;
     },
     auth,
-    mgmtAuth: (permission) => auth.mgmtAuth(permission),
+    mgmtAuth: (permission) => requiring(auth.mgmtAuth(permission), permission),
     now: () => Date.now(),
     async close() {
       await hashPool?.close();

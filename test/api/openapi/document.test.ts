@@ -90,6 +90,16 @@ describe('OpenAPI document', () => {
     expect(operation('GET', '/rest/v1/openapi.json').security).toEqual([]);
   });
 
+  it('names the permissions each Management operation needs', () => {
+    expect(operation('GET', '/rest/v1/targets')['x-permissions']).toEqual({ allOf: ['READ_TARGET'] });
+    expect(operation('GET', '/rest/v1/targets').description).toContain('Permission: READ_TARGET (or ALL).');
+    expect(operation('GET', '/rest/v1/distributionsets/{distributionSetId}/assignedTargets')['x-permissions'])
+      .toEqual({ allOf: ['READ_TARGET', 'READ_REPOSITORY'] });
+    expect(operation('GET', '/rest/v1/softwaremodules')['x-permissions']).toEqual({ anyOf: ['READ_REPOSITORY', 'READ_SOFTWARE_MODULE'] });
+    expect(operation('GET', '/rest/v1/userinfo')['x-permissions']).toEqual({});
+    expect(operation('GET', '/{tenant}/controller/v1/{controllerId}')['x-permissions']).toBeUndefined();
+  });
+
   it('declares the path parameters of every path, and the list parameters of paged lists', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
