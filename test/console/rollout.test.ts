@@ -85,6 +85,8 @@ describe('console rollouts', () => {
 
     await page.screenshot({ path: join(ARTIFACTS, 'rollout-running.png'), fullPage: true });
     await page.getByRole('button', { name: 'Hide targets' }).click();
+    await page.mouse.move(0, 799);
+    await page.evaluate('document.activeElement.blur()');
     mkdirSync(DOC_IMAGES, { recursive: true });
     await page.screenshot({ path: join(DOC_IMAGES, 'rollout.png') });
 
@@ -100,6 +102,13 @@ describe('console rollouts', () => {
     await page.getByRole('progressbar', { name: 'Progress of group-2' }).waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(ARTIFACTS, 'rollout-phone.png'), fullPage: true });
+    const ready = { '/rollouts': 'Progress of firmware-2.1', '/rollouts/new': 'Basics' } as const;
+    for (const [path, name] of [['/rollouts', 'rollouts-list-phone'], ['/rollouts/new', 'rollout-wizard-phone']] as const) {
+      await page.goto(`${app.url}/ui/#${path}`);
+      await page.getByText(ready[path]).or(page.getByRole('progressbar', { name: ready[path] })).first().waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    }
     expect(errors).toEqual([]);
   }, 120_000);
 

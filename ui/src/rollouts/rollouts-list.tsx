@@ -30,10 +30,10 @@ const COLUMNS: readonly Column<Rollout>[] = [
       </div>
     ),
   },
-  { key: 'targets', label: 'Targets', class: 'num', render: (r) => r.totalTargets },
-  { key: 'groups', label: 'Groups', class: 'num', render: (r) => r.totalGroups ?? '—' },
-  { key: 'type', label: 'Type', render: (r) => r.type },
-  { key: 'created', label: 'Created', sortField: 'createdAt', render: (r) => formatTime(r.createdAt) },
+  { key: 'targets', label: 'Targets', class: 'num hide-phone', render: (r) => r.totalTargets },
+  { key: 'groups', label: 'Groups', class: 'num hide-phone', render: (r) => r.totalGroups ?? '—' },
+  { key: 'type', label: 'Type', class: 'hide-phone', render: (r) => r.type },
+  { key: 'created', label: 'Created', sortField: 'createdAt', class: 'hide-phone', render: (r) => formatTime(r.createdAt) },
 ];
 
 /** Rollouts: server paging, sorting and FIQL search; a stacked progress bar per row. */
