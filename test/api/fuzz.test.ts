@@ -131,6 +131,11 @@ interface Sent {
 function send(port: number, agent: Agent, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined) {
   return new Promise<{ status: number; type: string | undefined; text: string }>((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+      if (res.headers['content-type']?.startsWith('text/event-stream') === true) {
+        // a live event stream never ends: its answer is the status and headers
+        res.destroy();
+        return resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], text: '' });
+      }
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }));
