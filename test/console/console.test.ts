@@ -124,7 +124,7 @@ describe('console', () => {
     await p.screenshot('target');
   }));
 
-  it('creates a module, uploads an artifact and shows the hashes the server computed', () => withPage(async (p) => {
+  it('creates a module, uploads an artifact, shows the hashes the server computed, adds the module to a new set', () => withPage(async (p) => {
     const { page } = p;
     await signIn(page, app.url, 'admin', 'admin');
     await page.goto(`${app.url}/ui/#/repository?tab=modules`);
@@ -151,6 +151,16 @@ describe('console', () => {
     expect(await page.locator('[data-hash="sha1"]').textContent()).toBe(createHash('sha1').update(content).digest('hex'));
     await expect.poll(() => page.getByRole('table', { name: 'Artifacts' }).textContent()).toContain('agent.bin');
     await p.screenshot('module');
+    // a new set (the tenant's default type) gets the module
+    await page.goto(`${app.url}/ui/#/repository?tab=sets`);
+    await page.getByRole('button', { name: 'Create set' }).click();
+    await dialog.getByLabel('Name').fill('bundle');
+    await dialog.getByLabel('Version').fill('1.0');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'bundle 1.0' }).waitFor();
+    await page.getByLabel('Add a module', { exact: true }).selectOption({ label: 'agent 1.2.3 (Application)' });
+    await page.getByRole('button', { name: 'Add module' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Modules of the set' }).textContent()).toContain('agent 1.2.3');
   }));
 
   it('changes and resets a tenant configuration value', () => withPage(async ({ page }) => {
