@@ -190,6 +190,11 @@ describe('console rollouts', () => {
     await page.goto(`${app.url}/ui/#/rollouts/new`);
     await page.getByLabel('Name', { exact: true }).fill('explicit-groups');
     await page.getByLabel('Distribution set', { exact: true }).selectOption({ label: setLabel });
+    // a query the server refuses: its message under the box, and the wizard does not go on
+    await page.getByLabel('Target filter query').fill('controllerid=grp-*');
+    await expect.poll(() => page.locator('.fiql-error').count()).toBe(1);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'The target filter query is not valid' }).count()).toBe(1);
     await page.getByLabel('Target filter query').fill('controllerid==grp-*');
     await expect.poll(() => page.getByText('6 matching targets').count()).toBe(1);
     await page.getByRole('button', { name: 'Next' }).click();

@@ -16,6 +16,8 @@ export interface RolloutForm {
   readonly description: string;
   readonly distributionSetId: number | null;
   readonly targetFilterQuery: string;
+  /** False while the server refuses the query (FiqlInput shows its message). */
+  readonly targetFilterValid: boolean;
   readonly groupMode: 'amount' | 'explicit';
   readonly amountGroups: string;
   readonly groups: readonly GroupForm[];
@@ -33,7 +35,7 @@ export interface RolloutForm {
 }
 
 export const EMPTY_FORM: RolloutForm = {
-  name: '', description: '', distributionSetId: null, targetFilterQuery: '',
+  name: '', description: '', distributionSetId: null, targetFilterQuery: '', targetFilterValid: true,
   groupMode: 'amount', amountGroups: '3', groups: [],
   successThreshold: '100', successAction: 'NEXTGROUP', errorThreshold: '20',
   type: 'forced', forcetime: '', startMode: 'manual', startAt: '', weight: '', confirmationRequired: false,
@@ -54,6 +56,7 @@ export function missingIn(step: WizardStep, f: RolloutForm): string | null {
       if (f.name.trim() === '') return 'Give the rollout a name.';
       if (f.distributionSetId === null) return 'Choose the distribution set to deploy.';
       if (f.targetFilterQuery.trim() === '') return 'Enter the target filter query that selects the targets.';
+      if (!f.targetFilterValid) return 'The target filter query is not valid: see the message under it.';
       return null;
     case 'Groups':
       if (f.groupMode === 'amount') return wholeNumber(f.amountGroups) === null ? 'The number of groups must be a whole number of at least 1.' : null;

@@ -43,7 +43,7 @@ export function RolloutPage({ params }: RouteProps) {
   }
   return (
     <Page title={r.name}
-      subtitle={<><StatusBadge status={r.status} /> <span class="live-mode" data-mode={live.mode}>{MODE_TEXT[live.mode]}</span></>}
+      subtitle={<span aria-live="polite"><StatusBadge status={r.status} /> <span class="live-mode" data-mode={live.mode}>{MODE_TEXT[live.mode]}</span></span>}
       actions={<RolloutOperations rollout={r} groups={live.groups} onDone={live.reload} onError={setOpError} />}>
       <ErrorBanner error={opError} />
       <ErrorBanner error={live.error} onRetry={live.reload} />

@@ -18,7 +18,7 @@ export function WizardBasics({ form, set }: StepProps) {
       <EntityPicker<DistributionSet> id="rollout-ds" path="/rest/v1/distributionsets" label="Distribution set" value={form.distributionSetId ?? undefined}
         onChange={(id) => { set({ distributionSetId: id ?? null }); }} describe={nameVersion} search={(t) => `name==*${t}*`} />
       <FiqlInput value={form.targetFilterQuery} label="Target filter query" placeholder="controllerid==line-a-*"
-        onChange={(targetFilterQuery) => { set({ targetFilterQuery }); }} />
+        onChange={(targetFilterQuery, targetFilterValid) => { set({ targetFilterQuery, targetFilterValid }); }} />
     </div>
   );
 }
