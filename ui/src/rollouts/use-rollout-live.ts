@@ -39,22 +39,25 @@ export function useRolloutLive(id: number, groupOffset: number, groupLimit: numb
   const pending = useRef<ReturnType<typeof setTimeout>>();
   const lastFetch = useRef(0);
   const alive = useRef(true);
+  /** The latest read: an earlier one that answers later never overwrites it. */
+  const seq = useRef(0);
 
   const fetchNow = useCallback(async () => {
     lastFetch.current = Date.now();
+    const mine = ++seq.current;
     try {
       const base = rolloutPath(id);
       const [r, page] = await Promise.all([
         api.get<Rollout>(base),
         api.page<RolloutGroup>(`${base}/deploygroups?representation=full`, { offset: groupOffset, limit: groupLimit, sort: 'id:ASC' }),
       ]);
-      if (!alive.current) return;
+      if (!alive.current || mine !== seq.current) return;
       setRollout(r);
       setGroups(page.content);
       setGroupTotal(page.total);
       setError(null);
     } catch (e) {
-      if (alive.current) setError(e);
+      if (alive.current && mine === seq.current) setError(e);
     }
   }, [id, groupOffset, groupLimit]);
 
