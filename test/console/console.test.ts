@@ -62,6 +62,13 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.evaluate('fetch("/ui/api/session").then((r) => r.status)')).toBe(401);
+    // a bookmarked page asks for the sign-in, then opens as it was asked for
+    await page.goto(`${app.url}/ui/#/targets?q=${encodeURIComponent('updateStatus==error')}`);
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill('admin');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Targets' }).waitFor();
+    expect(await page.getByLabel('Search (FIQL)').inputValue()).toBe('updateStatus==error');
   }));
 
   it('shows the fleet counts', () => withPage(async (p) => {

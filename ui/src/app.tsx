@@ -26,10 +26,15 @@ export function App() {
   useEffect(() => { setMenuOpen(false); }, [route.path]);
   useEffect(() => {
     if (state.status === 'signed-out' && route.path !== '/login') {
-      const next = route.path === '/' ? '' : `?next=${encodeURIComponent(route.path)}`;
+      const here = route.query.size === 0 ? route.path : `${route.path}?${route.query.toString()}`;
+      const next = route.path === '/' ? '' : `?next=${encodeURIComponent(here)}`;
       navigate(`/login${next}`);
     }
-    if (state.status === 'signed-in' && route.path === '/login') navigate('/');
+    if (state.status === 'signed-in' && route.path === '/login') {
+      // back to the page that asked for the sign-in (`?next=`, a path of the console only)
+      const next = route.query.get('next');
+      navigate(next !== null && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/');
+    }
   }, [state.status, route.path]);
 
   if (state.status === 'unknown') return <div class="boot"><Spinner label="Starting" /></div>;

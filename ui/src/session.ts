@@ -122,8 +122,7 @@ export async function signOut(): Promise<void> {
   navigate('/login');
 }
 
-/** A call answered 401: the session ended on the server; show the sign-in page. */
+/** A call answered 401: the session ended on the server; the shell shows the sign-in page, then this page again. */
 export function sessionExpired(): void {
   if (state.status !== 'signed-out') set({ status: 'signed-out' });
-  if (!window.location.hash.startsWith('#/login')) navigate('/login');
 }

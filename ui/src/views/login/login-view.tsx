@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { errorText } from '../../components/error-banner.js';
-import { navigate, useRoute } from '../../router.js';
+import { useRoute } from '../../router.js';
 import { signIn } from '../../session.js';
 
 interface AuthMethods {
@@ -27,9 +27,7 @@ export function LoginView() {
     setBusy(true);
     setError(undefined);
     try {
-      await signIn(username.trim(), password, tenant.trim());
-      const next = route.query.get('next');
-      navigate(next !== null && next.startsWith('/') && !next.startsWith('/login') ? next : '/');
+      await signIn(username.trim(), password, tenant.trim()); // the shell then opens the page asked for
     } catch (err) {
       setError(errorText(err));
       setBusy(false);
