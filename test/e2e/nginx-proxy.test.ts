@@ -205,6 +205,41 @@ describe.each(['memory', 'redis'] as const)('peregrine behind deploy/nginx.conf,
     expect(steady).toContain(`"href":"https://127.0.0.1:${tls}${base}/installedBase/${id}"`);
   });
 
+  it('passes live events through: Server-Sent Events unbuffered, and a WebSocket upgrade', async () => {
+    const auth = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+    // SSE: the snapshot, then a change made meanwhile, while the response is still open
+    const received = await new Promise<string>((resolve, reject) => {
+      let data = '';
+      const req = httpsRequest(
+        { host: '127.0.0.1', port: tls, path: '/rest/v1/events?kinds=target', headers: { authorization: auth }, ca: pki.serverCa, servername: 'localhost', agent: false },
+        (res) => {
+          expect(res.headers['content-type']).toContain('text/event-stream');
+          res.on('data', (c: Buffer) => {
+            data += c.toString();
+            if (data.includes('event: snapshot') && !data.includes('requested')) {
+              data += '\n(requested)\n';
+              void app.mgmt.post('/rest/v1/targets', { json: [{ controllerId: 'dev-sse-nginx' }] });
+            }
+            if (data.includes('"controllerId":"dev-sse-nginx"')) {
+              req.destroy();
+              resolve(data);
+            }
+          });
+        },
+      );
+      req.on('error', (err) => (data.includes('dev-sse-nginx') ? resolve(data) : reject(err)));
+      req.setTimeout(10_000, () => req.destroy(new Error(`no event through nginx within 10 s: ${data}`))); // a hang guard
+      req.end();
+    });
+    expect(received).toContain('event: target');
+    // WebSocket: the handshake reaches peregrine through nginx and the snapshot comes back as a message
+    const upgrade = `GET /rest/v1/ws HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n`
+      + `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: ${auth}\r\n\r\n`;
+    const raw = await pieces(tls, [upgrade, ''], true);
+    expect(statusOf(raw), raw.slice(0, 300)).toBe(101);
+    expect(raw).toContain('"event":"snapshot"');
+  });
+
   it('lets a device in by its client certificate on the mutual-TLS port, and nobody by forged headers', async () => {
     const base = `/${app.tenant}/controller/v1/dev-mtls`;
     const ok = await tlsFetch({ port: mtls, path: base, cert: pki.device });
