@@ -3,7 +3,7 @@
  * per test file, a page per scenario with its console errors and uncaught exceptions collected.
  * Screenshots go to test/artifacts/ (ignored by git).
  */
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
@@ -54,4 +54,12 @@ export async function signIn(page: Page, baseUrl: string, username: string, pass
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.locator('.shell').waitFor();
+}
+
+/** CONSOLE_DOC_IMAGES=1 copies test/artifacts/<name>.png to docs/images/ (the README's screenshots). */
+export function docImage(name: string): void {
+  if (process.env['CONSOLE_DOC_IMAGES'] !== '1') return;
+  const dir = join(import.meta.dirname, '..', '..', 'docs', 'images');
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(ARTIFACTS, `${name}.png`), join(dir, `${name}.png`));
 }

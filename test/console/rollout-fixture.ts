@@ -3,13 +3,10 @@
  * DDI gateway token on, users with and without APPROVE_ROLLOUT) and chromium (browser.ts) for the
  * file, a signed-in page, and the seed (targets, a complete distribution set).
  */
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createSet, createTargets, startRolloutApp, type RolloutApp } from '../api/rollouts/fixture.js';
 import { launchBrowser, openPage, signIn, type WatchedPage } from './browser.js';
-
-export const DOC_IMAGES = join(import.meta.dirname, '..', '..', 'docs', 'images');
 
 export interface ConsoleApp {
   readonly app: RolloutApp;

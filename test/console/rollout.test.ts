@@ -2,9 +2,8 @@
  * The console's rollout pages in a real browser (Debian's chromium): the create wizard (the filter's
  * live count, 4 groups, a 100 % success threshold), start, and a group's bar following devices that
  * report over DDI without a page reload; approve and deny with a remark; a read-only user sees no
- * operation; phone width. Screenshots go to test/artifacts/, the README's to docs/images/rollout.png.
+ * operation; phone width. Screenshots go to test/artifacts/; with CONSOLE_DOC_IMAGES=1 rollout.png also to docs/images/.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -12,8 +11,8 @@ import { ADMIN } from '../helpers/server.js';
 import {
   CREATOR, READER, createRollout, createTargets, getGroups, groupTargets, openAction, runDevice, runningRollout, setConfig, waitStatus,
 } from '../api/rollouts/fixture.js';
-import { ARTIFACTS } from './browser.js';
-import { DOC_IMAGES, groupDone, nth, rolloutIdOf, seed, signedIn, useConsoleApp } from './rollout-fixture.js';
+import { ARTIFACTS, docImage } from './browser.js';
+import { groupDone, nth, rolloutIdOf, seed, signedIn, useConsoleApp } from './rollout-fixture.js';
 
 const ctx = useConsoleApp();
 
@@ -87,8 +86,8 @@ describe('console rollouts', () => {
     await page.getByRole('button', { name: 'Hide targets' }).click();
     await page.mouse.move(0, 799);
     await page.evaluate('document.activeElement.blur()');
-    mkdirSync(DOC_IMAGES, { recursive: true });
-    await page.screenshot({ path: join(DOC_IMAGES, 'rollout.png') });
+    await page.screenshot({ path: join(ARTIFACTS, 'rollout.png') });
+    docImage('rollout');
 
     // the list: the row's bar shows the rollout's counts
     await page.getByRole('link', { name: 'Rollouts', exact: true }).click();
