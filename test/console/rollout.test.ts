@@ -89,6 +89,16 @@ describe('console rollouts', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'rollout.png') });
     docImage('rollout');
 
+    // pause, resume, and the next group started by hand (after its question)
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => statusOf(page).getAttribute('data-status'), { timeout: 10_000 }).toBe('paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => statusOf(page).getAttribute('data-status'), { timeout: 10_000 }).toBe('running');
+    await page.getByRole('button', { name: 'Trigger next group' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Trigger next group' }).click();
+    await expect.poll(() => page.locator('[data-group="group-3"] .status').getAttribute('data-status'), { timeout: 10_000 }).toBe('running');
+    expect((await getGroups(app, id)).map((g) => g.status)).toEqual(['finished', 'running', 'running', 'scheduled']);
+
     // the list: the row's bar shows the rollout's counts
     await page.getByRole('link', { name: 'Rollouts', exact: true }).click();
     const row = page.getByRole('progressbar', { name: 'Progress of firmware-2.1' });
