@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { Button } from '../components/button.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { Page } from '../components/page.js';
+import { useSubmit } from '../hooks/use-submit.js';
 import { navigate } from '../router.js';
 import { EMPTY_FORM, WIZARD_STEPS, createBody, missingIn, type RolloutForm } from './create-body.js';
 import type { Rollout } from './model.js';
@@ -20,27 +21,18 @@ const VIEWS = [WizardBasics, WizardGroups, WizardConditions, WizardDeployment] a
 export function CreateWizard() {
   const [form, setForm] = useState<RolloutForm>(EMPTY_FORM);
   const [step, setStep] = useState(0);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const name = WIZARD_STEPS[step] ?? 'Basics';
   const View = VIEWS[step] ?? WizardBasics;
   const last = step === WIZARD_STEPS.length - 1;
 
-  const next = async (e: Event): Promise<void> => {
-    e.preventDefault();
+  /** The next step once this one is complete; on the last, the rollout (the server's 400 message stays on the step). */
+  const next = async (): Promise<void> => {
     const missing = missingIn(name, form);
-    if (missing !== null) { setError(missing); return; }
-    setError(null);
+    if (missing !== null) throw new Error(missing);
     if (!last) { setStep(step + 1); return; }
-    setBusy(true);
-    try {
-      const created = await api.send<Rollout>('POST', '/rest/v1/rollouts', createBody(form));
-      if (created !== undefined) navigate(`/rollouts/${created.id}`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const created = await api.send<Rollout>('POST', '/rest/v1/rollouts', createBody(form));
+    if (created !== undefined) navigate(`/rollouts/${created.id}`);
   };
 
   return (
@@ -52,12 +44,12 @@ export function CreateWizard() {
           </li>
         ))}
       </ol>
-      <form class="wizard" onSubmit={(e) => { void next(e); }} noValidate>
+      <form class="wizard" onSubmit={(e) => { e.preventDefault(); void run(next); }} noValidate>
         <h2 class="step-title">{name}</h2>
         <View form={form} set={(patch) => { setForm((f) => ({ ...f, ...patch })); }} />
         <ErrorBanner error={error} />
         <div class="wizard-nav">
-          <Button disabled={step === 0} onClick={() => { setError(null); setStep(step - 1); }}>Back</Button>
+          <Button disabled={step === 0} onClick={() => { void run(async () => { setStep(step - 1); }); }}>Back</Button>
           <Button type="submit" variant="primary" busy={busy}>{last ? 'Create rollout' : 'Next'}</Button>
         </div>
       </form>

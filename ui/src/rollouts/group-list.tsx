@@ -25,7 +25,7 @@ export function GroupList({ rolloutId, groups, first }: Props) {
     setOpen(next);
   };
   return (
-    <ol class="groups" start={first}>
+    <ol class="groups">
       {groups.map((g, i) => {
         const expanded = open.has(g.id);
         const counts = g.totalTargetsPerStatus;
@@ -35,7 +35,7 @@ export function GroupList({ rolloutId, groups, first }: Props) {
               <h3 class="group-name"><span class="muted">{first + i}.</span> {g.name}</h3>
               <StatusBadge status={g.status} />
               <span class="muted small">
-                {g.totalTargets} targets · success ≥ {g.successCondition.expression}% → {g.successAction.action.toLowerCase()} ·
+                {g.totalTargets} targets · success ≥ {g.successCondition.expression}% → {g.successAction.action.toUpperCase() === 'PAUSE' ? 'pause' : 'next group'} ·
                 error &gt; {g.errorCondition.expression}% → pause
               </span>
             </div>
