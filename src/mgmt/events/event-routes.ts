@@ -27,6 +27,14 @@ const NEEDS: Readonly<Record<JournalKind, string>> = { rollout: 'READ_ROLLOUT', 
 /** Rollouts in these states show in the tenant snapshot. */
 const ACTIVE = new Set(['creating', 'ready', 'waiting_for_approval', 'approval_denied', 'starting', 'running', 'paused', 'stopping', 'deleting']);
 
+const STREAM_DOC = {
+  tags: ['Events'],
+  description: 'A snapshot event first, then one event per change (`event:` rollout, group, action or target; `data:` JSON). '
+    + 'Last-Event-ID resumes after an event while the server still holds what came after it.',
+  response: { status: 200, contentType: 'text/event-stream' },
+} as const;
+const LAST_EVENT_ID = { name: 'lastEventId', description: 'As the Last-Event-ID header (for clients that cannot set headers)' } as const;
+
 export function eventRoutes(deps: EventDeps): Route[] {
   const signedIn = deps.mgmtAuth();
   const readRollout = deps.mgmtAuth(ACCESS.rollout.read);
@@ -60,13 +68,26 @@ export function eventRoutes(deps: EventDeps): Route[] {
   };
 
   return [
-    { method: 'GET', path: '/rest/v1/events', auth: signedIn, produces: 'other', etag: false, handler: tenantStream },
+    {
+      method: 'GET', path: '/rest/v1/events', auth: signedIn, produces: 'other', etag: false, handler: tenantStream,
+      doc: {
+        ...STREAM_DOC, summary: "The tenant's live events (Server-Sent Events)",
+        query: [{ name: 'kinds', description: `Comma-separated, any of ${JOURNAL_KINDS.join(', ')}; default: every kind the caller may read` }, LAST_EVENT_ID],
+      },
+    },
     {
       method: 'GET', path: '/rest/v1/rollouts/:rolloutId/events', auth: readRollout, produces: 'other', etag: false,
       handler: (req) => rolloutStream(req, callerOf(req).tenant, pathId(req, 'rolloutId', 'Rollout')),
+      doc: { ...STREAM_DOC, summary: "A rollout's live events (Server-Sent Events)", query: [LAST_EVENT_ID] },
     },
     {
       method: 'GET', path: '/rest/v1/ws', auth: signedIn, produces: 'other', etag: false, websocket: true,
+      doc: {
+        tags: ['Events'], summary: 'The live events as WebSocket messages {id, event, data}',
+        description: 'A WebSocket upgrade (a plain GET answers 400). Without `rollout`, the tenant stream (`kinds` as for /rest/v1/events).',
+        query: [{ name: 'rollout', type: 'integer', description: "One rollout's events" }, { name: 'kinds' }, LAST_EVENT_ID],
+        response: { status: 101 },
+      },
       handler: (req) => {
         // a page of another site may open a WebSocket with the browser's cookie: only this origin's pages may
         const origin = req.headers['origin'];
