@@ -6,6 +6,7 @@ import { counterCases } from './cases/counters.js';
 import { effectCases } from './cases/effects.js';
 import { indexCases } from './cases/indexes.js';
 import { journalCases } from './cases/journal.js';
+import { largeCommitCases } from './cases/large.js';
 import { pollCases } from './cases/polls.js';
 import { recordCases } from './cases/records.js';
 import { useStore } from './contract-schema.js';
@@ -33,6 +34,7 @@ export function storeContract(name: string, open: () => Promise<Store>, kind: St
     effectCases(ctx);
     pollCases(ctx);
     journalCases(ctx);
+    largeCommitCases(ctx);
     cachedCases(ctx);
   });
 }

@@ -201,9 +201,11 @@ function script(source: string, readOnly = false) {
   return defineScript({
     SCRIPT: source,
     IS_READ_ONLY: readOnly,
+    // one value at a time: spreading a commit of 10,000+ writes into one call overflows the JS stack
     parseCommand(parser: CommandParser, keys: readonly string[], args: readonly (string | Buffer)[]) {
-      parser.pushKeysLength([...keys]);
-      parser.push(...args);
+      parser.push(String(keys.length));
+      for (const key of keys) parser.pushKey(key);
+      for (const arg of args) parser.push(arg);
     },
     transformReply: (reply: unknown): unknown => reply,
   });
