@@ -13,6 +13,7 @@ import { ADMIN_HASH } from '../helpers/server.js';
 import { ARTIFACTS, launchBrowser, openPage, signIn, type WatchedPage } from './browser.js';
 import { seedFleet, type SeededFleet } from './fleet-seed.js';
 
+const LIBRARIAN = { username: 'librarian', password: ADMIN_HASH, permissions: ['READ_REPOSITORY'] };
 const VIEWER = { username: 'viewer', password: ADMIN_HASH, permissions: ['READ_TARGET', 'READ_REPOSITORY', 'READ_ROLLOUT', 'READ_TENANT_CONFIGURATION'] };
 /** CONSOLE_DOC_IMAGES=1 also writes the README screenshots docs/images/fleet.png and targets.png. */
 const DOC_IMAGES = process.env['CONSOLE_DOC_IMAGES'] === '1';
@@ -22,7 +23,7 @@ let fleet: SeededFleet;
 let browser: Browser;
 
 beforeAll(async () => {
-  app = await startApp('memory', {}, [VIEWER]);
+  app = await startApp('memory', {}, [VIEWER, LIBRARIAN]);
   fleet = await seedFleet(app);
   browser = await launchBrowser();
 });
@@ -201,6 +202,15 @@ describe('console', () => {
     expect(await page.locator('.cfg-edit, input[type="checkbox"]').count()).toBe(0);
     await p.screenshot('config-read-only');
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Configuration' }).count()).toBe(1);
+  }));
+
+  it('opens the first page an operator may see, and says so for a page they may not', () => withPage(async ({ page }) => {
+    await signIn(page, app.url, 'librarian', 'admin');
+    await page.getByRole('heading', { name: 'Repository' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Repository']);
+    await page.goto(`${app.url}/ui/#/config`);
+    await page.getByRole('heading', { name: 'Not for this account' }).waitFor();
+    expect(await page.getByRole('main').getByRole('link', { name: 'Repository' }).count()).toBe(1);
   }));
 
   it('collapses the navigation behind a menu button at phone width', () => withPage(async (p) => {

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Spinner } from './components/spinner.js';
-import { matchRoute, navigate, useRoute, href } from './router.js';
+import { href, matchRoute, navigate, useRoute, type RouteDef } from './router.js';
 import { ROUTES } from './routes.js';
 import { signOut, useSessionState } from './session.js';
 import { LoginView } from './views/login/login-view.js';
@@ -15,6 +15,26 @@ function NotFound({ path }: { readonly path: string }) {
     <section class="page">
       <h1>Not found</h1>
       <p>There is no page at <code>{path}</code>. <a href={href('/')}>Go to the fleet overview</a>.</p>
+    </section>
+  );
+}
+
+/** A page whose permission the operator lacks: what they may open instead. */
+function NoAccess({ pages }: { readonly pages: readonly RouteDef[] }) {
+  return (
+    <section class="page">
+      <h1>Not for this account</h1>
+      {pages.length === 0 ? (
+        <p>
+          Your account holds none of the permissions the console's pages need: ask an administrator for READ_TARGET,
+          READ_ROLLOUT or READ_REPOSITORY.
+        </p>
+      ) : (
+        <>
+          <p>Your account may not open this page. These it may:</p>
+          <ul>{pages.map((r) => <li key={r.pattern}><a href={href(r.pattern)}>{r.nav?.label}</a></li>)}</ul>
+        </>
+      )}
     </section>
   );
 }
@@ -44,6 +64,13 @@ export function App() {
   const nav = ROUTES.filter((r) => r.nav !== undefined && (r.nav.permission === undefined || session.can(r.nav.permission)))
     .sort((a, b) => (a.nav?.order ?? 0) - (b.nav?.order ?? 0));
   const match = matchRoute(ROUTES, route.path);
+  const allowed = match?.route.nav?.permission === undefined || session.can(match.route.nav.permission);
+  // the home page for an operator who may not see the fleet: the first page they may open
+  const home = route.path === '/' && !allowed ? nav[0] : undefined;
+  let page = <NotFound path={route.path} />;
+  if (match !== undefined && allowed) page = <match.route.view key={route.path} params={match.params} />;
+  else if (home !== undefined) page = <home.view key={home.pattern} params={{}} />;
+  else if (match !== undefined) page = <NoAccess pages={nav} />;
   const active = (pattern: string): boolean => (pattern === '/' ? route.path === '/' : route.path === pattern || route.path.startsWith(`${pattern}/`));
   return (
     <div class="shell">
@@ -67,7 +94,7 @@ export function App() {
         </nav>
       </header>
       <main id="main" tabIndex={-1}>
-        {match === undefined ? <NotFound path={route.path} /> : <match.route.view key={route.path} params={match.params} />}
+        {page}
       </main>
     </div>
   );
