@@ -70,6 +70,10 @@ export function openApiDocument(routes: readonly Route[], info: ApiInfo): OpenAp
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: 'Management API: a user of the tenant (config.yaml)' },
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Management API: an OpenID Connect access token, where configured' },
+        sessionCookie: {
+          type: 'apiKey', in: 'cookie', name: 'peregrine_session',
+          description: 'Management API: the console\'s session (POST /ui/api/login); every request but GET and HEAD also sends X-CSRF-Token with the session\'s csrf value',
+        },
         targetToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'DDI: `TargetToken <the target\'s security token>`' },
         gatewayToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'DDI: `GatewayToken <the tenant\'s gateway token>`' },
       },
@@ -103,7 +107,7 @@ function operation(route: Route, doc: RouteDoc, input: SchemaConverter, output: 
   if (body !== undefined) op['requestBody'] = body;
   op['responses'] = responses(route, doc, output, ddi);
   if (route.auth === undefined) op['security'] = [];
-  else op['security'] = ddi ? [{ targetToken: [] }, { gatewayToken: [] }] : [{ basicAuth: [] }, { bearerAuth: [] }];
+  else op['security'] = ddi ? [{ targetToken: [] }, { gatewayToken: [] }] : [{ basicAuth: [] }, { bearerAuth: [] }, { sessionCookie: [] }];
   return op;
 }
 

@@ -82,9 +82,10 @@ describe('OpenAPI document', () => {
     const schemes = doc.components.securitySchemes;
     expect(schemes.basicAuth).toMatchObject({ type: 'http', scheme: 'basic' });
     expect(schemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(schemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'peregrine_session' });
     expect(schemes.targetToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
     expect(schemes.gatewayToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
-    expect(operation('GET', '/rest/v1/targets').security).toEqual([{ basicAuth: [] }, { bearerAuth: [] }]);
+    expect(operation('GET', '/rest/v1/targets').security).toEqual([{ basicAuth: [] }, { bearerAuth: [] }, { sessionCookie: [] }]);
     expect(operation('GET', '/{tenant}/controller/v1/{controllerId}').security).toEqual([{ targetToken: [] }, { gatewayToken: [] }]);
     expect(operation('GET', '/health').security).toEqual([]);
     expect(operation('GET', '/rest/v1/openapi.json').security).toEqual([]);

@@ -76,7 +76,7 @@ describe('openApiDocument', () => {
     expect(Object.keys(op('get', '/{tenant}/controller/v1/{controllerId}').responses['200'].content))
       .toEqual(['application/hal+json', 'application/json', 'application/cbor']);
     expect(op('get', '/{tenant}/controller/v1/{controllerId}').security).toEqual([{ targetToken: [] }, { gatewayToken: [] }]);
-    expect(op('get', '/rest/v1/things').security).toEqual([{ basicAuth: [] }, { bearerAuth: [] }]);
+    expect(op('get', '/rest/v1/things').security).toEqual([{ basicAuth: [] }, { bearerAuth: [] }, { sessionCookie: [] }]);
     expect(op('get', '/x/aB').security).toEqual([]);
     expect(Object.keys(op('get', '/x/aB').responses).sort()).toEqual(['2XX', '400', 'default']);
   });

@@ -49,7 +49,7 @@ describe('API reference page', () => {
       expect(text).toContain('controllerId');
       expect(text).toContain('required');
       expect(text).toContain('MgmtTarget');
-      expect(text).toMatch(/basicAuth or bearerAuth/);
+      expect(text).toMatch(/basicAuth or bearerAuth or sessionCookie/);
       await watched.screenshot('api-reference-operation');
       await watched.page.locator('#filter').fill('deploymentBase feedback');
       const visible = await watched.page.locator('details.op:not(.hidden)').count();
