@@ -25,10 +25,11 @@ import { Command } from 'commander';
 import { createClient } from 'redis';
 import { request } from 'undici';
 import { startCeiling } from './lib/ceiling.js';
-import { api, createDevices, createReleaseAndAssign, pollAll, serverConfig } from './lib/fleet.js';
+import { api, createDevices, createReleaseAndAssign, pollAll, pollRequests, serverConfig } from './lib/fleet.js';
 import { startRedis, type BenchRedis } from './lib/redis.js';
 import { writeResults } from './lib/results.js';
 import { startServer, type BenchServer } from './lib/server.js';
+import { median, stats, type Stats } from './lib/stats.js';
 import { wrk, type WrkRequest, type WrkResult } from './lib/wrk.js';
 
 const o = new Command()
@@ -54,18 +55,6 @@ const STORES = o.stores.split(',').map((s) => s.trim()).filter((s): s is 'memory
 const TENANT = 'DEFAULT';
 // the production defaults but the token switch; the smoke run lifts the limiter (300 devices at full rate)
 const SETTINGS = SMOKE ? undefined : { 'authentication.targettoken.enabled': 'true' };
-
-interface Stats {
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const stats = (xs: readonly number[]): Stats => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
 
 interface Row {
   readonly row: string;
@@ -200,10 +189,6 @@ async function generatorCheck(server: BenchServer, requests: readonly WrkRequest
     await ceiling.stop();
   }
 }
-
-const pollRequests = (tokens: readonly string[], etags?: readonly string[]): WrkRequest[] => tokens.map((t, i) => ({
-  path: `/${TENANT}/controller/v1/dev-${i}`, headers: { Authorization: `TargetToken ${t}`, ...(etags ? { 'If-None-Match': etags[i]! } : {}) },
-}));
 
 /** The poll on 1 loop (`one`) and on a second server with WORKERS loops on the same Redis, both against a WORKERS-thread ceiling. */
 async function compareLoops(one: BenchServer, redis: BenchRedis, tokens: readonly string[]): Promise<void> {

@@ -16,10 +16,10 @@
  * Every answer is checked before it counts.
  */
 import { Command } from 'commander';
-import { connect, type Socket } from 'node:net';
 import { request } from 'undici';
 import { createClient } from 'redis';
-import { ADMIN_AUTH, api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
+import { answerDevice, Connection } from './lib/devices.js';
+import { ADMIN_AUTH, api, createDevices, createReleaseAndAssign, pollEach, serverConfig, until, type Api } from './lib/fleet.js';
 import { startRedis } from './lib/redis.js';
 import { writeResults } from './lib/results.js';
 import { startServer } from './lib/server.js';
@@ -46,16 +46,6 @@ interface RolloutJson {
   status: string;
   totalTargets: number;
   totalTargetsPerStatus: Record<string, number>;
-}
-
-/** Polls `read` every 10 ms until `ok`; returns seconds since `from`. */
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, from: number, limitS = 600): Promise<number> {
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return (performance.now() - from) / 1000;
-    if (performance.now() - from > limitS * 1000) throw new Error(`${what}: not reached within ${limitS} s; last ${JSON.stringify(v).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 async function releaseId(a: Api): Promise<number> {
@@ -123,64 +113,6 @@ async function largeRollout(): Promise<Record<string, number>> {
   });
 }
 
-/**
- * One keep-alive HTTP/1.1 connection with one request in flight at a time (the others wait in a queue
- * here), parsing answers minimally (status line, Content-Length, body): far cheaper per request than
- * a general client, so thousands of devices a second fit beside the server and Redis on the same cores.
- */
-class Connection {
-  readonly #socket: Socket;
-  #buf: Buffer = Buffer.alloc(0);
-  readonly #queue: { readonly text: string; readonly done: (r: { status: number; body: string }) => void }[] = [];
-  #busy = false;
-
-  constructor(port: number) {
-    this.#socket = connect(port, '127.0.0.1');
-    this.#socket.setNoDelay(true);
-    this.#socket.on('data', (d: Buffer) => this.#read(d));
-    this.#socket.on('error', () => this.#fail());
-    this.#socket.on('close', () => this.#fail());
-  }
-
-  request(method: string, path: string, headers: string, body?: string): Promise<{ status: number; body: string }> {
-    const extra = body === undefined ? '' : `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`;
-    return new Promise((done) => {
-      this.#queue.push({ text: `${method} ${path} HTTP/1.1\r\nhost: bench\r\n${headers}${extra}\r\n${body ?? ''}`, done });
-      this.#next();
-    });
-  }
-
-  close(): void {
-    this.#socket.destroy();
-  }
-
-  #next(): void {
-    const head = this.#queue[0];
-    if (this.#busy || head === undefined) return;
-    this.#busy = true;
-    this.#socket.write(head.text);
-  }
-
-  /** The connection is gone: what waits fails (status 0) rather than hanging. */
-  #fail(): void {
-    for (const q of this.#queue.splice(0)) q.done({ status: 0, body: '' });
-  }
-
-  #read(d: Buffer): void {
-    this.#buf = this.#buf.length === 0 ? d : Buffer.concat([this.#buf, d]);
-    const end = this.#buf.indexOf('\r\n\r\n');
-    if (end < 0) return;
-    const head = this.#buf.toString('latin1', 0, end);
-    const length = Number(/content-length: *([0-9]+)/i.exec(head)?.[1] ?? 0);
-    if (this.#buf.length < end + 4 + length) return;
-    const body = this.#buf.toString('utf8', end + 4, end + 4 + length);
-    this.#buf = this.#buf.subarray(end + 4 + length);
-    this.#busy = false;
-    this.#queue.shift()?.done({ status: Number(head.slice(9, 12)), body });
-    this.#next();
-  }
-}
-
 /** The lean fleet: every device polls each POLL_S at its own offset and answers its deployment at once. */
 function fleet(base: string, tokens: readonly string[]): { stop(): Promise<void>; polls(): number; reports(): number } {
   const port = Number(new URL(base).port);
@@ -190,20 +122,10 @@ function fleet(base: string, tokens: readonly string[]): { stop(): Promise<void>
   let reports = 0;
   let failures = 0;
   const device = async (i: number): Promise<void> => {
-    const conn = connections[i % connections.length] as Connection;
-    const auth = `authorization: TargetToken ${tokens[i]}\r\n`;
-    const path = `/DEFAULT/controller/v1/dev-${i}`;
-    const res = await conn.request('GET', path, auth);
+    const outcome = await answerDevice(connections[i % connections.length] as Connection, tokens[i] as string, i);
     polls++;
-    if (res.status !== 200) { failures++; return; }
-    const action = /deploymentBase\/([0-9]+)/.exec(res.body)?.[1];
-    if (action === undefined) return;
-    const dep = await conn.request('GET', `${path}/deploymentBase/${action}`, auth);
-    if (dep.status !== 200) { failures++; return; }
-    const fb = await conn.request('POST', `${path}/deploymentBase/${action}/feedback`, auth,
-      JSON.stringify({ status: { execution: 'closed', result: { finished: 'success' } } }));
-    if (fb.status === 200) reports++;
-    else failures++;
+    if (outcome === 'reported') reports++;
+    else if (outcome === 'failed') failures++;
   };
   const loops = tokens.map((_, i) => (async () => {
     await new Promise((r) => setTimeout(r, (i / tokens.length) * POLL_S * 1000));

@@ -1,4 +1,5 @@
 import { FormData, request } from 'undici';
+import type { WrkRequest } from './wrk.js';
 
 /** scrypt hash of "admin", the shipped dev account. */
 const ADMIN_HASH = 'scrypt$16384$8$1$/2IbPaJoZua8l8nJztftPA==$ru9/PNbA1RlflkrcmK83vYqBNMoegJmyOfbK6+Yr9O0=';
@@ -87,13 +88,28 @@ export async function pollAll(baseUrl: string, tokens: readonly string[], tenant
   return out;
 }
 
+/** Each device's poll as a wrk request (its path and TargetToken; with `etags`, If-None-Match each device's ETag). */
+export const pollRequests = (tokens: readonly string[], etags?: readonly string[], tenant = 'DEFAULT'): WrkRequest[] => tokens.map((t, i) => ({
+  path: `/${tenant}/controller/v1/dev-${i}`, headers: { Authorization: `TargetToken ${t}`, ...(etags ? { 'If-None-Match': etags[i]! } : {}) },
+}));
+
+/** Calls `read` every 10 ms until `ok`; returns seconds since `from` (a performance.now() time). */
+export async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, from: number, limitS = 600): Promise<number> {
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return (performance.now() - from) / 1000;
+    if (performance.now() - from > limitS * 1000) throw new Error(`${what}: not reached within ${limitS} s; last ${JSON.stringify(v).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /**
  * A one-module release assigned to dev-0..dev-(n-1): each device then has an open action. With
  * `artifact`, the module carries it as `bench.bin` (uploaded to `baseUrl` before the assignment).
  */
 export async function createReleaseAndAssign(
   a: Api, n: number, artifact?: { readonly baseUrl: string; readonly bytes: Buffer },
-): Promise<{ moduleId: number }> {
+): Promise<{ moduleId: number; distributionSetId: number }> {
   const [smType] = (await a.post('/rest/v1/softwaremoduletypes', [{ key: 'bench-os', name: 'Bench OS', maxAssignments: 1 }])) as { id: number }[];
   const [dsType] = (await a.post('/rest/v1/distributionsettypes', [{ key: 'bench', name: 'Bench', mandatorymodules: [{ id: smType!.id }] }])) as { id: number }[];
   const [sm] = (await a.post('/rest/v1/softwaremodules', [{ name: 'bench-fw', version: '1.0', type: 'bench-os' }])) as { id: number }[];
@@ -104,7 +120,7 @@ export async function createReleaseAndAssign(
     const chunk = Array.from({ length: Math.min(1000, n - i) }, (_, j) => ({ id: `dev-${i + j}`, type: 'soft' }));
     await a.post(`/rest/v1/distributionsets/${ds!.id}/assignedTargets`, chunk);
   }
-  return { moduleId: sm!.id };
+  return { moduleId: sm!.id, distributionSetId: ds!.id };
 }
 
 async function uploadArtifact(baseUrl: string, moduleId: number, fileName: string, bytes: Buffer): Promise<void> {

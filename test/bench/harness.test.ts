@@ -14,9 +14,9 @@ const RUN = join(process.cwd(), 'dist/bench/run.js');
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(args: string[], cwd = dir): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [RUN, ...args], { cwd: dir, timeout: 280_000, maxBuffer: 16 * 2 ** 20 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [RUN, ...args], { cwd, timeout: 280_000, maxBuffer: 16 * 2 ** 20 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
@@ -67,6 +67,30 @@ describe('bench harness', () => {
     const md = readFileSync(join(dir, 'bench', 'results', 'latest.md'), 'utf8');
     expect(md).toContain('| poll, open action | redis |');
     expect(md).toMatch(/wrk \S+/);
+  });
+
+  it('runs the live events benchmark end to end (subscribers, lag, memory, poll rounds)', { timeout: 300_000 }, async () => {
+    const cwd = mkdtempSync(join(dir, 'events-'));
+    const r = await run(['events', '--smoke'], cwd);
+    expect(r.stderr).not.toMatch(/FAILED/);
+    expect(r.code).toBe(0);
+    const json = readdirSync(join(cwd, 'bench', 'results')).filter((f) => f.endsWith('.json'));
+    expect(json).toHaveLength(1);
+    const [events] = (JSON.parse(readFileSync(join(cwd, 'bench', 'results', json[0]!), 'utf8')) as Run).sections;
+    expect(events?.name).toBe('events');
+    const value = (row: string): unknown => events!.rows.find((x) => String(x['row']).startsWith(row))?.['value'];
+    expect(value('server RSS per subscriber')).toEqual(expect.any(Number));
+    for (const when of ['events only (no poll load)', 'under the poll load (with rounds)']) {
+      // events reached the subscribers and each entry's lag was counted
+      const p50 = events!.rows.find((x) => x['row'] === `event delivery lag ms, ${when}: p50`);
+      expect(p50?.['entries']).toBeGreaterThan(0);
+      expect(p50?.['value']).toBeGreaterThanOrEqual(0);
+      expect(value(`event delivery lag ms, ${when}: max`)).toBeGreaterThanOrEqual(Number(value(`event delivery lag ms, ${when}: p99`)));
+    }
+    for (const row of ['poll req/s without subscribers', 'poll req/s with 20 subscribers', 'uWS ceiling req/s']) expect(value(row)).toBeGreaterThan(0);
+    expect(value('poll ratio with / without subscribers')).toBeGreaterThan(0);
+    expect(events!.rows.find((x) => String(x['row']).startsWith('poll req/s with 20'))?.['subscriber CPU']).toEqual(expect.any(Number));
+    expect(events!.figures['memory: event streams dropped as slow (/metrics)']).toBe(0);
   });
 
   it('refuses an unknown benchmark with its usage', async () => {
