@@ -222,7 +222,11 @@ describe('console rollouts', () => {
     const group2 = page.getByRole('group', { name: 'Group 2' });
     await group2.getByLabel('Name').fill('everyone else');
     await group2.getByLabel('Target percentage').fill('100');
+    await page.screenshot({ path: join(ARTIFACTS, 'rollout-wizard-groups.png'), fullPage: true });
     for (let i = 0; i < 2; i++) await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByLabel('Action type').selectOption('timeforced');
+    await page.screenshot({ path: join(ARTIFACTS, 'rollout-wizard-deployment.png'), fullPage: true });
+    await page.getByLabel('Action type').selectOption('forced');
     await page.getByRole('button', { name: 'Create rollout' }).click();
     await page.waitForURL(/#\/rollouts\/\d+$/);
     const groups = await getGroups(app, rolloutIdOf(page.url()));

@@ -37,7 +37,7 @@ export function WizardGroups({ form, set }: StepProps) {
               <TextField label="Target filter query (optional)" class="mono" value={g.targetFilterQuery} placeholder="attribute.region==eu"
                 onValue={(targetFilterQuery) => { setGroup(i, { targetFilterQuery }); }} />
               <TextField label="Target percentage" type="number" min={1} max={100} value={g.targetPercentage}
-                hint="Of the matching targets the groups before left (1-100)." onValue={(targetPercentage) => { setGroup(i, { targetPercentage }); }} />
+                hint="Per cent of the matching targets the groups before it did not take (1-100)." onValue={(targetPercentage) => { setGroup(i, { targetPercentage }); }} />
               <Button variant="plain" aria-label={`Remove group ${i + 1}`} disabled={form.groups.length === 1}
                 onClick={() => { set({ groups: form.groups.filter((_, j) => j !== i) }); }}>Remove</Button>
             </fieldset>
