@@ -174,7 +174,7 @@ describe('console rollouts', () => {
     expect(refused).toEqual([]);
   }, 60_000);
 
-  it('falls back to polling every 2 s when the event stream fails, and still follows the devices', async () => {
+  it('falls back to polling every 2 s when the event stream fails, follows the devices, and retries the failed target', async () => {
     const { app } = ctx;
     const { setName } = await seed(app, 'poll', 4);
     const set = (await app.mgmt.get(`/rest/v1/distributionsets?q=name==${setName}`)).json().content[0].id;
@@ -190,6 +190,16 @@ describe('console rollouts', () => {
     await expect.poll(() => groupDone(page, 'group-1'), { timeout: 10_000 }).toBe(2);
     expect(await page.getByRole('progressbar', { name: 'Progress of group-1' }).getAttribute('aria-valuetext'))
       .toBe('1 finished, 1 error, 2 running, 0 scheduled, 0 not started, 0 cancelled');
+
+    // finished with one failure: retry makes a rollout over the failed target and opens it
+    await runDevice(app, 'poll-3', 'success');
+    await runDevice(app, 'poll-4', 'success');
+    await expect.poll(() => statusOf(page).getAttribute('data-status'), { timeout: 10_000 }).toBe('finished');
+    await page.getByRole('button', { name: 'Retry failed' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Retry failed' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 }).toBe('polled_retry');
+    const retry = await waitStatus(app, rolloutIdOf(page.url()), 'ready');
+    expect([retry.targetFilterQuery, retry.totalTargets]).toEqual([`failedrollout==${r.id}`, 1]);
   }, 60_000);
 
   it('shows the server\'s 400 message in the wizard, and creates explicit groups once they cover every target', async () => {
