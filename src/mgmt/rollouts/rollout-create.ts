@@ -39,7 +39,9 @@ const FAILED_ROLLOUT = /^failedrollout==([0-9]+)$/;
  * POST /rest/v1/rollouts (reference §3.7, §4.6, §4.7): checks the request, divides the targets that
  * match the filter now (and the set's type takes) over the groups, and writes the rollout (creating),
  * its groups and their members in one commit through the runtime; the engine moves it on to ready.
- * A filter that matches nothing gives an empty rollout, as hawkBit does.
+ * A filter that matches no target the set's type takes is refused with 400 constraintViolation
+ * "Rollout does not match any existing targets" (a retry without failed targets: "No failed targets
+ * in Rollout"), as every hawkBit release does.
  */
 export async function createRollout(
   deps: RolloutCreateDeps, tenant: Tenant, body: CreateRolloutBody, creator: Creator,
@@ -84,6 +86,9 @@ export async function createRollout(
     : await failedTargets(deps, tenant, Number(retryOf[1]));
   const types = await targetTypesOf(deps.store, tenant, matching);
   const targets = matching.filter((t) => isCompatible(types, t, ds));
+  if (targets.length === 0) {
+    throw new AppError('CONSTRAINT_VIOLATION', retryOf === null ? 'Rollout does not match any existing targets' : 'No failed targets in Rollout');
+  }
   const groupSets = await Promise.all(defs.map(async (d) =>
     (d.targetFilterQuery === null || retryOf !== null
       ? undefined

@@ -15,13 +15,24 @@ describe.each(STORES)('distribution set statistics, %s store', (kind) => {
     app = await startAppOn(storeOptions(kind), tenantFor(kind, 'S'), { scheduler: { rolloutMs: 50 } });
   });
 
-  /** A rollout of `ds` over no target (hawkBit makes it empty), waited to `ready`, started when asked. */
+  /**
+   * A rollout of `ds` over one target of its own (a filter matching none is refused), waited to `ready`;
+   * started when asked and brought to `finished` by force-quitting its one action (a canceled action closes the group).
+   */
   const rollout = async (name: string, ds: number, start: boolean): Promise<void> => {
-    const created = await createRollout(app, { name, distributionSetId: ds, targetFilterQuery: 'name==nobody-*', amountGroups: 1 });
+    const cid = `ro-${name}`;
+    await seedTarget(app, cid);
+    const created = await createRollout(app, { name, distributionSetId: ds, targetFilterQuery: `name==${cid}`, amountGroups: 1 });
     await statusOf(app, created.id, 'ready');
     if (!start) return;
     expect((await app.mgmt.post(`/rest/v1/rollouts/${created.id}/start`)).status).toBe(204);
-    await statusOf(app, created.id, 'finished'); // an empty group succeeds at once
+    await statusOf(app, created.id, 'running');
+    const [action] = (await app.mgmt.get(`/rest/v1/targets/${cid}/actions`)).json().content;
+    for (const force of ['', '?force=true']) {
+      const res = await app.mgmt.delete(`/rest/v1/targets/${cid}/actions/${action.id}${force}`);
+      expect(res.status, res.text).toBe(204);
+    }
+    await statusOf(app, created.id, 'finished');
   };
 
   it('counts actions by status, rollouts by status and auto-assignments, with totals', async () => {
@@ -48,11 +59,11 @@ describe.each(STORES)('distribution set statistics, %s store', (kind) => {
     const full = await app.mgmt.get(base);
     expect(full.status, full.text).toBe(200);
     expect(full.json()).toEqual({
-      actions: { RUNNING: 2, CANCELING: 1, total: 3 },
+      actions: { RUNNING: 2, CANCELING: 1, CANCELED: 1, total: 4 },
       rollouts: { READY: 1, FINISHED: 1, total: 2 },
       totalAutoAssignments: 2,
     });
-    expect((await app.mgmt.get(`${base}/actions`)).json()).toEqual({ actions: { RUNNING: 2, CANCELING: 1, total: 3 } });
+    expect((await app.mgmt.get(`${base}/actions`)).json()).toEqual({ actions: { RUNNING: 2, CANCELING: 1, CANCELED: 1, total: 4 } });
     expect((await app.mgmt.get(`${base}/rollouts`)).json()).toEqual({ rollouts: { READY: 1, FINISHED: 1, total: 2 } });
     expect((await app.mgmt.get(`${base}/autoassignments`)).json()).toEqual({ totalAutoAssignments: 2 });
   });

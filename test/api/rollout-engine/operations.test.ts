@@ -52,15 +52,15 @@ describe('rollout create: bad input answers its error and creates nothing', () =
     expect(errorOf(await app.mgmt.post('/rest/v1/rollouts', { json: base }))).toEqual([400, 'hawkbit.server.error.distributionset.invalid']);
   });
 
-  it('creates an empty rollout for a filter that matches nothing; it finishes at once when started', async () => {
+  it('refuses a filter that matches nothing (400 constraintViolation, as every hawkBit release) and creates nothing', async () => {
     const app = await startRolloutApp('memory');
     const ds = await seedFleet(app, 'x', 1);
-    const r = await createRollout(app, { name: 'empty', distributionSetId: ds, targetFilterQuery: 'controllerid==nobody', amountGroups: 3 });
-    expect(r.totalTargets).toBe(0);
-    await statusOf(app, r.id, 'ready');
-    expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/start`)).status).toBe(204);
-    await statusOf(app, r.id, 'finished');
-    expect((await groupsOf(app, r.id)).map((g) => g.status)).toEqual(['finished', 'finished', 'finished']);
+    const res = await app.mgmt.post('/rest/v1/rollouts', {
+      json: { name: 'empty', distributionSetId: ds, targetFilterQuery: 'controllerid==nobody', amountGroups: 3 },
+    });
+    expect(errorOf(res)).toEqual([400, 'hawkbit.server.error.repo.constraintViolation']);
+    expect(res.json<{ message: string }>().message).toBe('Rollout does not match any existing targets');
+    expect((await app.mgmt.get('/rest/v1/rollouts')).json<{ total: number }>().total).toBe(0);
   });
 
   it('starts by itself once startAt has come (auto-start)', async () => {

@@ -5,8 +5,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import {
-  ROLLOUTS, conditionsOf, counts, createRollout, createSet, createTargets, fleet, getGroups, getRollout, groupTargets, op, otherSetType,
-  readyRollout, startRolloutApp, uid, waitFor, waitStatus, type Json, type RolloutApp,
+  ERR, ROLLOUTS, conditionsOf, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, groupTargets, op,
+  otherSetType, readyRollout, startRolloutApp, uid, waitFor, waitStatus, type RolloutApp,
 } from './fixture.js';
 
 describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
@@ -158,14 +158,19 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
     expect((await app.mgmt.get(`/rest/v1/distributionsets/${set}`)).json().locked).toBe(true);
   });
 
-  it('a filter that matches nothing creates an empty rollout that runs to finished', async () => {
-    const nobody = `controllerid==${uid('nobody')}`;
-    const r = await createRollout(app, { name: uid('empty'), targetFilterQuery: nobody, distributionSetId: ds, amountGroups: 2 });
-    expect(r).toMatchObject({ status: 'creating', totalTargets: 0 });
-    const ready = await waitStatus(app, r.id, 'ready');
-    expect(ready).toMatchObject({ totalTargets: 0, totalGroups: 2, totalTargetsPerStatus: counts({}) });
-    await op(app, r.id, 'start');
-    await waitStatus(app, r.id, 'finished');
-    expect((await getGroups(app, r.id)).map((g: Json) => [g.status, g.totalTargets])).toEqual([['finished', 0], ['finished', 0]]);
+  // hawkBit (every release): JpaRolloutManagement.createRollout counts the targets the filter matches and the set's
+  // type takes; none is a ValidationException ("Rollout does not match any existing targets"), 400 constraintViolation
+  it('a filter that matches no target, or only targets whose type refuses the set: 400 constraintViolation, nothing created', async () => {
+    const p = uid();
+    const type = { name: uid('type'), compatibledistributionsettypes: [{ id: await otherSetType(app) }] };
+    const typeRes = await app.mgmt.post('/rest/v1/targettypes', { json: [type] });
+    expect(typeRes.status, typeRes.text).toBe(201);
+    await createTargets(app, p, 2, { targetType: typeRes.json()[0].id });
+    const name = uid('empty');
+    for (const [targetFilterQuery, groups] of [[`controllerid==${uid('nobody')}`, 2], [fleet(p), 1]] as const) {
+      const res = await app.mgmt.post(ROLLOUTS, { json: { name, targetFilterQuery, distributionSetId: ds, amountGroups: groups } });
+      expectError(res, 400, ERR.constraint, 'Rollout does not match any existing targets');
+    }
+    expect((await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`name==${name}`)}`)).json().total).toBe(0);
   });
 });

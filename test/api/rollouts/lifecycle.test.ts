@@ -197,6 +197,18 @@ describe.each(LOCAL_STORES)('rollout lifecycle on the %s store', (kind) => {
     expectError(await app.mgmt.post(`${ROLLOUTS}/987654321/retry`), 404, ERR.notFound);
   }, LONG);
 
+  // hawkBit (every release): a retry counts the failed targets first; none is a ValidationException ("No failed targets in Rollout")
+  it('retry of a finished rollout without a failed target: 400 constraintViolation, nothing created', async () => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    const name = uid('all-well');
+    const r = await runningRollout(app, { name, targetFilterQuery: fleet(p), distributionSetId: ds });
+    await runDevice(app, cid!, 'success');
+    await waitStatus(app, r.id, 'finished');
+    expectError(await app.mgmt.post(`${ROLLOUTS}/${r.id}/retry`), 400, ERR.constraint, 'No failed targets in Rollout');
+    expect((await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`name==${name}_retry`)}`)).json().total).toBe(0);
+  }, LONG);
+
   it('PUT changes name and description only', async () => {
     const p = uid();
     await createTargets(app, p, 1);
