@@ -4,19 +4,15 @@
  * read-only operator sees, the phone layout. Every page must end without console errors.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type App } from '../helpers/app.js';
 import { ADMIN_HASH } from '../helpers/server.js';
-import { ARTIFACTS, launchBrowser, openPage, signIn, type WatchedPage } from './browser.js';
+import { docImage, launchBrowser, openPage, signIn, type WatchedPage } from './browser.js';
 import { seedFleet, type SeededFleet } from './fleet-seed.js';
 
 const LIBRARIAN = { username: 'librarian', password: ADMIN_HASH, permissions: ['READ_REPOSITORY'] };
 const VIEWER = { username: 'viewer', password: ADMIN_HASH, permissions: ['READ_TARGET', 'READ_REPOSITORY', 'READ_ROLLOUT', 'READ_TENANT_CONFIGURATION'] };
-/** CONSOLE_DOC_IMAGES=1 also writes the README screenshots docs/images/fleet.png and targets.png. */
-const DOC_IMAGES = process.env['CONSOLE_DOC_IMAGES'] === '1';
 
 let app: App;
 let fleet: SeededFleet;
@@ -39,13 +35,6 @@ async function withPage(run: (p: WatchedPage) => Promise<void>, viewport?: { wid
   } finally {
     await p.close();
   }
-}
-
-function docImage(name: string): void {
-  if (!DOC_IMAGES) return;
-  const dir = join(import.meta.dirname, '..', '..', 'docs', 'images');
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(join(ARTIFACTS, `${name}.png`), join(dir, `${name}.png`));
 }
 
 describe('console', () => {
