@@ -14,7 +14,7 @@ import { requiring } from '../http/auth-doc.js';
 import type { Authenticator } from '../http/types.js';
 import { canonicalTenant } from '../domain/ids.js';
 import { resolveQuotas, type Quotas } from '../domain/quotas.js';
-import { builtInDefaults, isConfigKey, type ConfigKey, type ConfigValue } from '../domain/tenant-config.js';
+import { builtInDefaults, isConfigKey, seedProblem, type ConfigKey, type ConfigValue } from '../domain/tenant-config.js';
 import { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import type { Config } from '../config/index.js';
 import type { Store } from '../store/port.js';
@@ -60,6 +60,8 @@ export function createServices(ctx: ModuleContext): Services {
   const { config } = ctx;
   const quotas = resolveQuotas(config.quotas);
   const tenants = config.tenants.map((t) => canonicalTenant(t.name));
+  // checked here, so a bad seed stops the start rather than a later request
+  const seeds = new Map(config.tenants.map((t) => [canonicalTenant(t.name), seedValues(t.config as Record<string, unknown>)]));
   let runtime: ActorRuntime | undefined;
   let dispatcher: EffectDispatcher | undefined;
   let tenantConfig: TenantConfigService | undefined;
@@ -93,7 +95,7 @@ export function createServices(ctx: ModuleContext): Services {
       return (tenantConfig ??= new TenantConfigService({
         store: ctx.store,
         globals: builtInDefaults(),
-        seeds: new Map(config.tenants.map((t) => [canonicalTenant(t.name), seedValues(t.config as Record<string, unknown>)])),
+        seeds,
         // one process on the memory store sees every write; several instances on Redis re-read each second
         ttlMs: config.store.kind === 'memory' ? Number.POSITIVE_INFINITY : 1000,
       }));
@@ -129,6 +131,8 @@ function seedValues(raw: Readonly<Record<string, unknown>>): Partial<Record<Conf
     if (typeof value !== 'boolean' && typeof value !== 'number' && typeof value !== 'string') {
       throw new Error(`config.yaml: tenants[].config.${key}: expected a boolean, number or string`);
     }
+    const problem = seedProblem(key, value);
+    if (problem !== undefined) throw new Error(`config.yaml: tenants[].config.${key}: ${problem}`);
     out[key] = value;
   }
   return out;

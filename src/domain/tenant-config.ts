@@ -14,6 +14,8 @@ interface KeySpec {
   readonly describe: string;
   /** Extra check on a value of the right type; returns a problem or undefined. */
   readonly check?: (value: ConfigValue, all: DurationLookup) => string | undefined;
+  /** A check of the value alone, applied to config.yaml seeds too (seedProblem). */
+  readonly valid?: (value: ConfigValue) => string | undefined;
   /** Secret values are not shown to callers without the matching permission. */
   readonly secret?: boolean;
 }
@@ -38,11 +40,23 @@ export function formatDuration(ms: number): string {
   return `${pad(Math.floor(total / 3600))}:${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`;
 }
 
+/**
+ * A token a device can send as `Authorization: GatewayToken <key>` (src/ddi/auth.ts takes one run
+ * without whitespace): not blank, no whitespace or control characters (NUL, CR, LF).
+ */
+function sendableToken(value: ConfigValue): string | undefined {
+  const key = String(value);
+  if (key.trim() === '') return 'must not be blank (DELETE the key to unset it)';
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\x00-\x1f\x7f]/.test(key)) return 'must not contain whitespace or control characters (no device can send them in its Authorization header)';
+  return undefined;
+}
+
 export const CONFIG_KEYS = {
   'rollout.approval.enabled': { type: 'boolean', default: false, describe: 'approval mode for rollouts' },
   'repository.actions.autoclose.enabled': { type: 'boolean', default: false, describe: 'close running actions when a new distribution set is assigned' },
   'authentication.gatewaytoken.enabled': { type: 'boolean', default: false, describe: 'gateway security token mode' },
-  'authentication.gatewaytoken.key': { type: 'string', default: '', describe: 'the gateway token value', secret: true },
+  'authentication.gatewaytoken.key': { type: 'string', default: '', describe: 'the gateway token value', secret: true, valid: sendableToken },
   'authentication.targettoken.enabled': { type: 'boolean', default: false, describe: 'target security token mode' },
   'authentication.header.enabled': { type: 'boolean', default: true, describe: 'certificate via reverse proxy (authority header) mode' },
   'authentication.header.authority': { type: 'string', default: '', describe: 'comma-separated issuer hashes accepted from the reverse proxy' },
@@ -125,8 +139,10 @@ export function builtInDefaults(): Record<ConfigKey, ConfigValue> {
 export function coerceValue(key: string, raw: unknown, current: TenantConfigView): ConfigValue {
   if (!isConfigKey(key)) throw new AppError('CONFIG_KEY_INVALID', `The given configuration key '${key}' does not exist.`);
   const spec: KeySpec = CONFIG_KEYS[key];
+  // a secret's value is not echoed (error bodies may end up in logs)
+  const got = spec.secret === true ? '' : `, got ${JSON.stringify(raw)}`;
   const bad = (problem: string): AppError =>
-    new AppError('CONFIG_VALUE_INVALID', `The given configuration value for key '${key}' is invalid: ${problem}, got ${JSON.stringify(raw)}`);
+    new AppError('CONFIG_VALUE_INVALID', `The given configuration value for key '${key}' is invalid: ${problem}${got}`);
   let value: ConfigValue;
   switch (spec.type) {
     case 'boolean':
@@ -160,10 +176,16 @@ export function coerceValue(key: string, raw: unknown, current: TenantConfigView
       break;
     }
   }
-  const problem = spec.check?.(value, current);
+  const problem = spec.valid?.(value) ?? spec.check?.(value, current);
   if (problem) throw bad(problem);
   if (key === 'multi.assignments.enabled' && value === false && current.bool(key)) {
     throw new AppError('CONFIG_CHANGE_NOT_ALLOWED', `The configuration key '${key}' cannot be disabled once it was enabled.`);
   }
   return value;
+}
+
+/** What is wrong with a config.yaml seed of a key by the key's own check of the value alone, or undefined. */
+export function seedProblem(key: ConfigKey, value: ConfigValue): string | undefined {
+  const spec: KeySpec = CONFIG_KEYS[key];
+  return spec.valid?.(value);
 }

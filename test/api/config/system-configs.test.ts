@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_KEY_NAMES } from '../../../src/domain/tenant-config.js';
 import { STORES, startApp, type App } from '../../helpers/app.js';
-import { ADMIN_HASH } from '../../helpers/server.js';
+import { ADMIN_HASH, startTestServer } from '../../helpers/server.js';
 import { ERR, expectError } from '../targets/fixtures.js';
 
 const KEY_INVALID = 'hawkbit.server.error.configKeyInvalid';
@@ -85,6 +85,19 @@ describe.each(STORES)('tenant configuration on the %s store', (kind) => {
     expect((await get(key)).json().global).toBe(true);
   });
 
+  // audit: the gateway key took values no device can send in `Authorization: GatewayToken <key>`
+  it.each([['', 'blank'], ['   ', 'blank'], ['gw\u0000key', 'control'], ['gw-key\r\nX-Injected: 1', 'control'], ['gw key', 'whitespace'], ['\tgw', 'whitespace']])(
+    'refuses the gateway key %j with 400, alone and in a bulk PUT (all or nothing), without echoing it', async (value, mentions) => {
+      const one = await put(GATEWAY_KEY, { value });
+      expectError(one, 400, VALUE_INVALID, mentions);
+      if (value.trim() !== '') expect(one.json().message).not.toContain(JSON.stringify(value));
+      const bulk = await app.mgmt.put('/rest/v1/system/configs', { json: { 'rollout.approval.enabled': true, [GATEWAY_KEY]: value } });
+      expectError(bulk, 400, VALUE_INVALID, mentions);
+      expect((await get(GATEWAY_KEY)).json()).toMatchObject({ value: '', global: true });
+      expect((await get('rollout.approval.enabled')).json()).toMatchObject({ value: false, global: true });
+    },
+  );
+
   it('refuses a body without value, and a non-object bulk body', async () => {
     expectError(await put('pollingTime', {}), 400, ERR.body, 'body.value: required');
     expectError(await put('pollingTime', [1]), 400, ERR.body);
@@ -127,6 +140,18 @@ describe.each(STORES)('tenant configuration on the %s store', (kind) => {
     expectError(await app.anon.put(`/rest/v1/system/configs/${GATEWAY_KEY}`, { ...configurer, json: { value: 'x' } }), 403, ERR.permission);
     expect((await app.anon.put('/rest/v1/system/configs/rollout.approval.enabled', { ...configurer, json: { value: true } })).status).toBe(200);
     expect((await get(GATEWAY_KEY)).json().value).toBe('s3cret');
+  });
+});
+
+describe('a gateway key seeded in config.yaml', () => {
+  it.each(['', ' ', 'gw\u0000key', 'gw\r\nkey'])('%j stops the start, naming the key', async (value) => {
+    const start = startTestServer({ tenants: [{ name: 'SEEDED', users: [], config: { [GATEWAY_KEY]: value } }] });
+    await expect(start).rejects.toThrow(`config.yaml: tenants[].config.${GATEWAY_KEY}: must not`);
+  });
+
+  it('a key a device can send starts', async () => {
+    const server = await startTestServer({ tenants: [{ name: 'SEEDED', users: [], config: { [GATEWAY_KEY]: 'gw-Key_0123456789!' } }] });
+    expect(server.port).toBeGreaterThan(0);
   });
 });
 
