@@ -74,13 +74,16 @@ export async function joinRollouts(
 
 export const rolloutPath = (id: number): string => `/rest/v1/rollouts/${id}`;
 
-/** hawkBit writes the condition and action names in lower case (its request samples use upper case; both are read). */
+/**
+ * The condition and action names in upper case (THRESHOLD, NEXTGROUP, PAUSE), as Jackson writes the enums of
+ * hawkBit's MgmtRolloutCondition / MgmtRolloutSuccessAction / MgmtRolloutErrorAction; requests may use either case.
+ */
 function conditionsJson(c: Conditions): object {
   return {
-    successCondition: { condition: c.successCondition.condition.toLowerCase(), expression: c.successCondition.expression },
-    successAction: { action: c.successAction.action.toLowerCase(), expression: c.successAction.expression },
-    errorCondition: { condition: c.errorCondition.condition.toLowerCase(), expression: c.errorCondition.expression },
-    errorAction: { action: c.errorAction.action.toLowerCase(), expression: c.errorAction.expression },
+    successCondition: { condition: c.successCondition.condition.toUpperCase(), expression: c.successCondition.expression },
+    successAction: { action: c.successAction.action.toUpperCase(), expression: c.successAction.expression },
+    errorCondition: { condition: c.errorCondition.condition.toUpperCase(), expression: c.errorCondition.expression },
+    errorAction: { action: c.errorAction.action.toUpperCase(), expression: c.errorAction.expression },
   };
 }
 

@@ -100,7 +100,7 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
     expect(await groupTargets(app, r.id, canary?.id ?? 0)).toEqual(['g-1']);
     const one = await app.mgmt.get(`/rest/v1/rollouts/${r.id}/deploygroups/${rest?.id ?? 0}`);
     expect(one.json<Record<string, unknown>>()).toMatchObject({
-      successAction: { action: 'pause', expression: '' }, successCondition: { condition: 'threshold', expression: '50' },
+      successAction: { action: 'PAUSE', expression: '' }, successCondition: { condition: 'THRESHOLD', expression: '50' },
     });
     const other = await createRollout(app, { name: 'other', distributionSetId: ds, targetFilterQuery: 'controllerid==g-2' });
     expect((await app.mgmt.get(`/rest/v1/rollouts/${other.id}/deploygroups/${rest?.id ?? 0}`)).status).toBe(404);

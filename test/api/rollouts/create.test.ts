@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import {
   ERR, ROLLOUTS, conditionsOf, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, groupTargets, op,
-  otherSetType, readyRollout, startRolloutApp, uid, waitFor, waitStatus, type RolloutApp,
+  otherSetType, readyRollout, startRolloutApp, uid, waitFor, waitStatus, type Json, type RolloutApp,
 } from './fixture.js';
 
 describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
@@ -68,7 +68,7 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
           successCondition: { condition: 'THRESHOLD', expression: '75' }, successAction: { action: 'NEXTGROUP', expression: '' },
           errorCondition: { condition: 'threshold', expression: '25' }, errorAction: { action: 'pause', expression: '' },
         },
-        { name: 'europe-rest', targetFilterQuery: 'description==eu', targetPercentage: 100 },
+        { name: 'europe-rest', targetFilterQuery: 'description==eu', targetPercentage: 100, successAction: { action: 'pause' } },
         { name: 'everyone-else', targetPercentage: 100 },
       ],
     });
@@ -85,6 +85,12 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
     expect(conditionsOf(groups[2])).toEqual({
       success: 'threshold:80', successAction: 'nextgroup', error: 'threshold:20', errorAction: 'pause',
     });
+    // the names as Jackson writes hawkBit's enums (MgmtRolloutCondition.Condition, ...), whatever case was sent
+    const names = (g: Json): string[] =>
+      [g.successCondition.condition, g.successAction.action, g.errorCondition.condition, g.errorAction.action];
+    const single = (await app.mgmt.get(`${ROLLOUTS}/${r.id}/deploygroups/${groups[0].id}`)).json();
+    for (const g of [groups[0], groups[2], single]) expect(names(g)).toEqual(['THRESHOLD', 'NEXTGROUP', 'THRESHOLD', 'PAUSE']);
+    expect(names(groups[1])).toEqual(['THRESHOLD', 'PAUSE', 'THRESHOLD', 'PAUSE']);
     // no target twice in one rollout: the catch-all group holds exactly the targets the EU groups left
     expect((await groupTargets(app, r.id, groups[2].id)).sort()).toEqual(us);
     const eu = [...await groupTargets(app, r.id, groups[0].id), ...await groupTargets(app, r.id, groups[1].id)];
