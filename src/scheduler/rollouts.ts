@@ -36,7 +36,8 @@ export interface RolloutEngineDeps {
  * - starting: each group's actions created scheduled (group → scheduled); the first group starts
  *   right after its own actions exist; then rollout → running;
  * - running: each running group is evaluated from its counters (error → group error, rollout
- *   paused; success → its success action, once; complete → finished); no group running: the next
+ *   paused; success → its success action, once; complete → finished, in the same pass when its
+ *   success action PAUSE pauses the rollout); no group running: the next
  *   scheduled one starts, or with none left the rollout is finished;
  * - stopping / deleting: scheduled actions removed, open groups finished, active actions canceled
  *   (force-quit on delete); a rollout that never started an action is removed entirely.
@@ -146,6 +147,8 @@ export class RolloutEngine {
         } else if (children.length > 0) {
           await this.#group(tenant, g.id, { type: 'engine.succeeded', at: now });
           await this.#rollout(tenant, rollout.id, { type: 'mgmt.pause', at: now, by: ENGINE });
+          // the pass that pauses also finishes a complete group, as hawkBit's executor does (a paused rollout gets no pass)
+          if (ev.complete) await this.#group(tenant, g.id, { type: 'engine.finished', at: now });
           return steps + 1;
         }
         if (await this.#group(tenant, g.id, { type: 'engine.succeeded', at: now })) steps++;
