@@ -12,6 +12,7 @@ import { StoreUnavailableError } from '../store/port.js';
 import { AbortedError, BufferBody, UploadStream, type Throttle } from './body.js';
 import { errorReply, FALLBACK_ERROR_JSON, toErrorReply } from './errors.js';
 import { withEtag } from './etag.js';
+import { Linger } from './linger.js';
 import { isCborContentType, isJsonContentType, negotiate, type Flavour } from './negotiate.js';
 import { HttpRequest, ipText } from './request.js';
 import { prepare, writeSimple, writeStream, type Prepared, type StreamState } from './respond.js';
@@ -83,6 +84,10 @@ export class Exchange implements Throttle {
   body: BufferBody | UploadStream | undefined;
   stream: StreamState | undefined;
   sse: SseConnection | undefined;
+  /** Set while the rest of an unwanted body is read before the reply (src/http/linger.ts). */
+  linger: Linger | undefined;
+  /** The socket is paused by an upload's backpressure (Throttle). */
+  paused = false;
   /** Set by the WebSocket upgrade handler before start(). */
   upgrade: UpgradeRequest | undefined;
   readonly started = performance.now();
@@ -237,8 +242,9 @@ export class Exchange implements Throttle {
         streaming = this.startFeed(reply.feed, reply.headers);
         return;
       }
-      // Close when part of the request body is still unread, or while shutting down.
-      const close = forceClose || this.s.closing || (this.body !== undefined && !this.body.complete);
+      // Close when part of the request body is still unread (after reading it: Linger), or while shutting down.
+      const unread = forceClose || (this.body !== undefined && !this.body.complete);
+      const close = unread || this.s.closing;
       let prepared: Prepared;
       try {
         prepared = prepare(reply, this.flavour);
@@ -251,7 +257,12 @@ export class Exchange implements Throttle {
       }
       this.status = prepared.status;
       if (prepared.stream === undefined || this.head) {
-        corkWrite(this.res, prepared, this.head, close);
+        if (unread && !this.s.closing) {
+          const head = this.head;
+          this.linger = new Linger(this.res, this.paused, () => corkWrite(this.res, prepared, head, true));
+        } else {
+          corkWrite(this.res, prepared, this.head, close);
+        }
         return;
       }
       streaming = true;
@@ -334,6 +345,7 @@ export class Exchange implements Throttle {
     this.request?.markAborted();
     this.body?.fail(new AbortedError());
     this.sse?.aborted();
+    this.linger?.aborted();
     if (this.stream !== undefined) {
       this.stream.aborted = true;
       this.stream.onAbort?.();
@@ -342,11 +354,15 @@ export class Exchange implements Throttle {
   }
 
   pause(): void {
-    if (!this.finished && !this.aborted) this.res.pause();
+    if (this.finished || this.aborted) return;
+    this.paused = true;
+    this.res.pause();
   }
 
   resume(): void {
-    if (!this.finished && !this.aborted) this.res.resume();
+    if (this.finished || this.aborted) return;
+    this.paused = false;
+    this.res.resume();
   }
 }
 
