@@ -86,11 +86,13 @@ export function thresholdOf(expression: string): number {
 /**
  * Error: errors / total > error threshold (strict; an empty group never errs). Complete: no action
  * in a status other than error, finished, canceled (and downloaded for download-only). Success:
- * finished (downloaded for download-only) / total >= success threshold (an empty group succeeds).
+ * finished (for download-only: downloaded only) / total >= success threshold (an empty group succeeds).
+ * A canceled action closes its group but counts neither as error nor as success (hawkBit 1.1, #3110).
  */
 export function evaluateGroup(counts: StatusCounts, total: number, conditions: Conditions, downloadOnly: boolean): Evaluation {
   const errors = count(counts, 'error');
-  const done = downloadOnly ? count(counts, 'downloaded') + count(counts, 'finished') : count(counts, 'finished');
+  // hawkBit's ThresholdRolloutGroupSuccessCondition counts one status: DOWNLOADED for download-only, else FINISHED
+  const done = count(counts, downloadOnly ? 'downloaded' : 'finished');
   const error = total > 0 && (errors * 100) / total > thresholdOf(conditions.errorCondition.expression);
   let open = 0;
   for (const [status, n] of Object.entries(counts)) {

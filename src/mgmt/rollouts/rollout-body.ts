@@ -41,7 +41,8 @@ export const createRolloutBody = z.object({
   type: str().nullish(),
   forcetime: int(0).nullish(),
   startAt: int(0).nullish(),
-  weight: int(0, 1000).nullish(),
+  // 0..1000 checked on create (hawkBit's bean validation: 400 constraintViolation)
+  weight: int(-Number.MAX_SAFE_INTEGER).nullish(),
   confirmationRequired: bool().nullish(),
   dynamic: bool().nullish(),
   ...conditionParts,

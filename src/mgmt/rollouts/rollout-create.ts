@@ -47,12 +47,21 @@ export async function createRollout(
   deps: RolloutCreateDeps, tenant: Tenant, body: CreateRolloutBody, creator: Creator,
 ): Promise<RolloutRecord> {
   if (body.dynamic === true) throw badRequest('body.dynamic: dynamic rollouts are not supported');
-  if (body.amountGroups != null && body.groups != null) throw badRequest('body: amountGroups and groups exclude each other; give one');
+  // hawkBit's ValidationExceptions (MgmtRolloutResource, JpaRolloutManagement): 400 constraintViolation
+  if (body.amountGroups != null && body.groups != null) {
+    throw new AppError('CONSTRAINT_VIOLATION', "If 'group' is set the 'amountGroups' must not be set in the request");
+  }
   const count = body.groups?.length ?? body.amountGroups ?? 1;
   if (count > deps.quotas.maxRolloutGroupsPerRollout) {
     throw new AppError('ROLLOUT_QUOTA_EXCEEDED', `Quota exceeded: ${count} groups requested; at most ${deps.quotas.maxRolloutGroupsPerRollout} groups per rollout are allowed.`);
   }
-  if (count < 1) throw badRequest(`body.${body.groups != null ? 'groups' : 'amountGroups'}: at least one group is needed (dynamic rollouts are not supported)`);
+  if (count < 1) {
+    throw new AppError('CONSTRAINT_VIOLATION', `body.${body.groups != null ? 'groups' : 'amountGroups'}: The amount of groups cannot be 0 (dynamic rollouts are not supported)`);
+  }
+  // Action.WEIGHT_MIN..WEIGHT_MAX, checked by bean validation in hawkBit
+  if (body.weight != null && (body.weight < 0 || body.weight > WEIGHT_IF_ABSENT)) {
+    throw new AppError('CONSTRAINT_VIOLATION', `body.weight: must be between 0 and 1000, got ${body.weight}`);
+  }
   if (body.targetFilterQuery == null) throw new AppError('RSQL_SYNTAX', 'body.targetFilterQuery: a target filter query is required');
   const query = body.targetFilterQuery;
   const retryOf = FAILED_ROLLOUT.exec(query.trim());
@@ -127,7 +136,7 @@ export async function createRollout(
   });
   const rollout: RolloutRecord = {
     id, name: body.name, description: body.description ?? null, targetFilterQuery: query, ds: ds.id, status: 'creating',
-    actionType, forceTime: actionType === 'timeforced' ? (body.forcetime ?? 0) : 0, startAt: body.startAt ?? null,
+    actionType, forceTime: body.forcetime ?? 0, startAt: body.startAt ?? null,
     weight: body.weight ?? WEIGHT_IF_ABSENT, deleted: false, totalTargets: targets.length, groups: groups.map((g) => g.id),
     approvalNeeded: cfg.bool('rollout.approval.enabled') && !creator.mayApprove, approvalRemark: null, approveDecidedBy: null,
     retryOf: retryOf === null ? null : Number(retryOf[1]), ...conditions, ...audit,
@@ -147,9 +156,8 @@ export async function retryRollout(
   deps: RolloutCreateDeps, tenant: Tenant, rollout: RolloutRecord, creator: Creator,
 ): Promise<RolloutRecord> {
   if (rollout.deleted) throw notFound('Rollout', rollout.id);
-  if (rollout.status !== 'finished') {
-    throw new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout can only be retried when finished; rollout ${rollout.id} is ${rollout.status}`);
-  }
+  // hawkBit's MgmtRolloutResource: a ValidationException, so 400 constraintViolation (not rollout.illegalState)
+  if (rollout.status !== 'finished') throw new AppError('CONSTRAINT_VIOLATION', 'Rollout must be finished in order to be retried!');
   const c = DEFAULT_CONDITIONS;
   return createRollout(deps, tenant, {
     name: `${rollout.name}_retry`, description: rollout.description, targetFilterQuery: `failedrollout==${rollout.id}`,

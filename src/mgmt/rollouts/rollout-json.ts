@@ -92,6 +92,9 @@ export async function renderRollouts(
   store: Store, tenant: Tenant, req: Request, rollouts: readonly RolloutRecord[], full: boolean,
 ): Promise<object[]> {
   const counts = full ? await store.counters(tenant, rollouts.map((r) => rolloutCounterKey(r.id))) : [];
+  const sets = full
+    ? await loadMap<DistributionSetRecord>(store, tenant, DS, rollouts.map((r) => r.ds))
+    : new Map<number, DistributionSetRecord>();
   return rollouts.map((r, i) => {
     const self = rolloutPath(r.id);
     const out: Record<string, unknown> = {
@@ -108,7 +111,9 @@ export async function renderRollouts(
       if (r.approveDecidedBy !== null) out['approveDecidedBy'] = r.approveDecidedBy;
       for (const op of ['start', 'pause', 'resume', 'triggerNextGroup', 'approve', 'deny'] as const) links[op] = link(req, `${self}/${op}`);
       links['groups'] = link(req, `${self}/deploygroups?offset=0&limit=50`);
-      links['distributionset'] = link(req, `/rest/v1/distributionsets/${r.ds}`);
+      // named `name:version`, as hawkBit's MgmtRolloutMapper names it
+      const set = sets.get(r.ds);
+      links['distributionset'] = link(req, `/rest/v1/distributionsets/${r.ds}`, set === undefined ? undefined : `${set.name}:${set.version}`);
     }
     out['_links'] = links;
     return out;

@@ -30,14 +30,14 @@ describe('rollout create: bad input answers its error and creates nothing', () =
       ['groups not covering', { ...base, amountGroups: undefined, groups: [{ name: 'a', targetPercentage: 50 }] }, 400, 'hawkbit.server.error.repo.constraintViolation'],
       ['threshold 101', { ...base, successCondition: threshold('101') }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['threshold not a number', { ...base, errorCondition: threshold('abc') }, 400, 'hawkbit.server.error.rest.body.notReadable'],
-      ['weight 1001', { ...base, weight: 1001 }, 400, 'hawkbit.server.error.rest.body.notReadable'],
-      ['weight -1', { ...base, weight: -1 }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['weight 1001', { ...base, weight: 1001 }, 400, 'hawkbit.server.error.repo.constraintViolation'],
+      ['weight -1', { ...base, weight: -1 }, 400, 'hawkbit.server.error.repo.constraintViolation'],
       ['unknown condition', { ...base, successCondition: { condition: 'ALWAYS', expression: '1' } }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['unknown success action', { ...base, successAction: { action: 'JUMP' } }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['unknown error action', { ...base, errorAction: { action: 'NEXTGROUP' } }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['unknown type', { ...base, type: 'sometimes' }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['dynamic', { ...base, dynamic: true }, 400, 'hawkbit.server.error.rest.body.notReadable'],
-      ['both group forms', { ...base, groups: [{ name: 'a', targetPercentage: 100 }] }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['both group forms', { ...base, groups: [{ name: 'a', targetPercentage: 100 }] }, 400, 'hawkbit.server.error.repo.constraintViolation'],
       ['501 groups', { ...base, amountGroups: 501 }, 429, 'hawkbit.server.error.quota.tooManyEntries'],
       ['a group over the target quota', { ...base, amountGroups: 1 }, 429, 'hawkbit.server.error.quota.tooManyEntries'],
     ];
@@ -151,7 +151,8 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
     const actions = await rolloutActions(app, r.id);
     expect(actions.map((a) => a.status).sort()).toEqual(['canceling', 'canceling']);
     expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/stop`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
-    expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/retry`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
+    // hawkBit's MgmtRolloutResource: ValidationException, so constraintViolation
+    expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/retry`))).toEqual([400, 'hawkbit.server.error.repo.constraintViolation']);
   });
 
   it('delete: hard while only scheduled actions exist, soft (deleted) once actions ran', async () => {

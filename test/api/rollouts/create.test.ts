@@ -126,6 +126,21 @@ describe.each(LOCAL_STORES)('rollout creation on the %s store', (kind) => {
     expect(actions.content[0]).toMatchObject({ ...action, weight: 7, rollout: r.id, rolloutName: r.name });
   });
 
+  // hawkBit's MgmtRolloutMapper copies `forcetime` into the rollout and writes it back whatever the type
+  it('forcetime is echoed as given with any type (0 when not sent); only timeforced actions use it', async () => {
+    const p = uid();
+    const [cid] = await createTargets(app, p, 1);
+    const forcetime = 4_102_444_800_000;
+    const r = await readyRollout(app, { name: uid('forcetime'), targetFilterQuery: fleet(p), distributionSetId: ds, type: 'soft', forcetime });
+    expect(r).toMatchObject({ type: 'soft', forcetime });
+    expect((await createRollout(app, { name: uid('no-forcetime'), targetFilterQuery: fleet(p), distributionSetId: ds })).forcetime).toBe(0);
+    await op(app, r.id, 'start');
+    await waitStatus(app, r.id, 'running');
+    const [action] = (await app.mgmt.get(`/rest/v1/targets/${cid}/actions`)).json().content;
+    expect(action).toMatchObject({ forceType: 'soft', rollout: r.id });
+    expect(action).not.toHaveProperty('forceTime');
+  });
+
   it('startAt: a due rollout starts by itself once ready; a future one waits in ready and shows startAt', async () => {
     const p = uid();
     await createTargets(app, p, 2);

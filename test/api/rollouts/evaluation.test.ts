@@ -20,7 +20,16 @@ describe.each(LOCAL_STORES)('rollout group evaluation on the %s store', (kind) =
   beforeAll(async () => {
     app = await startRolloutApp(kind);
     ds = (await createSet(app)).id;
+    await createTargets(app, clock, 1);
   });
+  const clock = uid('clock');
+  /**
+   * Waits until the engine made `n` whole passes over the tenant: a new rollout leaves `creating` in a pass that
+   * evaluates the running rollouts after it (creating comes first), and passes run one after the other.
+   */
+  const enginePasses = async (n: number): Promise<void> => {
+    for (let i = 0; i <= n; i++) await readyRollout(app, { name: uid('tick'), targetFilterQuery: fleet(clock), distributionSetId: ds });
+  };
 
   it('error threshold is strict: 25 % errors at threshold 25 go on, 50 % pause the rollout with the group in error', async () => {
     const p = uid();
@@ -117,6 +126,45 @@ describe.each(LOCAL_STORES)('rollout group evaluation on the %s store', (kind) =
     await runDevice(app, cids.find((c) => c !== first)!, 'downloaded');
     const done = await waitStatus(app, r.id, 'finished');
     expect(done.totalTargetsPerStatus).toEqual(counts({ finished: 2 }));
+  }, LONG);
+
+  // hawkBit's ThresholdRolloutGroupSuccessCondition counts DOWNLOADED only for download-only rollouts (FINISHED only otherwise)
+  it('download-only: a FINISHED action does not count toward the success threshold, a DOWNLOADED one does', async () => {
+    const p = uid();
+    await createTargets(app, p, 4);
+    const r = await runningRollout(app, {
+      name: uid('dl-threshold'), targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 2, type: 'downloadonly',
+      successCondition: { condition: 'THRESHOLD', expression: '50' },
+    });
+    const [g1] = await waitGroups(app, r.id, ['running', 'scheduled']);
+    const [first, second] = await groupTargets(app, r.id, g1.id);
+    await runDevice(app, first!, 'success'); // closed/success: FINISHED, half the group
+    await enginePasses(2);
+    expect((await getGroups(app, r.id)).map((g) => [g.status, g.totalTargetsPerStatus])).toEqual([
+      ['running', counts({ finished: 1, running: 1 })], ['scheduled', counts({ scheduled: 2 })],
+    ]);
+    await runDevice(app, second!, 'downloaded');
+    await waitGroups(app, r.id, ['finished', 'running']);
+  }, LONG);
+
+  // hawkBit 1.1 (#3110 as merged): ThresholdRolloutGroupErrorCondition counts ERROR only; CANCELED closes the group
+  it('a canceled action is no error: at error threshold 0 the group finishes and the next one starts', async () => {
+    const p = uid();
+    await createTargets(app, p, 2);
+    const r = await runningRollout(app, {
+      name: uid('canceled'), targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 2,
+      successCondition: { condition: 'THRESHOLD', expression: '100' }, errorCondition: { condition: 'THRESHOLD', expression: '0' },
+    });
+    const [g1] = await waitGroups(app, r.id, ['running', 'scheduled']);
+    const [cid] = await groupTargets(app, r.id, g1.id);
+    const id = await openAction(app, cid!);
+    for (const force of ['', '?force=true']) {
+      const res = await app.mgmt.delete(`/rest/v1/targets/${cid}/actions/${id}${force}`);
+      expect(res.status, res.text).toBe(204);
+    }
+    const [done] = await waitGroups(app, r.id, ['finished', 'running']);
+    expect(done.totalTargetsPerStatus).toEqual(counts({ cancelled: 1 }));
+    expect((await getRollout(app, r.id)).status).toBe('running');
   }, LONG);
 
   it('an empty group in the middle succeeds and the rollout goes on to the next', async () => {

@@ -81,7 +81,9 @@ describe.each(LOCAL_STORES)('rollout reads on the %s store', (kind) => {
       expect(r._links[link]?.href, link).toContain(`${base}/${link}`);
     }
     expect(r._links.groups.href).toContain(`${base}/deploygroups`);
-    expect(r._links.distributionset.href).toBe(`${app.url}/rest/v1/distributionsets/${ds}`);
+    // named `name:version`, as hawkBit's MgmtRolloutMapper names the link
+    const set = (await app.mgmt.get(`/rest/v1/distributionsets/${ds}`)).json();
+    expect(r._links.distributionset).toEqual({ href: `${app.url}/rest/v1/distributionsets/${ds}`, name: `${set.name}:${set.version}` });
     expectError(await app.mgmt.get(`${ROLLOUTS}/987654321`), 404, ERR.notFound);
   });
 
