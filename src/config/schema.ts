@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { parseCidr } from './cidr.js';
 import { isPermission } from './permissions.js';
 import { isPasswordHash } from './password.js';
 import { show } from './zod-messages.js';
@@ -73,6 +74,18 @@ const ddi = z.strictObject({
   pollFlushMs: positiveInt.default(1000), // 1 second
   /** How long the poll's express lane reuses a device's peer address (a socket read per poll otherwise). */
   pollAddressRefreshMs: positiveInt.default(10_000),
+  pollLimiter: z
+    .strictObject({
+      /**
+       * Devices at these addresses are never paced (the client's address: behind a trusted proxy, the
+       * first X-Forwarded-For hop). Default: loopback, private and link-local IPv4, as hawkBit's DoS
+       * filter whitelist (hawkbit.server.security.dos.filter.whitelist).
+       */
+      exemptCidrs: z
+        .array(z.string().refine((c) => parseCidr(c) !== undefined, { error: (iss) => `expected an IPv4 CIDR block such as 10.0.0.0/8, got ${show(iss.input)}` }))
+        .default(['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']),
+    })
+    .prefault({}),
 });
 
 /**

@@ -206,11 +206,20 @@ export function addressOf(req: Request): string | null {
   return deviceAddress(req.remoteAddress, req.fromTrustedProxy ? req.headers['x-forwarded-for'] : undefined);
 }
 
+/** The device's IP as text: the peer's, or the first X-Forwarded-For hop (when an IP) behind a trusted proxy. */
+export function clientIp(req: Request): string {
+  return clientIpOf(req.remoteAddress, req.fromTrustedProxy ? req.headers['x-forwarded-for'] : undefined);
+}
+
+/** The peer, or the first hop of `forwardedFor` (a trusted proxy's header) when that is an IP. */
+export function clientIpOf(peer: string, forwardedFor: string | undefined): string {
+  const forwarded = forwardedFor?.split(',')[0]?.trim();
+  return forwarded !== undefined && isIP(forwarded) !== 0 ? forwarded : peer;
+}
+
 /** `http://<ip>` of the peer, or of the first hop of `forwardedFor` (a trusted proxy's header) when that is an IP. */
 export function deviceAddress(peer: string, forwardedFor: string | undefined): string | null {
-  let ip = peer;
-  const forwarded = forwardedFor?.split(',')[0]?.trim();
-  if (forwarded !== undefined && isIP(forwarded) !== 0) ip = forwarded;
+  const ip = clientIpOf(peer, forwardedFor);
   const family = isIP(ip);
   if (family === 0) return null;
   return family === 6 ? `http://[${ip}]` : `http://${ip}`;

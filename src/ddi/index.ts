@@ -36,7 +36,7 @@ const HISTORY: QueryDoc[] = [
 export function ddiModule(services: Services): AppModule {
   const { ctx } = services;
   const recorder = new PollRecorder({ store: () => ctx.store, intervalMs: ctx.config.ddi.pollFlushMs, log: ctx.logger });
-  const limiter = new PollLimiter();
+  const limiter = new PollLimiter(undefined, ctx.config.ddi.pollLimiter.exemptCidrs);
   const auth = deviceAuthenticator(services);
   const route = (method: Route['method'], path: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({
     method, path: `${BASE}${path}`, handler, auth, name: `ddi ${method} ${path === '' ? '/' : path}`,

@@ -31,7 +31,7 @@ import type { Lane, LaneRequest } from '../http/types.js';
 import { MISS, type CachedReads } from '../store/port.js';
 import { highestPriority, peekActiveActions } from './active-action.js';
 import { tokenModes, tokensEqual, type TokenModes } from './auth.js';
-import { deviceAddress, knownTenant, peekTarget } from './device.js';
+import { clientIpOf, deviceAddress, knownTenant, peekTarget } from './device.js';
 import { memoOf, minPollingMs, type Memo, type PollDeps } from './poll.js';
 import type { Bucket } from './poll-limiter.js';
 import type { Note } from './poll-recorder.js';
@@ -75,6 +75,8 @@ interface Slot {
   memo: Memo;
   /** The limiter's bucket for the target, while the limiter's generations have not turned since. */
   bucket: Bucket | undefined;
+  /** The address read last is one the limiter never paces (ddi.pollLimiter.exemptCidrs). */
+  exempt: boolean;
   rotations: number;
   /**
    * The target's note for the recorder (made with the slot), updated in place; in the recorder's batch while
@@ -174,7 +176,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     }
     const slot: Slot = {
       reads, changes: reads.changes, config, targetId: target.id, token: laneToken(target.securityToken), forcedUntil, memo,
-      bucket: undefined, rotations: -1, note: { id: target.id, at: 0, address: null }, flushes: -1, addressAt: -Infinity,
+      bucket: undefined, rotations: -1, exempt: false, note: { id: target.id, at: 0, address: null }, flushes: -1, addressAt: -Infinity,
     };
     if (old === undefined && ++slotCount > slotLimit) {
       for (const s of spellings.values()) s.slots.clear();
@@ -227,9 +229,10 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       if (ip < 0) return undefined;
       const forwarded = req.fromTrustedProxy ? req.header(X_FORWARDED_FOR) : '';
       slot.note.address = forwarded === '' ? addressText(ip) : deviceAddress(dottedQuad(ip), forwarded);
+      slot.exempt = limiter.exempting && (forwarded === '' ? limiter.exempt(ip) : limiter.exemptText(clientIpOf(dottedQuad(ip), forwarded)));
       slot.addressAt = now;
     }
-    if (s.minPollingMs > 0) {
+    if (s.minPollingMs > 0 && !slot.exempt) {
       if (slot.bucket === undefined || slot.rotations !== limiter.rotations) {
         slot.bucket = limiter.bucket(tenant, targetId, now);
         slot.rotations = limiter.rotations;

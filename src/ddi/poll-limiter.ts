@@ -19,8 +19,12 @@
  * lookup by values the poll already has (no key built, no recency list), and moves once per FULL_MS:
  * on large fleets this limiter is on every poll (with 100,000 devices cycled and the old size-only
  * rotation every poll missed the young generation: four lookups and an insert).
+ *
+ * Devices at an address of `ddi.pollLimiter.exemptCidrs` are never paced, as hawkBit's DoS filter never
+ * limits its whitelist (loopback and private addresses by default): `exempt` / `exemptText`.
  * @see spec 7 (429), 2.11 minPollingTime
  */
+import { inRanges, ipv4Number, ipv4Ranges, type Ipv4Range } from '../config/cidr.js';
 
 export const BURST = 10;
 /** One more poll per second once the burst is used (1 second). */
@@ -53,9 +57,30 @@ export class PollLimiter {
   #youngSince = 0;
   #rotations = 0;
 
-  /** `maxDevices`: about 100 bytes each at most; the bound only matters for fleets that size polling within FULL_MS. */
-  constructor(maxDevices = 1_000_000) {
+  readonly #exempt: readonly Ipv4Range[];
+
+  /**
+   * `maxDevices`: about 100 bytes each at most; the bound only matters for fleets that size polling within FULL_MS.
+   * `exemptCidrs`: IPv4 CIDR blocks whose devices are never paced.
+   */
+  constructor(maxDevices = 1_000_000, exemptCidrs: readonly string[] = []) {
     this.#half = Math.max(1, Math.floor(maxDevices / 2));
+    this.#exempt = ipv4Ranges(exemptCidrs);
+  }
+
+  /** Some addresses are exempt. */
+  get exempting(): boolean {
+    return this.#exempt.length > 0;
+  }
+
+  /** A device at this IPv4 address (an unsigned 32-bit number; negative for none) is never paced. */
+  exempt(ip: number): boolean {
+    return inRanges(this.#exempt, ip);
+  }
+
+  /** `exempt` for an address in text (IPv6 is never exempt). */
+  exemptText(ip: string): boolean {
+    return inRanges(this.#exempt, ipv4Number(ip));
   }
 
   take(tenant: string, device: DeviceKey, minPollingMs: number, now: number): PollDecision {

@@ -18,9 +18,9 @@ import { HAL_TYPE, JSON_TYPE } from '../http/negotiate.js';
 import type { Handler, LaneReply, Reply, Request } from '../http/types.js';
 import { MISS, type Stored } from '../store/port.js';
 import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState, peekActiveActions, pollSleep } from './active-action.js';
-import { addressOf, device, registerTarget, type Device } from './device.js';
+import { addressOf, clientIp, device, registerTarget, type Device } from './device.js';
 import { deviceUrl } from './links.js';
-import type { PollLimiter } from './poll-limiter.js';
+import type { PollDecision, PollLimiter } from './poll-limiter.js';
 import type { PollRecorder } from './poll-recorder.js';
 
 export interface PollDeps {
@@ -28,6 +28,8 @@ export interface PollDeps {
   readonly recorder: PollRecorder;
   readonly limiter: PollLimiter;
 }
+
+const OK: PollDecision = { ok: true };
 
 // a tenant's view object is replaced whenever its configuration changes, so it can key a memo
 const minPolling = new WeakMap<TenantConfigView, number>();
@@ -56,7 +58,8 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
   return (req) => {
     const d = device(req);
     const now = services.now();
-    const pace = limiter.take(d.tenant, d.target?.id ?? d.controllerId, minPollingMs(d.config), now);
+    const exempt = limiter.exempting && limiter.exemptText(clientIp(req));
+    const pace = exempt ? OK : limiter.take(d.tenant, d.target?.id ?? d.controllerId, minPollingMs(d.config), now);
     if (!pace.ok) {
       throw new AppError('TOO_MANY_REQUESTS', `Target '${d.controllerId}' polls faster than allowed; retry after ${pace.retryAfterSeconds} s.`, {
         headers: { 'Retry-After': String(pace.retryAfterSeconds) },

@@ -20,6 +20,8 @@ export interface DdiOptions {
   readonly quotas?: Readonly<Record<string, number>>;
   readonly pollFlushMs?: number;
   readonly pollAddressRefreshMs?: number;
+  /** ddi.pollLimiter.exemptCidrs (default: loopback and private ranges, so tests over 127.0.0.1 are never paced). */
+  readonly exemptCidrs?: readonly string[];
   /** store.redisCacheEntries (Redis stores only). */
   readonly redisCacheEntries?: number;
   /** A second tenant with its own configuration (cross-tenant tests). */
@@ -59,6 +61,7 @@ export async function startDdiApp(kind: StoreKind, opts: DdiOptions = {}): Promi
         authentication: opts.auth ?? {},
         ...(opts.pollFlushMs === undefined ? {} : { pollFlushMs: opts.pollFlushMs }),
         ...(opts.pollAddressRefreshMs === undefined ? {} : { pollAddressRefreshMs: opts.pollAddressRefreshMs }),
+        ...(opts.exemptCidrs === undefined ? {} : { pollLimiter: { exemptCidrs: [...opts.exemptCidrs] } }),
       },
       server: { trustedProxies: [...(opts.trustedProxies ?? [])] },
       quotas: opts.quotas ?? {},

@@ -30,10 +30,13 @@ describe('config loading', () => {
     expect(c.store).toEqual({ kind: 'memory', redisUrl: 'redis://127.0.0.1:6379', redisCluster: [], redisCacheEntries: 400_000, redisWaitReplicas: 0 });
     expect(c.dataDir).toBe('./data');
     expect(c.log.level).toBe('info');
-    expect(c.limits).toEqual({ jsonBodyBytes: 1048576, uploadBytes: 1074790400, defaultPageSize: 50, maxPageSize: 500 });
+    expect(c.limits).toEqual({
+      jsonBodyBytes: 1048576, uploadBytes: 1074790400, defaultPageSize: 50, maxPageSize: 500, eventBufferBytes: 1048576,
+    });
     expect(c.ddi).toEqual({
       authentication: { targetToken: true, gatewayToken: true, anonymous: false, certificate: true },
       pollFlushMs: 1000, pollAddressRefreshMs: 10_000,
+      pollLimiter: { exemptCidrs: ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'] },
     });
     expect(c.quotas).toEqual({});
     expect(c.tenants).toEqual([]);
@@ -70,6 +73,7 @@ describe('config loading', () => {
     [{ store: { kind: 'mongo' } }, 'config.yaml: store.kind: must be one of "memory", "redis", got "mongo"'],
     [{ store: { redisCluster: ['redis://a:1', 'a:2'] } }, 'config.yaml: store.redisCluster[1]: expected a redis:// or rediss:// URL, got "a:2"'],
     [{ limits: { jsonBodyBytes: 0 } }, 'config.yaml: limits.jsonBodyBytes: must be at least 1, got 0'],
+    [{ ddi: { pollLimiter: { exemptCidrs: ['10.0.0.1/8'] } } }, 'config.yaml: ddi.pollLimiter.exemptCidrs[0]: expected an IPv4 CIDR block such as 10.0.0.0/8, got "10.0.0.1/8"'],
     [{ limits: { defaultPageSize: 900 } }, 'config.yaml: limits.defaultPageSize: must not exceed limits.maxPageSize (500)'],
     [{ tenants: [{ name: 'a b' }] }, 'config.yaml: tenants[0].name: expected 1-64 of A-Z a-z 0-9 _ -, got "a b"'],
     [{ tenants: [{ name: 'a' }, { name: 'A' }] }, 'config.yaml: tenants[1].name: duplicate tenant "A"'],
