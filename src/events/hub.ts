@@ -7,13 +7,15 @@
  * reads, then takes the shared ones; it never gets an entry twice or out of order.
  */
 import type { Logger } from 'pino';
-import type { JournalEvent } from '../actors/journal.js';
 import { compareJournalIds } from '../store/journal.js';
 import type { JournalEntry, Store, Tenant } from '../store/port.js';
 
 export interface Subscriber {
-  /** The events of one journal entry (never empty), in order; `id` is the entry's. */
-  deliver(id: string, events: readonly JournalEvent[]): void;
+  /**
+   * Entries after this subscriber's position, oldest first (never empty). One read's entries go to
+   * every subscriber of the tenant as the same array: derive what you send from it once (by identity).
+   */
+  deliver(entries: readonly JournalEntry[]): void;
   /** The journal dropped entries this subscriber had not read yet: it must start afresh (new snapshot). */
   lost(): void;
 }
@@ -123,7 +125,7 @@ export class EventHub {
         const read = await this.#store.readJournal(f.tenant, m.after, this.#batch);
         if (m.closed) return;
         if (read.gap) return void this.#lose(f, m);
-        for (const e of read.entries) this.#hand(m, e);
+        this.#hand(m, read.entries);
         // the journal's end as of this read: whatever the shared reads take after it waits in `held`
         if (read.entries.length < this.#batch) break;
       }
@@ -133,7 +135,7 @@ export class EventHub {
     }
     const held = m.held ?? [];
     m.held = undefined;
-    for (const e of held) this.#hand(m, e);
+    this.#hand(m, held);
   }
 
   #schedule(f: Follow, ms: number): void {
@@ -151,14 +153,12 @@ export class EventHub {
         // this process fell behind the journal's length: everyone starts afresh
         for (const m of [...f.members]) this.#lose(f, m);
         f.cursor = read.last;
-      } else {
-        for (const e of read.entries) {
-          for (const m of f.members) {
-            if (m.held !== undefined) m.held.push(e);
-            else this.#hand(m, e);
-          }
-          f.cursor = e.id;
+      } else if (read.entries.length > 0) {
+        for (const m of f.members) {
+          if (m.held !== undefined) m.held.push(...read.entries);
+          else this.#hand(m, read.entries);
         }
+        f.cursor = (read.entries[read.entries.length - 1] as JournalEntry).id;
         if (read.entries.length === this.#batch) next = 0;
       }
     } catch (err) {
@@ -170,10 +170,14 @@ export class EventHub {
     this.#schedule(f, next);
   }
 
-  #hand(m: Member, e: JournalEntry): void {
-    if (m.closed || compareJournalIds(e.id, m.after) <= 0) return;
-    m.after = e.id;
-    if (e.events.length > 0) m.subscriber.deliver(e.id, e.events as readonly JournalEvent[]);
+  /** The entries newer than the member's position (the same array when all are: the usual case). */
+  #hand(m: Member, entries: readonly JournalEntry[]): void {
+    if (m.closed || entries.length === 0) return;
+    let from = 0;
+    while (from < entries.length && compareJournalIds((entries[from] as JournalEntry).id, m.after) <= 0) from++;
+    if (from === entries.length) return;
+    m.after = (entries[entries.length - 1] as JournalEntry).id;
+    m.subscriber.deliver(from === 0 ? entries : entries.slice(from));
   }
 
   #lose(f: Follow, m: Member): void {

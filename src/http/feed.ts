@@ -22,9 +22,29 @@ export function sseText(m: FeedMessage): string {
   return m.id === undefined ? `event: ${m.event}\ndata: ${m.data}\n\n` : `id: ${m.id}\nevent: ${m.event}\ndata: ${m.data}\n\n`;
 }
 
-/** One message as a WebSocket text message. */
-export function wsText(m: FeedMessage): string {
+/** One message as an element of a WebSocket message. */
+function wsItem(m: FeedMessage): string {
   return m.id === undefined ? `{"event":${JSON.stringify(m.event)},"data":${m.data}}` : `{"id":${JSON.stringify(m.id)},"event":${JSON.stringify(m.event)},"data":${m.data}}`;
+}
+
+/**
+ * The wire form of a batch, made once per batch and transport: a feed hands the same array to all
+ * its subscribers (1,000 browsers on one rollout cost one serialisation and 1,000 writes of one buffer).
+ */
+const sseForm = new WeakMap<readonly FeedMessage[], Buffer>();
+const wsForm = new WeakMap<readonly FeedMessage[], Buffer>();
+
+function sseBytes(messages: readonly FeedMessage[]): Buffer {
+  let bytes = sseForm.get(messages);
+  if (bytes === undefined) sseForm.set(messages, (bytes = Buffer.from(messages.map(sseText).join(''))));
+  return bytes;
+}
+
+/** A batch is one WebSocket text message: a JSON array of `{id?, event, data}`. */
+function wsBytes(messages: readonly FeedMessage[]): Buffer {
+  let bytes = wsForm.get(messages);
+  if (bytes === undefined) wsForm.set(messages, (bytes = Buffer.from(`[${messages.map(wsItem).join(',')}]`)));
+  return bytes;
 }
 
 /** A running feed: `close` ends it from the server's side (shutdown). */
@@ -56,9 +76,7 @@ export class SseConnection implements FeedSink, OpenFeed {
 
   send(messages: readonly FeedMessage[]): boolean {
     if (this.#done) return false;
-    let text = '';
-    for (const m of messages) text += sseText(m);
-    return text === '' || this.#write(text);
+    return messages.length === 0 || this.#write(sseBytes(messages));
   }
 
   end(reason: string): void {
@@ -76,14 +94,14 @@ export class SseConnection implements FeedSink, OpenFeed {
     this.#finish('client');
   }
 
-  #write(text: string): boolean {
+  #write(bytes: string | Buffer): boolean {
     if (this.#done) return false;
     let ok = false;
     this.res.cork(() => {
-      ok = this.res.write(text);
+      ok = this.res.write(bytes);
     });
     if (ok) return true;
-    this.#backlog += Buffer.byteLength(text);
+    this.#backlog += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
     if (this.#backlog > this.limit) {
       // the close reason could only queue behind what the client does not read: close at once
       // (finished first: closing aborts the response, which would count as the client leaving)
@@ -147,9 +165,8 @@ export class WsConnection implements FeedSink, OpenFeed {
 
   send(messages: readonly FeedMessage[]): boolean {
     if (this.#done) return false;
-    this.ws.cork(() => {
-      for (const m of messages) this.ws.send(wsText(m), false);
-    });
+    if (messages.length === 0) return true;
+    this.ws.send(wsBytes(messages), false);
     if (this.ws.getBufferedAmount() > this.limit) {
       this.#close(WS_SLOW, 'slow consumer: the client did not read its events', 'slow');
       return false;

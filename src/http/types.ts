@@ -212,7 +212,7 @@ export interface LaneReply {
 
 export type Lane = (req: LaneRequest) => LaneReply | undefined;
 
-/** One message of a feed: an SSE event (`id:`, `event:`, `data:`) or a WebSocket text message `{id, event, data}`. */
+/** One message of a feed: an SSE event (`id:`, `event:`, `data:`), or `{id, event, data}` in a WebSocket message's array. */
 export interface FeedMessage {
   /** The position to resume after (SSE `Last-Event-ID`); absent on messages that are no resume point. */
   readonly id?: string;
@@ -223,7 +223,11 @@ export interface FeedMessage {
 
 /** Where a feed writes; the transport bounds what it buffers per connection. */
 export interface FeedSink {
-  /** False when the connection is gone or was dropped for reading too slowly (nothing more will be sent). */
+  /**
+   * Sends a batch (SSE: its events; WebSocket: one message holding them as an array). False when the
+   * connection is gone or was dropped for reading too slowly (nothing more will be sent). Hand every
+   * subscriber the same array: its wire form is made once per array.
+   */
   send(messages: readonly FeedMessage[]): boolean;
   /** Ends the stream, telling the client why. */
   end(reason: string): void;

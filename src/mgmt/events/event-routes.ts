@@ -43,6 +43,7 @@ export function eventRoutes(deps: EventDeps): Route[] {
     const found = await deps.store.get<RolloutRecord>(tenant, ROLLOUT, id);
     if (found === undefined) throw notFound('Rollout', id);
     return liveReply(deps.events, tenant, req, {
+      key: `rollout:${id}`,
       accepts: (e) => e.type !== 'target' && e.rolloutId === id,
       snapshot: async () => {
         const rollout = (await deps.store.get<RolloutRecord>(tenant, ROLLOUT, id))?.value;
@@ -62,6 +63,7 @@ export function eventRoutes(deps: EventDeps): Route[] {
     const { tenant } = callerOf(req);
     const kinds = kindsOf(req);
     return liveReply(deps.events, tenant, req, {
+      key: `kinds:${[...kinds].sort().join(',')}`,
       accepts: (e: JournalEvent) => kinds.has(e.type),
       snapshot: () => tenantSnapshot(deps, tenant, kinds),
     });

@@ -100,7 +100,12 @@ describe.each(STORES)('live events on the %s store', (kind) => {
       ws.addEventListener('message', check);
       check();
     });
-    ws.addEventListener('message', (e) => messages.push(JSON.parse(String(e.data))));
+    // each WebSocket message is one batch: an array of {id?, event, data}
+    ws.addEventListener('message', (e) => {
+      const batch = JSON.parse(String(e.data)) as Json[];
+      expect(Array.isArray(batch)).toBe(true);
+      messages.push(...batch);
+    });
     try {
       const snapshot = await waitFor((m) => m.event === 'snapshot', 'snapshot');
       expect(snapshot.data.rollout.id).toBe(rollout.id);

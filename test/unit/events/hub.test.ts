@@ -33,7 +33,7 @@ describe('event hub', () => {
       const seen: number[] = [];
       got.set(i, seen);
       return hub.subscribe(T, positions[i]!, {
-        deliver: (_id, events) => seen.push(...events.map((e) => (e as { targetId: number }).targetId)),
+        deliver: (entries) => void seen.push(...entries.flatMap((e) => e.events.map((ev) => (ev as { targetId: number }).targetId))),
         lost: () => seen.push(-1),
       });
     });
@@ -62,7 +62,14 @@ describe('event hub', () => {
 
     const now = await hub.position(T);
     const seen = Array.from({ length: 50 }, () => [] as number[]);
-    const subs = seen.map((s) => hub.subscribe(T, now, { deliver: (_id, events) => s.push(events.length), lost: () => s.push(-1) }));
+    const arrays = new Set<unknown>();
+    const subs = seen.map((s) => hub.subscribe(T, now, {
+      deliver: (entries) => {
+        arrays.add(entries);
+        s.push(entries.length);
+      },
+      lost: () => void s.push(-1),
+    }));
     await new Promise((r) => setTimeout(r, 100));
     reads = 0;
     await new Promise((r) => setTimeout(r, 400));
@@ -70,6 +77,8 @@ describe('event hub', () => {
     expect(reads).toBeLessThan(40);
     await commit(store, -1);
     await until(() => seen.every((s) => s.length === 1), 'every subscriber got the new entry');
+    // one read's entries reach every subscriber as one array, so what is sent is derived once
+    expect(arrays.size).toBe(1);
     expect(hub.subscribers).toBe(50);
     for (const s of subs) s.close();
     expect(hub.subscribers).toBe(0);
