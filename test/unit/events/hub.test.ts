@@ -33,7 +33,7 @@ describe('event hub', () => {
       const seen: number[] = [];
       got.set(i, seen);
       return hub.subscribe(T, positions[i]!, {
-        deliver: (entries) => void seen.push(...entries.flatMap((e) => e.events.map((ev) => (ev as { targetId: number }).targetId))),
+        deliver: (entries) => void seen.push(...entries.flatMap((e) => e.events.map((ev) => Number(ev['targetId'])))),
         lost: () => seen.push(-1),
       });
     });
