@@ -12,12 +12,14 @@ const FAST_POLLING: Readonly<Record<string, string>> = { 'authentication.targett
  * tenant's configuration values as YAML scalars (default: FAST_POLLING; pass only the token switch
  * for the production defaults, per-device poll limiter on).
  */
-export function serverConfig(store: 'memory' | 'redis', redisUrl?: string, settings: Readonly<Record<string, string>> = FAST_POLLING): string {
+export function serverConfig(
+  store: 'memory' | 'redis', redisUrl?: string, settings: Readonly<Record<string, string>> = FAST_POLLING, ddi: Readonly<Record<string, string>> = {},
+): string {
   return [
     `store: { kind: ${store}${redisUrl ? `, redisUrl: '${redisUrl}'` : ''} }`,
     'log: { level: warn }',
     // the load comes from 127.0.0.1, which the poll limiter exempts by default (as hawkBit's DoS filter): measure it paced
-    'ddi: { pollLimiter: { exemptCidrs: [] } }',
+    `ddi: { ${Object.entries(ddi).map(([k, v]) => `${k}: ${v}, `).join('')}pollLimiter: { exemptCidrs: [] } }`,
     'tenants:',
     '  - name: DEFAULT',
     `    users: [{ username: admin, password: '${ADMIN_HASH}', permissions: [ALL] }]`,

@@ -17,7 +17,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const DEVICES = 24;
 /** Poll records are written only when a loop stops (flush interval 10 min): a restart sees what each loop flushed on SIGTERM. */
-const SERVER = 'server: { host: 127.0.0.1, port: 0 }\nddi: { pollFlushMs: 600000 }\nscheduler: { rolloutMs: 100 }\n';
+const SERVER = 'server: { host: 127.0.0.1, port: 0 }\nscheduler: { rolloutMs: 100 }\n';
+/** ddi settings of these servers (serverConfig writes the ddi block). */
+const DDI = { pollFlushMs: '600000' };
 
 function configFile(name: string, yaml: string): string {
   const file = join(dir, name);
@@ -86,7 +88,7 @@ describe.skipIf(!built)('peregrine serve --workers (built CLI)', () => {
   });
 
   it('serves one port from 2 loops on Redis: a rollout runs once, /metrics sums the loops, every loop flushes on SIGTERM', async () => {
-    const config = configFile('redis.yaml', SERVER + serverConfig('redis', redis.url));
+    const config = configFile('redis.yaml', SERVER + serverConfig('redis', redis.url, undefined, DDI));
     const child = run([CLI, 'serve', '--config', config, '--workers', '2'], { cwd: dir });
     const url = await listening(child, 'redis');
     expect(child.stdout).toContain(`peregrine listening on ${url} (store: redis) with 2 event loops`);
@@ -142,7 +144,7 @@ describe.skipIf(!built)('peregrine serve --workers (built CLI)', () => {
   it('serves from 2 loops on Redis Cluster', async () => {
     const tenant = uniqueTenant('loops').toUpperCase();
     const nodes = inject('redisClusterUrls').map((u) => `'${u}'`).join(', ');
-    const yaml = serverConfig('redis').replace('store: { kind: redis }', `store: { kind: redis, redisCluster: [${nodes}] }`).replace('name: DEFAULT', `name: ${tenant}`);
+    const yaml = serverConfig('redis', undefined, undefined, DDI).replace('store: { kind: redis }', `store: { kind: redis, redisCluster: [${nodes}] }`).replace('name: DEFAULT', `name: ${tenant}`);
     const child = run([CLI, 'serve', '--config', configFile('cluster.yaml', SERVER + yaml), '--workers', '2'], { cwd: dir });
     const url = await listening(child, 'redis');
     expect(child.stdout).toContain('with 2 event loops');
