@@ -54,6 +54,9 @@ interface Follow {
   reading: boolean;
 }
 
+/** Reads a catching-up subscriber tries before it is dropped (its stream ends; the client reconnects). */
+const CATCH_UP_TRIES = 5;
+
 export class EventHub {
   readonly #store: Pick<Store, 'readJournal'>;
   readonly #intervalMs: number;
@@ -117,21 +120,31 @@ export class EventHub {
     this.#follows.clear();
   }
 
-  /** A member's own reads from its position until it reaches what the shared reads handed out. */
+  /**
+   * A member's own reads from its position until it reaches what the shared reads handed out. A failed
+   * read is tried again (the store may be busy or failing over) before the member is given up.
+   */
   async #catchUp(f: Follow, m: Member): Promise<void> {
-    try {
-      for (;;) {
-        if (compareJournalIds(m.after, f.cursor) >= 0) break;
-        const read = await this.#store.readJournal(f.tenant, m.after, this.#batch);
+    let failures = 0;
+    for (;;) {
+      if (compareJournalIds(m.after, f.cursor) >= 0) break;
+      let read;
+      try {
+        read = await this.#store.readJournal(f.tenant, m.after, this.#batch);
+      } catch (err) {
         if (m.closed) return;
-        if (read.gap) return void this.#lose(f, m);
-        this.#hand(m, read.entries);
-        // the journal's end as of this read: whatever the shared reads take after it waits in `held`
-        if (read.entries.length < this.#batch) break;
+        if (++failures >= CATCH_UP_TRIES) {
+          this.#log.warn({ err, tenant: f.tenant }, 'live events: reading the journal failed; the subscriber is dropped');
+          return void this.#lose(f, m);
+        }
+        await new Promise((r) => setTimeout(r, Math.max(this.#intervalMs, 250) * failures));
+        continue;
       }
-    } catch (err) {
-      this.#log.warn({ err, tenant: f.tenant }, 'live events: reading the journal failed; the subscriber is dropped');
-      return void this.#lose(f, m);
+      if (m.closed) return;
+      if (read.gap) return void this.#lose(f, m);
+      this.#hand(m, read.entries);
+      // the journal's end as of this read: whatever the shared reads take after it waits in `held`
+      if (read.entries.length < this.#batch) break;
     }
     const held = m.held ?? [];
     m.held = undefined;

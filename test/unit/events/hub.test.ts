@@ -84,4 +84,35 @@ describe('event hub', () => {
     expect(hub.subscribers).toBe(0);
     hub.close();
   });
+
+  it('tries a failed catch-up read again rather than dropping the subscriber', async () => {
+    const store = openMemoryStore({});
+    const start = '0-0';
+    await commit(store, 1);
+    let failing = 2;
+    const flaky: Pick<Store, 'readJournal'> = {
+      readJournal: (tenant, after, count) => {
+        // the catch-up read (from the subscriber's old position) fails twice, as a store in failover does
+        if (after === start && failing > 0) {
+          failing--;
+          return Promise.reject(new Error('store unavailable'));
+        }
+        return store.readJournal(tenant, after, count);
+      },
+    };
+    const hub = new EventHub(flaky, { intervalMs: 5, log: silent });
+    const seen: number[] = [];
+    // a subscriber already followed past the entry, so the new one must catch up on its own
+    const first = hub.subscribe(T, await hub.position(T), { deliver: () => undefined, lost: () => undefined });
+    const sub = hub.subscribe(T, start, {
+      deliver: (entries) => void seen.push(...entries.flatMap((e) => e.events.map((ev) => Number(ev['targetId'])))),
+      lost: () => void seen.push(-1),
+    });
+    await until(() => seen.length > 0, 'the entry after the failed reads');
+    expect(failing).toBe(0);
+    expect(seen).toEqual([1]);
+    sub.close();
+    first.close();
+    hub.close();
+  });
 });
