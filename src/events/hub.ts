@@ -54,6 +54,16 @@ interface Follow {
   reading: boolean;
 }
 
+/**
+ * How long a follow waits after a read that took less than a batch: the base
+ * interval, longer with many subscribers (1 ms each, at most 1 s). Each read that finds entries costs
+ * one write per subscriber (a cork and a system call); with 1,000 subscribers on one tenant, reading
+ * once a second instead of five times cuts those writes fivefold for at most 0.8 s more lag.
+ */
+export function readInterval(baseMs: number, subscribers: number): number {
+  return Math.max(baseMs, Math.min(1000, subscribers));
+}
+
 /** Reads a catching-up subscriber tries before it is dropped (its stream ends; the client reconnects). */
 const CATCH_UP_TRIES = 5;
 
@@ -159,7 +169,7 @@ export class EventHub {
   async #read(f: Follow): Promise<void> {
     f.timer = undefined;
     f.reading = true;
-    let next = this.#intervalMs;
+    let next = readInterval(this.#intervalMs, f.members.size);
     try {
       const read = await this.#store.readJournal(f.tenant, f.cursor, this.#batch);
       if (read.gap) {
