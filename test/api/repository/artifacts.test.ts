@@ -9,12 +9,14 @@ import { ROOT, module, multipart, smType, upload } from './fixture.js';
 
 const hex = (alg: string, data: Buffer) => createHash(alg).update(data).digest('hex');
 
-/** Every regular file under a directory (recursively). */
+/** Every regular file under a directory (recursively); one removed while it is listed (the server cleaning up) is not there. */
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat === undefined) return [];
+    return stat.isDirectory() ? filesUnder(path) : [path];
   });
 }
 
