@@ -5,7 +5,7 @@
  * exception there would end the process) and every reply is written at most once.
  */
 import type { Logger } from 'pino';
-import type { HttpRequest as UwsRequest, HttpResponse, us_socket_context_t } from 'uWebSockets.js';
+import type { HttpRequest as UwsRequest, HttpResponse } from 'uWebSockets.js';
 import type { Metrics, RouteMetrics } from '../observability/metrics.js';
 import { METHODS } from '../observability/metrics.js';
 import { StoreUnavailableError } from '../store/port.js';
@@ -17,16 +17,8 @@ import { isCborContentType, isJsonContentType, negotiate, type Flavour } from '.
 import { HttpRequest, ipText } from './request.js';
 import { prepare, writeSimple, writeStream, type Prepared, type StreamState } from './respond.js';
 import type { Router, RouteEntry } from './router.js';
-import { SSE_HEADERS, SseConnection, type FeedSocketData, type OpenFeed } from './feed.js';
+import { SSE_HEADERS, SseConnection, type OpenFeed } from './feed.js';
 import type { Feed, Principal, Reply, Route } from './types.js';
-
-/** What the WebSocket upgrade handler read from the request, to upgrade with once the handler gave a feed. */
-export interface UpgradeRequest {
-  readonly key: string;
-  readonly protocol: string;
-  readonly extensions: string;
-  readonly context: us_socket_context_t;
-}
 
 /** State shared by all exchanges of one server. */
 export interface Shared {
@@ -88,8 +80,11 @@ export class Exchange implements Throttle {
   linger: Linger | undefined;
   /** The socket is paused by an upload's backpressure (Throttle). */
   paused = false;
-  /** Set by the WebSocket upgrade handler before start(). */
-  upgrade: UpgradeRequest | undefined;
+  /**
+   * Set by the WebSocket upgrade handler before start(): the connection is upgraded at once, and the
+   * reply (a feed, or an error the socket closes with) goes here instead of onto the response.
+   */
+  socket: ((reply: Reply) => void) | undefined;
   readonly started = performance.now();
 
   constructor(
@@ -233,10 +228,16 @@ export class Exchange implements Throttle {
   finish(reply: Reply, forceClose = false): Promise<void> | undefined {
     if (this.finished) return undefined;
     this.finished = true;
+    if (this.socket !== undefined) {
+      this.status = reply.feed !== undefined && reply.status === 200 ? 101 : reply.status;
+      this.socket(reply);
+      this.settle();
+      return undefined;
+    }
     let streaming = false;
     try {
       if (this.aborted) return;
-      if (this.entry?.route.websocket === true && this.upgrade === undefined && reply.status < 400) {
+      if (this.entry?.route.websocket === true && reply.status < 400) {
         reply = errorReply('BAD_PARAMETER', 'this is a WebSocket endpoint: send an upgrade request (Connection: Upgrade, Upgrade: websocket)', { Upgrade: 'websocket' });
       } else if (reply.feed !== undefined && reply.status === 200) {
         streaming = this.startFeed(reply.feed, reply.headers);
@@ -277,18 +278,11 @@ export class Exchange implements Throttle {
   }
 
   /**
-   * A feed: upgraded to a WebSocket when this is an upgrade request, else Server-Sent Events (HEAD
-   * gets the headers only). True while the exchange stays open (settled when the stream ends).
+   * A feed as Server-Sent Events (HEAD gets the headers only). True while the exchange stays open
+   * (settled when the stream ends).
    */
   startFeed(feed: Feed, headers: Readonly<Record<string, string>> | undefined): boolean {
     const res = this.res;
-    const upgrade = this.upgrade;
-    if (upgrade !== undefined) {
-      this.status = 101;
-      const data: FeedSocketData = { feed };
-      res.cork(() => res.upgrade(data, upgrade.key, upgrade.protocol, upgrade.extensions, upgrade.context));
-      return false;
-    }
     this.status = 200;
     res.cork(() => {
       res.writeStatus('200 OK');

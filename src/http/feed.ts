@@ -5,7 +5,7 @@
  * can still say one), so one stalled reader never grows the server's memory.
  */
 import type { HttpResponse, WebSocket } from 'uWebSockets.js';
-import type { Feed, FeedMessage, FeedSink } from './types.js';
+import type { Feed, FeedMessage, FeedSink, Reply } from './types.js';
 
 /** An SSE comment this often keeps proxies and clients from timing the stream out. */
 const HEARTBEAT_MS = 15_000;
@@ -142,31 +142,49 @@ function startFeed(feed: Feed, sink: FeedSink, ended: () => boolean): (() => voi
 
 /** What a WebSocket carries from its upgrade to its open handler, and back to close. */
 export interface FeedSocketData {
-  readonly feed: Feed;
+  /** The upgrade request's reply, once its handler gave one. */
+  readonly reply: Promise<Reply>;
   connection?: WsConnection;
 }
 
 /** WebSocket close codes: 1001 going away (shutdown), 1000 normal; 4008 is ours for "slow consumer" (1008 is policy). */
 const WS_NORMAL = 1000;
 const WS_SLOW = 4008;
+/** A refused request closes with 4000 + its HTTP status (4401, 4403, 4404, ...), as several WebSocket APIs do. */
+const WS_REFUSED_BASE = 4000;
+/** A close frame's reason holds at most 123 bytes. */
+const REASON_BYTES = 123;
 
+export interface WsEvents {
+  /** The reply was a feed and it started. */
+  started(): void;
+  /** The feed ended, whoever ended it (only after `started`). */
+  ended(why: 'client' | 'server' | 'slow'): void;
+}
+
+/**
+ * A feed on a WebSocket that was upgraded before its request was answered: when the reply comes, a
+ * feed starts, and any other reply closes the socket with 4000 + its status and its message.
+ */
 export class WsConnection implements FeedSink, OpenFeed {
   #done = false;
+  #started = false;
   #stop: (() => void) | undefined;
 
   constructor(
     private readonly ws: WebSocket<FeedSocketData>,
-    feed: Feed,
+    reply: Promise<Reply>,
     private readonly limit: number,
-    private readonly ended: (why: 'client' | 'server' | 'slow') => void,
+    private readonly events: WsEvents,
   ) {
-    this.#stop = startFeed(feed, this, () => this.#done);
+    void reply.then((r) => this.#begin(r));
   }
 
   send(messages: readonly FeedMessage[]): boolean {
     if (this.#done) return false;
     if (messages.length === 0) return true;
-    this.ws.send(wsBytes(messages), false);
+    // the hub delivers from a timer, outside any uWS callback: cork as for HTTP writes
+    this.ws.cork(() => this.ws.send(wsBytes(messages), false));
     if (this.ws.getBufferedAmount() > this.limit) {
       this.#close(WS_SLOW, 'slow consumer: the client did not read its events', 'slow');
       return false;
@@ -175,11 +193,11 @@ export class WsConnection implements FeedSink, OpenFeed {
   }
 
   end(reason: string): void {
-    this.#close(WS_NORMAL, reason.slice(0, 120), 'server');
+    this.#close(WS_NORMAL, reason, 'server');
   }
 
   close(reason: string): void {
-    this.#close(1001, reason.slice(0, 120), 'server');
+    this.#close(1001, reason, 'server');
   }
 
   /** The socket closed (uWS close handler): nothing may touch it any more. */
@@ -187,10 +205,21 @@ export class WsConnection implements FeedSink, OpenFeed {
     this.#finish('client');
   }
 
+  #begin(reply: Reply): void {
+    if (this.#done) return;
+    if (reply.feed !== undefined && reply.status === 200) {
+      this.#started = true;
+      this.events.started();
+      this.#stop = startFeed(reply.feed, this, () => this.#done);
+      return;
+    }
+    this.#close(WS_REFUSED_BASE + reply.status, messageOf(reply), 'server');
+  }
+
   #close(code: number, reason: string, why: 'server' | 'slow'): void {
     if (this.#done) return;
     this.#finish(why);
-    this.ws.end(code, reason);
+    this.ws.cork(() => this.ws.end(code, clip(reason)));
   }
 
   #finish(why: 'client' | 'server' | 'slow'): void {
@@ -199,7 +228,24 @@ export class WsConnection implements FeedSink, OpenFeed {
     try {
       this.#stop?.();
     } finally {
-      this.ended(why);
+      if (this.#started) this.events.ended(why);
     }
   }
+}
+
+/** The message of an error reply (the error body's `message`), else its status. */
+function messageOf(reply: Reply): string {
+  const body = reply.json as { message?: unknown } | undefined;
+  return typeof body?.message === 'string' ? body.message : `HTTP ${reply.status}`;
+}
+
+/** At most REASON_BYTES of UTF-8, cut at a character boundary. */
+function clip(reason: string): string {
+  if (Buffer.byteLength(reason) <= REASON_BYTES) return reason;
+  let out = '';
+  for (const ch of reason) {
+    if (Buffer.byteLength(out + ch) > REASON_BYTES - 3) break;
+    out += ch;
+  }
+  return `${out}...`;
 }

@@ -12,7 +12,7 @@ import { WsConnection, type FeedSocketData } from './feed.js';
 import { laneHandler } from './lane.js';
 import { normalizeIp } from './request.js';
 import { Router, type RouteEntry } from './router.js';
-import type { Route } from './types.js';
+import type { Reply, Route } from './types.js';
 import { loadUws } from './uws.js';
 
 export interface HttpServerOptions {
@@ -116,9 +116,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 }
 
 /**
- * A WebSocket route: the upgrade request goes through the generic path (match, auth, handler) like a
- * GET; a reply with a feed upgrades (Exchange.startFeed), and the socket then carries the feed.
- * Messages from the client are ignored; uWS answers pings and drops idle sockets.
+ * A WebSocket route: the connection is upgraded in uWS's upgrade handler, at once; the request then
+ * goes through the generic path (match, auth, handler) like a GET, and its reply reaches the socket:
+ * a feed starts, any other reply closes it with 4000 + the HTTP status and the error message
+ * (WsConnection). Upgrading later, from a promise, is what uWS's async-upgrade example does, but the
+ * uWS build peregrine loads can then close the new socket right after open (uWebSockets #1929: its
+ * cork() misses an upgrade that kept the socket's address), so no reply is awaited before the 101.
+ * A GET without a handshake is answered as HTTP (400 naming the upgrade). Messages from the client
+ * are ignored; uWS answers pings and drops idle sockets.
  */
 function feedSocket(s: Shared): WebSocketBehavior<FeedSocketData> {
   return {
@@ -131,29 +136,30 @@ function feedSocket(s: Shared): WebSocketBehavior<FeedSocketData> {
     upgrade: (res, req, context) => {
       const exchange = new Exchange(s, res);
       const key = req.getHeader('sec-websocket-key');
-      // a GET without a WebSocket handshake is answered as HTTP (400 naming the upgrade)
-      if (key !== '') exchange.upgrade = {
-        key,
-        protocol: req.getHeader('sec-websocket-protocol'),
-        extensions: req.getHeader('sec-websocket-extensions'),
-        context,
-      };
+      const protocol = req.getHeader('sec-websocket-protocol');
+      const extensions = req.getHeader('sec-websocket-extensions');
+      let data: FeedSocketData | undefined;
+      if (key !== '') data = { reply: new Promise<Reply>((resolve) => void (exchange.socket = resolve)) };
       try {
         exchange.start(req);
       } catch (err) {
         void exchange.finish(exchange.errorToReply(err), true);
       }
+      if (data !== undefined) res.upgrade(data, key, protocol, extensions, context);
     },
     open: (ws) => {
-      const data = ws.getUserData();
-      s.metrics.feedOpened();
-      const connection = new WsConnection(ws, data.feed, s.feedLimit, (why) => {
-        s.feeds.delete(connection);
-        s.metrics.feedEnded(why);
+      const connection = new WsConnection(ws, ws.getUserData().reply, s.feedLimit, {
+        started: () => {
+          s.metrics.feedOpened();
+          s.feeds.add(connection);
+        },
+        ended: (why) => {
+          s.feeds.delete(connection);
+          s.metrics.feedEnded(why);
+        },
       });
-      data.connection = connection;
+      ws.getUserData().connection = connection;
       if (s.closing) connection.close('the server is shutting down');
-      else s.feeds.add(connection);
     },
     close: (ws) => {
       ws.getUserData().connection?.closed();

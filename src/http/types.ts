@@ -135,9 +135,9 @@ export interface Route {
    */
   readonly lane?: Lane;
   /**
-   * The route is a WebSocket endpoint: an upgrade request runs auth and handler like any GET, and a
-   * reply with a `feed` upgrades the connection (any other reply is written as HTTP); a GET that asks
-   * for no upgrade is refused.
+   * The route is a WebSocket endpoint: an upgrade request is upgraded at once, then runs auth and
+   * handler like any GET; a reply with a `feed` streams on the socket, any other reply closes it with
+   * 4000 + its status and its message. A GET that asks for no upgrade is refused (400).
    */
   readonly websocket?: boolean;
   /**

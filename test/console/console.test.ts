@@ -114,8 +114,8 @@ describe('console', () => {
     await dialog.getByLabel('Distribution set', { exact: true }).selectOption({ label: 'edge-os 2.4.0' });
     await dialog.getByRole('button', { name: 'Assign', exact: true }).click();
     const action = page.locator('.action-head').first();
-    await action.waitFor();
-    expect(await action.textContent()).toContain('edge-os 2.4.0');
+    // the set's name comes with the action's own read, after the row shows
+    await expect.poll(() => action.textContent()).toContain('edge-os 2.4.0');
     await action.click();
     await expect.poll(() => page.locator('.timeline li').count()).toBeGreaterThan(0);
     await p.screenshot('target');

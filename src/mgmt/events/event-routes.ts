@@ -86,7 +86,8 @@ export function eventRoutes(deps: EventDeps): Route[] {
       method: 'GET', path: '/rest/v1/ws', auth: signedIn, produces: 'other', etag: false, websocket: true,
       doc: {
         tags: ['Events'], summary: 'The live events as WebSocket messages {id, event, data}',
-        description: 'A WebSocket upgrade (a plain GET answers 400). Without `rollout`, the tenant stream (`kinds` as for /rest/v1/events).',
+        description: 'A WebSocket upgrade (a plain GET answers 400). Without `rollout`, the tenant stream (`kinds` as for /rest/v1/events). '
+          + 'A refused request is upgraded and then closed with 4000 + the HTTP status (4401, 4403, 4404, 4400) and the error message as the reason.',
         query: [{ name: 'rollout', type: 'integer', description: "One rollout's events" }, { name: 'kinds' }, LAST_EVENT_ID],
         response: { status: 101 },
       },

@@ -1,13 +1,14 @@
 /**
  * Live events refuse what they must (issue 22, bad input): no or wrong credentials 401, a kind the
  * caller may not read 403, another tenant's rollout 404, a malformed Last-Event-ID or kind 400, a
- * plain GET of the WebSocket endpoint 400. A subscriber that never reads is dropped and the server
+ * plain GET of the WebSocket endpoint 400 (a WebSocket is upgraded first and closed with 4000 + the status). A subscriber that never reads is dropped and the server
  * and the other subscribers carry on; a shutdown ends every stream with a reason.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, expectRefused, openSse, type SseStream } from '../../helpers/sse.js';
-import { ADMIN_HASH, http, rawHttp, startTestServer, type TestServer } from '../../helpers/server.js';
+import { WebSocket } from 'undici';
+import { ADMIN_HASH, http, startTestServer, type TestServer } from '../../helpers/server.js';
 import { createSet, createTargets, fleet, readyRollout, uid, type RolloutApp } from '../rollouts/fixture.js';
 
 const ERR = {
@@ -25,6 +26,7 @@ describe('live events: bad input', () => {
   let server: TestServer;
   let rollout: number;
   const streams: SseStream[] = [];
+  const refused = (path: string, headers: Record<string, string>) => refusal(server.url + path, headers);
   const sse = async (path: string, headers: Record<string, string>): Promise<SseStream> => {
     const s = await openSse(server.url + path, headers);
     streams.push(s);
@@ -59,17 +61,18 @@ describe('live events: bad input', () => {
   it('without credentials or with a wrong password: 401 and the error body', async () => {
     expectRefused(await sse('/rest/v1/events', {}), 401, ERR.unauthorized);
     expectRefused(await sse(`/rest/v1/rollouts/${rollout}/events`, basic('admin', 'wrong')), 401, ERR.unauthorized);
-    const ws = await rawHttp(server.port, upgrade('/rest/v1/ws', {}));
-    expect(ws.status).toBe(401);
+    // a WebSocket is upgraded first, then closed with 4000 + the status and the error message
+    expect(await refused('/rest/v1/ws', {})).toMatchObject({ code: 4401, reason: expect.stringMatching(/.+/) });
+    expect((await refused('/rest/v1/ws', basic('admin', 'wrong'))).code).toBe(4401);
   });
 
   it('kinds the caller may not read: 403; by default only the kinds it may read', async () => {
     expectRefused(await sse('/rest/v1/events?kinds=rollout', TARGETS_ONLY), 403, ERR.permission);
     expectRefused(await sse(`/rest/v1/rollouts/${rollout}/events`, TARGETS_ONLY), 403, ERR.permission);
     expectRefused(await sse('/rest/v1/events', NOBODY), 403, ERR.permission);
-    expect((await rawHttp(server.port, upgrade(`/rest/v1/ws?rollout=${rollout}`, TARGETS_ONLY))).status).toBe(403);
+    expect(await refused(`/rest/v1/ws?rollout=${rollout}`, TARGETS_ONLY)).toEqual({ code: 4403, reason: 'User targets lacks the permission READ_ROLLOUT' });
     // a page of another site (cross-site WebSocket hijacking)
-    expect((await rawHttp(server.port, upgrade('/rest/v1/ws', { ...ADMIN, origin: 'https://evil.example' }))).status).toBe(403);
+    expect((await refused('/rest/v1/ws', { ...ADMIN, origin: 'https://evil.example' })).code).toBe(4403);
     const own = await sse('/rest/v1/events', TARGETS_ONLY);
     const snapshot = await own.next((e) => e.event === 'snapshot');
     expect(Object.keys(snapshot.data)).toEqual(['targets']);
@@ -84,8 +87,9 @@ describe('live events: bad input', () => {
       expectRefused(await sse('/rest/v1/events', { ...ADMIN, 'last-event-id': bad }), 400, ERR.param);
     }
     expectRefused(await sse('/rest/v1/events?lastEventId=%00', ADMIN), 400, ERR.param);
-    expect((await rawHttp(server.port, upgrade(`/rest/v1/ws?rollout=${rollout}`, OTHER))).status).toBe(404);
-    expect((await rawHttp(server.port, upgrade('/rest/v1/ws?rollout=abc', ADMIN))).status).toBe(400);
+    expect((await refused(`/rest/v1/ws?rollout=${rollout}`, OTHER)).code).toBe(4404);
+    const malformed = await refused('/rest/v1/ws?rollout=abc', ADMIN);
+    expect(malformed).toEqual({ code: 4400, reason: "rollout must be a rollout id, got 'abc'" });
   });
 
   it('a plain GET of the WebSocket endpoint: 400 naming the upgrade', async () => {
@@ -146,8 +150,8 @@ function withAdmin(client: ReturnType<typeof http>): Partial<ReturnType<typeof h
   };
 }
 
-/** A WebSocket upgrade request as raw HTTP. */
-function upgrade(path: string, headers: Record<string, string>): string {
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  return `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`;
+/** Opens a WebSocket and waits until the server closes it: the close code and reason. */
+function refusal(url: string, headers: Record<string, string>): Promise<{ code: number; reason: string }> {
+  const ws = new WebSocket(url.replace('http', 'ws'), { headers });
+  return new Promise((resolve) => ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })));
 }
