@@ -140,7 +140,15 @@ describe('console', () => {
     await dialog.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: 'agent 1.2.3' }).waitFor();
     const content = Buffer.alloc(300_000, 7);
+    // a slow uplink (Chromium's own throttling, ~150 KB/s): the upload shows its progress as it goes
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 150_000 });
     await page.getByLabel('Upload artifacts').setInputFiles({ name: 'agent.bin', mimeType: 'application/octet-stream', buffer: content });
+    const bar = page.getByRole('progressbar', { name: 'Uploading agent.bin' });
+    await bar.waitFor();
+    expect(Number(await bar.getAttribute('aria-valuemax'))).toBe(content.length);
+    expect(Number(await bar.getAttribute('aria-valuenow'))).toBeLessThan(content.length);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     const sha256 = page.locator('[data-hash="sha256"]');
     await sha256.waitFor();
     expect(await sha256.textContent()).toBe(createHash('sha256').update(content).digest('hex'));
