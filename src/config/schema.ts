@@ -117,6 +117,8 @@ const dmf = z.strictObject({
   prefetch: positiveInt.max(65535).default(64),
   /** Base of the artifact download URLs in DMF messages (a DDI download URL); default http://<server.host>:<server.port>. */
   downloadBaseUrl: z.string().regex(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, { error: (iss) => `expected an http:// or https:// URL without query, got ${show(iss.input)}` }).optional(),
+  /** Artifact hashes in DMF messages add `sha256` to hawkBit's `{sha1, md5}` (a client built on hawkBit's DmfArtifactHash refuses it). */
+  extendedHashes: z.boolean().default(false),
   receiverQueue: z.string().min(1).max(255).default('dmf_receiver'),
   deadLetterExchange: z.string().min(1).max(255).default('dmf.connector.deadletter'),
   deadLetterQueue: z.string().min(1).max(255).default('dmf_connector_deadletter_ttl'),

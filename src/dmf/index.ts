@@ -37,7 +37,9 @@ export function dmfModule(deps: DmfModuleDeps): AppModule {
     },
     publish: (m) => (connector === undefined ? Promise.reject(new Error('the DMF connector is not started')) : connector.publish(m)),
   };
-  const outbound = new DmfOutbound({ deps, channel, vhost: dmf.vhost, downloadBaseUrl: downloadBaseUrl(config), log, metrics });
+  const outbound = new DmfOutbound({
+    deps, channel, vhost: dmf.vhost, downloadBaseUrl: downloadBaseUrl(config), extendedHashes: dmf.extendedHashes, log, metrics,
+  });
   deps.connectDmf({ observer: dmfObserver, outbound });
   return {
     name: 'dmf',

@@ -22,7 +22,7 @@ import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import { parseAmqpAddress } from './address.js';
 import { amqpCode, errorText, type Log, type OutboundMessage } from './connector.js';
 import type { DmfMetrics } from './metrics.js';
-import type { EventTopic } from './protocol.js';
+import { TYPE_ID, TYPE_ID_HEADER, type EventTopic } from './protocol.js';
 
 export interface Publish {
   readonly ready: boolean;
@@ -42,6 +42,8 @@ interface OutboundOptions {
   readonly vhost: string;
   /** Base of the DDI download URLs put in artifact entries, e.g. http://peregrine:8080 */
   readonly downloadBaseUrl: string;
+  /** `dmf.extendedHashes`: artifact hashes add sha256 to hawkBit's sha1 and md5. */
+  readonly extendedHashes: boolean;
   readonly log: Log;
   readonly metrics: DmfMetrics;
 }
@@ -145,7 +147,7 @@ export class DmfOutbound implements DmfOutboundPort {
   }
 
   #cancel(exchange: string, id: string, target: TargetRecord, tenant: string, action: ActionRecord, index: number): Pending {
-    const headers = { type: 'EVENT', topic: 'CANCEL_DOWNLOAD', thingId: target.controllerId, tenant };
+    const headers = { type: 'EVENT', topic: 'CANCEL_DOWNLOAD', thingId: target.controllerId, tenant, [TYPE_ID_HEADER]: TYPE_ID.action };
     return { message: this.#message(exchange, id, headers, { actionId: action.id }), items: [index] };
   }
 
@@ -183,7 +185,8 @@ export class DmfOutbound implements DmfOutboundPort {
         batch.push(u);
         continue;
       }
-      const headers = { type: 'EVENT', topic: u.topic, thingId: u.target.controllerId, tenant: u.tenant };
+      const typeId = u.topic === 'CONFIRM' ? TYPE_ID.confirm : TYPE_ID.downloadAndUpdate;
+      const headers = { type: 'EVENT', topic: u.topic, thingId: u.target.controllerId, tenant: u.tenant, [TYPE_ID_HEADER]: typeId };
       const body = {
         actionId: u.action.id,
         targetSecurityToken: u.target.securityToken,
@@ -193,7 +196,8 @@ export class DmfOutbound implements DmfOutboundPort {
     }
     for (const group of batches.values()) {
       const first = group[0] as Update;
-      const headers = { type: 'EVENT', topic: first.topic === 'DOWNLOAD' ? 'BATCH_DOWNLOAD' : 'BATCH_DOWNLOAD_AND_INSTALL', tenant: first.tenant };
+      const topic = first.topic === 'DOWNLOAD' ? 'BATCH_DOWNLOAD' : 'BATCH_DOWNLOAD_AND_INSTALL';
+      const headers = { type: 'EVENT', topic, tenant: first.tenant, [TYPE_ID_HEADER]: TYPE_ID.batch };
       const body = {
         timestamp: Date.now(),
         targets: group.map((u) => ({
@@ -207,7 +211,10 @@ export class DmfOutbound implements DmfOutboundPort {
     return out;
   }
 
-  /** DmfSoftwareModule[]: artifacts with hashes, size, last change and the DDI download URL (target token or anonymous). */
+  /**
+   * DmfSoftwareModule[]: artifacts with hashes (hawkBit's DmfArtifactHash `{sha1, md5}`, plus sha256 with
+   * `dmf.extendedHashes`), size, last change and the DDI download URL (target token or anonymous).
+   */
   #modulesJson(tenant: string, target: TargetRecord, modules: readonly DeviceModule[]): object[] {
     const base = { baseUrl: this.#o.downloadBaseUrl };
     const device = { pathTenant: tenant, controllerId: target.controllerId };
@@ -219,7 +226,7 @@ export class DmfOutbound implements DmfOutboundPort {
       ...(m.encrypted ? { encrypted: true } : {}),
       artifacts: artifacts.map((a) => ({
         filename: a.filename,
-        hashes: { sha1: a.hashes.sha1, md5: a.hashes.md5, sha256: a.hashes.sha256 },
+        hashes: { sha1: a.hashes.sha1, md5: a.hashes.md5, ...(this.#o.extendedHashes ? { sha256: a.hashes.sha256 } : {}) },
         size: a.size,
         lastModified: a.lastModifiedAt,
         urls: { [scheme]: artifactLinks(base, device, m.id, a.filename)['download-http']?.href },

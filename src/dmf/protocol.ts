@@ -17,6 +17,20 @@ export const HEADER = {
   contentType: 'content-type',
 } as const;
 
+/**
+ * The `__TypeId__` header Spring's Jackson converter writes on the JSON messages hawkBit sends: the
+ * class of the body (messages without a body, such as THING_DELETED or PING_RESPONSE, carry none).
+ * @see hawkBit AmqpMessageDispatcherService, DmfMessageConverter
+ */
+export const TYPE_ID_HEADER = '__TypeId__';
+const MODEL = 'org.eclipse.hawkbit.dmf.json.model';
+export const TYPE_ID = {
+  action: `${MODEL}.DmfActionRequest`,
+  downloadAndUpdate: `${MODEL}.DmfDownloadAndUpdateRequest`,
+  confirm: `${MODEL}.DmfConfirmRequest`,
+  batch: `${MODEL}.DmfBatchDownloadAndUpdateRequest`,
+} as const;
+
 export type EventTopic =
   | 'UPDATE_ACTION_STATUS' | 'DOWNLOAD_AND_INSTALL' | 'CANCEL_DOWNLOAD' | 'UPDATE_ATTRIBUTES' | 'UPDATE_AUTO_CONFIRM' | 'DOWNLOAD'
   | 'REQUEST_ATTRIBUTES_UPDATE' | 'MULTI_ACTION' | 'BATCH_DOWNLOAD' | 'BATCH_DOWNLOAD_AND_INSTALL' | 'CONFIRM';

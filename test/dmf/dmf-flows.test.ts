@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION, type ActionRecord } from '../../src/domain/action.js';
 import { createRollout, statusOf } from '../api/rollout-engine/fixture.js';
-import { STORES } from '../helpers/app.js';
+import { LOCAL_STORES, STORES } from '../helpers/app.js';
 import { seedDistributionSet } from '../helpers/seed.js';
 import { newThingId, startDmfApp, useRabbit, type DmfApp } from './fixture.js';
 
-const rabbit = useRabbit(STORES.length);
+const rabbit = useRabbit(STORES.length + LOCAL_STORES.length);
 const thing = (): string => newThingId('thing');
 
 describe.each(STORES)('DMF on the %s store', (kind) => {
@@ -63,6 +63,7 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     expect((await app.mgmt.put(`/rest/v1/targets/${id}`, { json: { requestAttributes: true } })).status).toBe(200);
     const request = await app.gateway.next(id, 'REQUEST_ATTRIBUTES_UPDATE');
     expect(request).toMatchObject({ type: 'EVENT', tenant: app.tenant });
+    expect(request.headers['__TypeId__']).toBeUndefined();
 
     // a second THING_CREATED updates the name and keeps the target; a target type is set by name, '' removes it
     const type = await app.mgmt.post('/rest/v1/targettypes', { json: [{ name: `gw-type-${id}` }] });
@@ -101,7 +102,8 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
       softwareModules: [{
         moduleId: module.id, moduleType: smType.key, moduleVersion: '1.0.0',
         artifacts: [{
-          filename: 'image.bin', hashes: { sha1: artifact.record.hashes.sha1, md5: artifact.record.hashes.md5, sha256: artifact.record.hashes.sha256 },
+          // hawkBit's DmfArtifactHash: exactly sha1 and md5 (sha256 only with dmf.extendedHashes)
+          filename: 'image.bin', hashes: { sha1: artifact.record.hashes.sha1, md5: artifact.record.hashes.md5 },
           size: artifact.content.length, lastModified: artifact.record.lastModifiedAt,
           urls: { HTTP: `${app.url}/${app.tenant}/controller/v1/${ok}/softwaremodules/${module.id}/artifacts/image.bin` },
         }],
@@ -109,6 +111,7 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
       }],
     });
     expect(msg.correlationId).toBeTruthy();
+    expect(msg.headers['__TypeId__']).toBe('org.eclipse.hawkbit.dmf.json.model.DmfDownloadAndUpdateRequest');
     const download = await fetch(msg.body.softwareModules[0].artifacts[0].urls.HTTP, { headers: { authorization: `TargetToken ${target?.securityToken}` } });
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(artifact.content)).toBe(true);
@@ -137,7 +140,9 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     const id = thing();
     await registered(id);
     const a = await assign(id, ds.id, { type: 'downloadonly' });
-    expect((await app.gateway.next(id, 'DOWNLOAD')).body.actionId).toBe(a);
+    const download = await app.gateway.next(id, 'DOWNLOAD');
+    expect(download.body.actionId).toBe(a);
+    expect(download.headers['__TypeId__']).toBe('org.eclipse.hawkbit.dmf.json.model.DmfDownloadAndUpdateRequest');
     await app.gateway.status(app.tenant, id, a, 'DOWNLOADED');
     await actionStatus(a, 'downloaded');
     await vi.waitFor(async () => expect(await app.target(id)).toMatchObject({ updateStatus: 'in_sync', installedDs: null }));
@@ -190,7 +195,9 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     const first = await assign(id, a.ds.id);
     await app.gateway.next(id, 'DOWNLOAD_AND_INSTALL');
     expect((await app.mgmt.delete(`/rest/v1/targets/${id}/actions/${first}`)).status).toBe(204);
-    expect((await app.gateway.next(id, 'CANCEL_DOWNLOAD')).body).toEqual({ actionId: first });
+    const cancel = await app.gateway.next(id, 'CANCEL_DOWNLOAD');
+    expect(cancel.body).toEqual({ actionId: first });
+    expect(cancel.headers['__TypeId__']).toBe('org.eclipse.hawkbit.dmf.json.model.DmfActionRequest');
     await app.gateway.status(app.tenant, id, first, 'CANCEL_REJECTED');
     await actionStatus(first, 'running');
     expect((await app.mgmt.delete(`/rest/v1/targets/${id}/actions/${first}`)).status).toBe(204);
@@ -218,7 +225,9 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
       await registered(c);
       await registered(d);
       const ca = await assign(c, ds.id, { confirmationRequired: true });
-      expect((await app.gateway.next(c, 'CONFIRM')).body.actionId).toBe(ca);
+      const confirm = await app.gateway.next(c, 'CONFIRM');
+      expect(confirm.body.actionId).toBe(ca);
+      expect(confirm.headers['__TypeId__']).toBe('org.eclipse.hawkbit.dmf.json.model.DmfConfirmRequest');
       expect((await action(ca)).status).toBe('wait_for_confirmation');
       await app.gateway.status(app.tenant, c, ca, 'DENIED');
       await new Promise((r) => setTimeout(r, 300));
@@ -252,6 +261,7 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
       while (seen.size < things.length) {
         const batch = await app.gateway.take((m) => m.topic === 'BATCH_DOWNLOAD_AND_INSTALL', 'BATCH_DOWNLOAD_AND_INSTALL');
         expect(batch.thingId).toBeUndefined();
+        expect(batch.headers['__TypeId__']).toBe('org.eclipse.hawkbit.dmf.json.model.DmfBatchDownloadAndUpdateRequest');
         expect(batch.body.softwareModules).toHaveLength(1);
         for (const t of batch.body.targets) seen.set(t.controllerId, t.actionId);
       }
@@ -271,5 +281,30 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     expect((await app.mgmt.delete(`/rest/v1/targets/${deleted}`)).status).toBe(204);
     const msg = await app.gateway.next(deleted, 'THING_DELETED');
     expect(msg).toMatchObject({ type: 'THING_DELETED', tenant: app.tenant });
+    // hawkBit sends messages without a body as they are, without a type id
+    expect(msg.headers['__TypeId__']).toBeUndefined();
+  });
+});
+
+describe.each(LOCAL_STORES)('DMF with dmf.extendedHashes on the %s store', (kind) => {
+  let app: DmfApp;
+  beforeAll(async () => {
+    app = await startDmfApp(kind, rabbit(), `v${STORES.length + LOCAL_STORES.indexOf(kind) + 1}`, { dmf: { extendedHashes: true } });
+  });
+  afterAll(async () => {
+    await app?.gateway.close();
+    await app?.server.close();
+  });
+
+  it('adds sha256 to the artifact hashes', async () => {
+    const { ds, artifacts } = await seedDistributionSet(app);
+    const id = thing();
+    await app.gateway.thingCreated(app.tenant, id);
+    await vi.waitFor(async () => expect(await app.target(id)).toBeDefined(), { timeout: 10_000 });
+    const res = await app.mgmt.post(`/rest/v1/targets/${id}/assignedDS`, { json: { id: ds.id, type: 'forced' } });
+    expect(res.status, res.text).toBe(200);
+    const msg = await app.gateway.next(id, 'DOWNLOAD_AND_INSTALL');
+    const { hashes } = artifacts[0]!.record;
+    expect(msg.body.softwareModules[0].artifacts[0].hashes).toEqual({ sha1: hashes.sha1, md5: hashes.md5, sha256: hashes.sha256 });
   });
 });

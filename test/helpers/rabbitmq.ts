@@ -40,6 +40,7 @@ export interface Received {
   readonly tenant: string | undefined;
   readonly contentType: string | undefined;
   readonly correlationId: string | undefined;
+  readonly headers: Readonly<Record<string, unknown>>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any;
   readonly raw: Buffer;
@@ -96,7 +97,7 @@ export class Gateway {
     const h = msg.headers ?? {};
     this.received.push({
       type: h['type'] as string | undefined, topic: h['topic'] as string | undefined, thingId: h['thingId'] as string | undefined,
-      tenant: h['tenant'] as string | undefined, contentType: msg.contentType, correlationId: msg.correlationId, body: msg.body, raw,
+      tenant: h['tenant'] as string | undefined, contentType: msg.contentType, correlationId: msg.correlationId, headers: h, body: msg.body, raw,
     });
     for (const w of this.#waiters) w();
   }

@@ -43,13 +43,14 @@ describe('config loading', () => {
   });
 
   it('keeps the DMF connector off by default and checks its keys', () => {
-    expect(parseConfig({}).dmf).toMatchObject({ enabled: false, url: 'amqp://127.0.0.1:5672', vhost: '/', receiverQueue: 'dmf_receiver', prefetch: 64 });
+    expect(parseConfig({}).dmf).toMatchObject({ enabled: false, url: 'amqp://127.0.0.1:5672', vhost: '/', receiverQueue: 'dmf_receiver', prefetch: 64, extendedHashes: false });
     expect(parseConfig({ dmf: { enabled: true, url: 'amqps://broker:5671', vhost: 'prod' } }).dmf).toMatchObject({ enabled: true, url: 'amqps://broker:5671' });
     expect(errorOf(() => parseConfig({ dmf: { url: 'http://broker' } }, { source: 'c.yaml' }))).toContain('c.yaml: dmf.url: expected an amqp:// or amqps:// URL, got "http://broker"');
     expect(errorOf(() => parseConfig({ dmf: { url: 'amqp://u:p@broker' } }))).toContain('dmf.url: put the credentials in dmf.username and dmf.password');
     expect(errorOf(() => parseConfig({ dmf: { url: 'amqp://broker/prod' } }))).toContain('dmf.url: put the virtual host in dmf.vhost');
     expect(errorOf(() => parseConfig({ dmf: { downloadBaseUrl: 'ftp://x' } }))).toContain('dmf.downloadBaseUrl: expected an http:// or https:// URL');
     expect(errorOf(() => parseConfig({ dmf: { prefetch: 0 } }))).toContain('dmf.prefetch');
+    expect(errorOf(() => parseConfig({ dmf: { extendedHashes: 'yes' } }))).toContain('dmf.extendedHashes');
   });
 
   it('returns a deeply frozen object', () => {
