@@ -4,7 +4,9 @@
  * and the tenant's key allow it. Pure: the caller supplies the target and the tenant configuration.
  *
  * Decisions:
- * - Presented credentials are tried first (token, then the proxy's certificate headers). When none
+ * - Presented credentials are tried first (token, then the proxy's certificate headers, hawkBit 1.0's
+ *   `X-Controller-Id`/`X-Authority` or 0.9's `X-Ssl-Client-Cn`/`X-Ssl-Issuer-Hash`, each name with its
+ *   own authority headers: src/http/certificate-headers.ts). When none
  *   is accepted and anonymous access is switched on, the request is served anonymously, as hawkBit's
  *   filter chain does (its pre-authentication filters continue on failure).
  * - Tokens are compared in constant time over their SHA-256 digests, so neither content nor length leaks.
@@ -12,6 +14,7 @@
  *   list is split on `,` and `;` as hawkBit splits `authentication.header.authority`.
  */
 import type { TenantConfigView } from '../domain/tenant-config.js';
+import { CERTIFICATE_HEADERS, type CertificateHeaderNames } from '../http/certificate-headers.js';
 import type { DdiPrincipal } from '../http/types.js';
 
 export type DdiMode = DdiPrincipal['mode'];
@@ -68,14 +71,17 @@ export function authenticateDevice(input: AuthInput): AuthOutcome {
       return { ok: true, mode: 'gatewaytoken' };
     }
   }
-  // the http layer drops X-Ssl-* headers from untrusted peers; checking here as well costs nothing
-  const cn = input.fromTrustedProxy ? headers['x-ssl-client-cn'] : undefined;
-  if (cn !== undefined && system.certificate && config.bool('authentication.header.enabled') && cn.trim() === input.controllerId) {
+  // the http layer drops certificate headers from untrusted peers; checking here as well costs nothing
+  const certificates = input.fromTrustedProxy ? CERTIFICATE_HEADERS.filter((names) => headers[names.controllerId] !== undefined) : [];
+  if (certificates.length > 0 && system.certificate && config.bool('authentication.header.enabled')) {
     const trusted = authorities(String(config.get('authentication.header.authority')));
-    if (trusted.size > 0 && issuerHashes(headers).some((h) => trusted.has(h))) return { ok: true, mode: 'certificate' };
+    const vouched = (names: CertificateHeaderNames): boolean =>
+      (headers[names.controllerId] as string).trim() === input.controllerId &&
+      authorityValues(headers, names.authority).some((h) => trusted.has(h));
+    if (trusted.size > 0 && certificates.some(vouched)) return { ok: true, mode: 'certificate' };
   }
   if (system.anonymous) return { ok: true, mode: 'anonymous' };
-  const presented = m !== null || cn !== undefined;
+  const presented = m !== null || certificates.length > 0;
   return {
     ok: false,
     reason: presented
@@ -107,19 +113,20 @@ function authorities(list: string): Set<string> {
 }
 
 /**
- * The issuer hashes the proxy forwarded, read as hawkBit's SecurityHeaderAuthenticator reads them:
- * `X-Ssl-Issuer-Hash` (a comma-separated list) when present, else `X-Ssl-Issuer-Hash-0` (optional),
- * `-1`, `-2`... up to the first one missing. A proxy that sets `-1` and clears `-2` (and the bare
- * and `-0` names) therefore decides alone what counts, whatever else a client sends
- * (deploy/nginx.conf). A repeated header arrives joined with ', ', so values are split at commas.
+ * The authorities (issuer hashes) the proxy forwarded under one generation's base name, read as
+ * hawkBit's SecurityHeaderAuthenticator reads them: `X-Authority` (a list split at `,` and `;`) when
+ * present, else `X-Authority-0` (optional), `-1`, `-2`... up to the first one missing; the same for
+ * `X-Ssl-Issuer-Hash`. A proxy that sets `-1` and clears `-2` (and the bare and `-0` names) therefore
+ * decides alone what counts, whatever else a client sends (deploy/nginx.conf). A repeated header
+ * arrives joined with ', ', so values are split at commas.
  */
-function issuerHashes(headers: Readonly<Record<string, string>>): string[] {
+function authorityValues(headers: Readonly<Record<string, string>>, base: string): string[] {
   const values: string[] = [];
-  const bare = headers['x-ssl-issuer-hash'];
+  const bare = headers[base];
   if (bare !== undefined) values.push(bare);
   else {
     for (let i = 0; ; i++) {
-      const value = headers[`x-ssl-issuer-hash-${i}`];
+      const value = headers[`${base}-${i}`];
       if (value === undefined) {
         if (i === 0) continue;
         break;
@@ -127,5 +134,5 @@ function issuerHashes(headers: Readonly<Record<string, string>>): string[] {
       values.push(value);
     }
   }
-  return values.flatMap((v) => v.split(',')).map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
+  return values.flatMap((v) => v.split(/[;,]/)).map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
 }

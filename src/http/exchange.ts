@@ -10,6 +10,7 @@ import type { Metrics, RouteMetrics } from '../observability/metrics.js';
 import { METHODS } from '../observability/metrics.js';
 import { StoreUnavailableError } from '../store/port.js';
 import { AbortedError, BufferBody, UploadStream, type Throttle } from './body.js';
+import { isCertificateHeader } from './certificate-headers.js';
 import { errorReply, FALLBACK_ERROR_JSON, toErrorReply } from './errors.js';
 import { withEtag } from './etag.js';
 import { Linger } from './linger.js';
@@ -50,7 +51,7 @@ let headerTarget: Record<string, string> = {};
 let headerTrusted = false;
 function collectHeader(key: string, value: string): void {
   // Certificate headers of the mutual-TLS proxy count only when they come from it (spec 5).
-  if (!headerTrusted && key.startsWith('x-ssl-')) return;
+  if (!headerTrusted && isCertificateHeader(key)) return;
   const prev = headerTarget[key];
   headerTarget[key] = prev === undefined ? value : `${prev}, ${value}`;
 }

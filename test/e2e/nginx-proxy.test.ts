@@ -252,15 +252,24 @@ describe.each(['memory', 'redis'] as const)('peregrine behind deploy/nginx.conf,
     expect((await tlsFetch({ port: mtls, path: base })).status).toBe(400);
     expect((await tlsFetch({ port: mtls, path: base, cert: pki.rogue })).status).toBe(400);
     // certificate headers a client writes itself never reach peregrine, on either port
-    const forged = { 'X-Ssl-Client-Cn': 'dev-mtls', 'X-Ssl-Issuer-Hash-1': pki.deviceCaHash, 'X-Ssl-Issuer-Hash': pki.deviceCaHash, 'X-Ssl-Issuer-Hash-0': pki.deviceCaHash };
-    expect((await tlsFetch({ port: tls, path: base, headers: forged })).status).toBe(401);
-    expect((await tlsFetch({ port: tls, path: `/${app.tenant}/controller/v1/dev-forged`, headers: { ...forged, 'X-Ssl-Client-Cn': 'dev-forged' } })).status).toBe(401);
-    // a tenant that trusts another CA: a device of ours cannot smuggle that CA's hash beside the real one
-    const theirs = `/${other}/controller/v1/dev-mtls`;
-    for (const name of ['X-Ssl-Issuer-Hash', 'X-Ssl-Issuer-Hash-0', 'X-Ssl-Issuer-Hash-2', 'X-Ssl-Issuer-Hash-3']) {
-      expect((await tlsFetch({ port: mtls, path: theirs, cert: pki.device, headers: { [name]: 'ffffffff' } })).status, name).toBe(401);
+    const hash = pki.deviceCaHash;
+    const forgedOld = { 'X-Ssl-Client-Cn': 'dev-mtls', 'X-Ssl-Issuer-Hash-1': hash, 'X-Ssl-Issuer-Hash': hash, 'X-Ssl-Issuer-Hash-0': hash };
+    const forgedNew = { 'X-Controller-Id': 'dev-mtls', 'X-Authority-1': hash, 'X-Authority': hash, 'X-Authority-0': hash };
+    for (const forged of [forgedOld, forgedNew, { ...forgedOld, ...forgedNew }]) {
+      expect((await tlsFetch({ port: tls, path: base, headers: forged })).status).toBe(401);
+      const id = { 'X-Ssl-Client-Cn': 'dev-forged', 'X-Controller-Id': 'dev-forged' };
+      expect((await tlsFetch({ port: tls, path: `/${app.tenant}/controller/v1/dev-forged`, headers: { ...forged, ...id } })).status).toBe(401);
+      expect((await tlsFetch({ port: mtls, path: `/${app.tenant}/controller/v1/dev-forged`, cert: pki.device, headers: { ...forged, ...id } })).status).toBe(401);
     }
-    expect((await tlsFetch({ port: mtls, path: base, cert: pki.device, headers: { 'X-Ssl-Issuer-Hash-2': 'ffffffff' } })).status).toBe(200);
+    // a tenant that trusts another CA: a device of ours cannot smuggle that CA's hash beside the real one,
+    // under either generation's names
+    const theirs = `/${other}/controller/v1/dev-mtls`;
+    for (const header of ['X-Ssl-Issuer-Hash', 'X-Authority']) {
+      for (const name of [header, `${header}-0`, `${header}-2`, `${header}-3`]) {
+        expect((await tlsFetch({ port: mtls, path: theirs, cert: pki.device, headers: { [name]: 'ffffffff' } })).status, name).toBe(401);
+      }
+      expect((await tlsFetch({ port: mtls, path: base, cert: pki.device, headers: { [`${header}-2`]: 'ffffffff' } })).status).toBe(200);
+    }
   });
 
   it('answers a request line split across segments and HTTP/1.0, which peregrine alone answers with 505', async () => {

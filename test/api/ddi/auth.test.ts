@@ -147,6 +147,41 @@ describe.each(STORES)('DDI authentication, %s store', (kind) => {
     });
   });
 
+  describe("certificate via a trusted reverse proxy, hawkBit 1.x's header names", () => {
+    const cert = (id: string, authorityHeader = 'x-authority-1', authority = 'DEF456') => ({ 'x-controller-id': id, [authorityHeader]: authority });
+    const authority = { 'authentication.header.authority': 'abc123; def456' };
+
+    it('accepts X-Controller-Id equal to the controller id with a known X-Authority, read as hawkBit reads them', async () => {
+      const app = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority });
+      expect((await app.device('cert-n1', cert('cert-n1')).get()).status).toBe(200);
+      expect((await targetOf(app, 'cert-n1')).updateStatus).toBe('registered');
+      expect((await app.device('cert-n1', cert('cert-n1', 'x-authority', 'zzz;ABC123')).get()).status).toBe(200);
+      expect((await app.device('cert-n1', cert('cert-n1', 'x-authority-0', 'abc123')).get()).status).toBe(200);
+      expect((await app.device('cert-n1', { ...cert('cert-n1', 'x-authority-1', 'zzz'), 'x-authority-2': 'abc123' }).get()).status).toBe(200);
+      // up to the first gap only, and the bare name alone when present
+      expect((await app.device('cert-n1', { ...cert('cert-n1', 'x-authority-1', 'zzz'), 'x-authority-3': 'abc123' }).get()).status).toBe(401);
+      expect((await app.device('cert-n1', { ...cert('cert-n1', 'x-authority', 'zzz'), 'x-authority-1': 'abc123' }).get()).status).toBe(401);
+      expect((await app.device('cert-n1', cert('cert-n2')).get()).status).toBe(401);
+      expect((await app.device('cert-n1', cert('cert-n1', 'x-authority-1', 'ffff')).get()).status).toBe(401);
+      expect((await app.device('cert-n1', { 'x-controller-id': 'cert-n1' }).get()).status).toBe(401);
+      // each generation's id goes with its own authorities
+      expect((await app.device('cert-n1', { 'x-controller-id': 'cert-n1', 'x-ssl-issuer-hash-1': 'abc123' }).get()).status).toBe(401);
+      expect((await app.device('cert-n1', { 'x-ssl-client-cn': 'cert-n1', 'x-authority-1': 'abc123' }).get()).status).toBe(401);
+      // a proxy sending both generations (deploy/nginx.conf) is accepted
+      expect((await app.device('cert-n1', { ...cert('cert-n1'), 'x-ssl-client-cn': 'cert-n1', 'x-ssl-issuer-hash-1': 'def456' }).get()).status).toBe(200);
+    });
+
+    it('is forged from an untrusted peer: refused, and the target is not registered', async () => {
+      const untrusted = await startDdiApp(kind, { trustedProxies: ['10.9.9.9'], tenantConfig: authority });
+      const res = await untrusted.device('cert-n3', { ...cert('cert-n3'), 'x-authority': 'def456', 'x-authority-0': 'def456' }).get();
+      expect(res.status).toBe(401);
+      expect(res.json().message).toContain('Authentication required');
+      await expect(targetOf(untrusted, 'cert-n3')).rejects.toThrow('no target');
+      const off = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority, auth: { certificate: false } });
+      expect((await off.device('cert-n3', cert('cert-n3')).get()).status).toBe(401);
+    });
+  });
+
   describe('tenant and controller id', () => {
     it('answers 404 for an unknown tenant and accepts the tenant in any case', async () => {
       const app = await startDdiApp(kind);
