@@ -6,6 +6,11 @@
  *   rollout paused by its error threshold   paused with a group in error (its error condition tripped)
  *   all devices in_sync                every target of the fleet has that update status (Management API)
  *   all devices of GROUP in_sync       ... every target of that device group
+ *   all devices in_sync within 60 s after the server is back
+ *                                      ... within N s of the server answering again after a `run` step or
+ *                                      an outage the run saw (fails once N s passed without)
+ *   no update lost                     every update a device finished and the server acknowledged is on
+ *                                      the server: targets in_sync >= devices done (decided at the end)
  *   failure share below 5%             failed updates / finished updates on the devices
  *   no 5xx  |  no errors               no answer 5xx (any error) to any device request
  *   at least 10 updates                a device counter reached N: updates, successes, failures,
@@ -23,7 +28,8 @@ export type Counter = (typeof COUNTERS)[number];
 export type Expectation = { readonly text: string } & (
   | { readonly kind: 'rollout'; readonly status: (typeof ROLLOUT_STATES)[number]; readonly withinS?: number }
   | { readonly kind: 'errorThreshold' }
-  | { readonly kind: 'allDevices'; readonly status: (typeof TARGET_STATES)[number]; readonly group?: string }
+  | { readonly kind: 'allDevices'; readonly status: (typeof TARGET_STATES)[number]; readonly group?: string; readonly afterBackS?: number }
+  | { readonly kind: 'noUpdateLost' }
   | { readonly kind: 'failureShare'; readonly belowPercent: number }
   | { readonly kind: 'noErrors'; readonly only5xx: boolean }
   | { readonly kind: 'atLeast'; readonly n: number; readonly counter: Counter }
@@ -41,11 +47,14 @@ export function parseExpectation(raw: string): Expectation | string {
     return m[2] === undefined ? { text, kind: 'rollout', status } : { text, kind: 'rollout', status, withinS: Number(m[2]) };
   }
   if (text === 'rollout paused by its error threshold') return { text, kind: 'errorThreshold' };
-  if ((m = /^all devices(?: of ([A-Za-z0-9_-]+))? ([a-z_]+)$/.exec(text))) {
+  if ((m = /^all devices(?: of ([A-Za-z0-9_-]+))? ([a-z_]+)(?: within (\d+(?:\.\d+)?) ?s after the server is back)?$/.exec(text))) {
     const status = m[2]!;
     if (!oneOf(TARGET_STATES, status)) return `unknown update status '${status}' (one of ${TARGET_STATES.join(', ')})`;
-    return m[1] === undefined ? { text, kind: 'allDevices', status } : { text, kind: 'allDevices', status, group: m[1] };
+    return {
+      text, kind: 'allDevices', status, ...(m[1] === undefined ? {} : { group: m[1] }), ...(m[3] === undefined ? {} : { afterBackS: Number(m[3]) }),
+    };
   }
+  if (text === 'no update lost') return { text, kind: 'noUpdateLost' };
   if ((m = /^failure share below (\d+(?:\.\d+)?) ?%$/.exec(text))) return { text, kind: 'failureShare', belowPercent: Number(m[1]) };
   if (text === 'no 5xx' || text === 'no errors') return { text, kind: 'noErrors', only5xx: text === 'no 5xx' };
   if ((m = /^at least (\d+) ([a-z ]+)$/.exec(text))) {
@@ -54,7 +63,8 @@ export function parseExpectation(raw: string): Expectation | string {
     return { text, kind: 'atLeast', n: Number(m[1]), counter };
   }
   return `unknown expectation '${text}' (e.g. 'rollout finished within 120 s', 'rollout paused by its error threshold', `
-    + `'all devices in_sync', 'failure share below 5%', 'no 5xx', 'no errors', 'at least 10 updates')`;
+    + `'all devices in_sync', 'all devices in_sync within 60 s after the server is back', 'no update lost', `
+    + `'failure share below 5%', 'no 5xx', 'no errors', 'at least 10 updates')`;
 }
 
 /** What the run observed so far, as the checks need it. */
@@ -70,6 +80,10 @@ export interface Observation {
   };
   readonly counters: Readonly<Record<Counter, number>>;
   readonly errorsByStatus: Readonly<Record<string, number>>;
+  /** When the server last answered again after being unreachable (a `run` step's restart, or an outage seen). */
+  readonly serverBackAt?: number;
+  /** Devices whose update finished with success, acknowledged by the server. */
+  readonly devicesDone: number;
   /** Targets of the fleet (or of one group) on the server, and how many of them are NOT in the status (Management API). */
   targets(status: string, group?: string): Promise<{ readonly devices: number; readonly found: number; readonly notIn: number }>;
 }
@@ -97,11 +111,24 @@ export async function judge(e: Expectation, o: Observation, final: boolean): Pro
       return o.rollout.pausedByError ? { state: 'pass', expected, seen } : open(expected, seen);
     }
     case 'allDevices': {
-      const expected = `0 targets of ${e.group === undefined ? 'the fleet' : `group ${e.group}`} not ${e.status}`;
+      const within = e.afterBackS === undefined ? '' : ` within ${e.afterBackS} s after the server is back`;
+      const expected = `0 targets of ${e.group === undefined ? 'the fleet' : `group ${e.group}`} not ${e.status}${within}`;
+      const back = o.serverBackAt;
+      const since = back === undefined ? '' : ` ${((o.now - back) / 1000).toFixed(1)} s after the server was back`;
+      if (e.afterBackS !== undefined && back === undefined) return open(expected, 'the server was never away and back');
+      const late = e.afterBackS !== undefined && back !== undefined && o.now - back > e.afterBackS * 1000;
+      const notYet = (seen: string): Verdict => (late ? { state: 'fail', expected, seen: seen + since } : open(expected, seen + since));
       // vacuous truth does not count: every device must exist on the server as a target
       const t = await o.targets(e.status, e.group);
-      if (t.found < t.devices) return open(expected, `${t.found} of ${t.devices} devices known to the server`);
-      return t.notIn === 0 ? { state: 'pass', expected, seen: '0' } : open(expected, `${t.notIn} targets not ${e.status}`);
+      if (t.found < t.devices) return notYet(`${t.found} of ${t.devices} devices known to the server`);
+      return t.notIn === 0 ? { state: 'pass', expected, seen: `0${since}` } : notYet(`${t.notIn} targets not ${e.status}`);
+    }
+    case 'noUpdateLost': {
+      const expected = 'targets in_sync on the server >= devices that finished an acknowledged update';
+      if (!final) return { state: 'open', expected, seen: `${o.devicesDone} devices done` };
+      const t = await o.targets('in_sync');
+      const seen = `${t.found - t.notIn} in_sync, ${o.devicesDone} devices done`;
+      return { state: t.found - t.notIn >= o.devicesDone ? 'pass' : 'fail', expected, seen };
     }
     case 'atLeast': {
       const n = o.counters[e.counter];
@@ -129,5 +156,5 @@ export async function judge(e: Expectation, o: Observation, final: boolean): Pro
 
 /** Checks that pass on their own while the run goes on (the run may end once all are decided). */
 export function isEventual(e: Expectation): boolean {
-  return e.kind !== 'failureShare' && e.kind !== 'noErrors';
+  return e.kind !== 'failureShare' && e.kind !== 'noErrors' && e.kind !== 'noUpdateLost';
 }

@@ -17,9 +17,21 @@ export class MgmtError extends Error {}
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
+/** What the Management side saw of the server going away and coming back. */
+export interface Outages {
+  /** Calls that found no server (each retry counts). */
+  failures: number;
+  /** Times the server answered again after calls had failed. */
+  recoveries: number;
+  /** When it last answered again after failing (ms since epoch). */
+  backAt?: number;
+  downSince?: number;
+}
+
 export class Mgmt {
   private readonly authorization: string;
   readonly user: string;
+  readonly outages: Outages = { failures: 0, recoveries: 0 };
 
   constructor(readonly server: string, credentials: string, private readonly log: (line: string) => void) {
     const i = credentials.indexOf(':');
@@ -27,24 +39,36 @@ export class Mgmt {
     this.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
   }
 
-  /** One call; 429/502/503 and lost connections are retried a few times with backoff. */
+  /**
+   * One call; 429/502/503 and lost connections are retried with backoff (250 ms doubling, `retries`
+   * times). A server still not answering is an UnreachableError naming the call and the cause.
+   */
   async call(method: Method, path: string, body?: unknown, form?: FormData, retries = 3): Promise<{ status: number; json: unknown }> {
     for (let attempt = 0; ; attempt++) {
+      let res;
       try {
-        const res = await request(new URL(path, this.server), {
+        res = await request(new URL(path, this.server), {
           method,
           headers: { authorization: this.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
           body: form ?? (body !== undefined ? JSON.stringify(body) : undefined),
         });
-        const text = await res.body.text();
-        let json: unknown = text;
-        try { json = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
-        if ([429, 502, 503].includes(res.statusCode) && attempt < retries) { await sleep(250 * 2 ** attempt); continue; }
-        return { status: res.statusCode, json };
       } catch (e) {
-        if (attempt >= retries) throw e;
+        this.outages.failures++;
+        this.outages.downSince ??= Date.now();
+        if (attempt >= retries) throw new UnreachableError(`${method} ${path}: cannot reach ${this.server}: ${causeOf(e)}`, { cause: e });
         await sleep(250 * 2 ** attempt);
+        continue;
       }
+      if (this.outages.downSince !== undefined) {
+        this.outages.downSince = undefined;
+        this.outages.recoveries++;
+        this.outages.backAt = Date.now();
+      }
+      const text = await res.body.text().catch(() => '');
+      let json: unknown = text;
+      try { json = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
+      if ([429, 502, 503].includes(res.statusCode) && attempt < retries) { await sleep(250 * 2 ** attempt); continue; }
+      return { status: res.statusCode, json };
     }
   }
 
@@ -189,8 +213,7 @@ export async function reach(server: string, attempts: number, log: (line: string
     try {
       return await probe();
     } catch (e) {
-      const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
-      last = err.cause?.code ?? err.code ?? err.cause?.message ?? err.message;
+      last = causeOf(e);
       if (i + 1 < attempts) {
         const wait = 250 * 2 ** i;
         log(`cannot reach ${server} (${last}); retrying in ${wait} ms (attempt ${i + 1} of ${attempts})`);
@@ -199,4 +222,11 @@ export async function reach(server: string, attempts: number, log: (line: string
     }
   }
   throw new UnreachableError(`cannot reach ${server}: ${last} (gave up after ${attempts} attempts)`);
+}
+
+/** The short cause of a transport error (ECONNREFUSED, ECONNRESET, ...). */
+function causeOf(e: unknown): string {
+  if (e instanceof UnreachableError && e.cause !== undefined) return causeOf(e.cause);
+  const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
+  return err.cause?.code ?? err.code ?? err.cause?.message ?? err.message;
 }

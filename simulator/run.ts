@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { LiveDisplay } from './display.js';
 import { isEventual, judge, type Observation, type Verdict } from './expectations.js';
+import { CommandError, runCommand } from './command.js';
 import { Fleet } from './fleet.js';
 import { SimHttp } from './http.js';
 import { AdminAuthError, groupFilter, Mgmt, MgmtError, reach, UnreachableError, type RolloutView } from './mgmt.js';
@@ -96,8 +97,15 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
       rollout.pausedByError = (await mgmt.rolloutGroups(rollout.id)).some((g) => g.status === 'error');
     }
   };
+  /** When the server answered again after a `run` step or an outage the Management calls saw. */
+  let stepBackAt: number | undefined;
+  const serverBackAt = (): number | undefined => {
+    const seen = mgmt?.outages.backAt;
+    return seen === undefined ? stepBackAt : stepBackAt === undefined ? seen : Math.max(seen, stepBackAt);
+  };
   const observation = (): Observation => ({
     now: Date.now(), counters: stats.counters, errorsByStatus: stats.errorsByStatus,
+    devicesDone: fleet.byState().done, ...(serverBackAt() === undefined ? {} : { serverBackAt: serverBackAt() }),
     ...(rollout ? {
       rollout: {
         status: rollout.view?.status ?? 'unknown', startedAt: rollout.startedAt, seen: rollout.seen, pausedByError: rollout.pausedByError,
@@ -119,15 +127,31 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
       const prev = verdicts.get(i);
       // decided checks stay decided, except that the final review re-reads failed ones for their final figures
       if (prev && (prev.state === 'pass' || (prev.state === 'fail' && !final))) continue;
-      const v = await judge(e, obs, final);
+      let v: Verdict;
+      try {
+        v = await judge(e, obs, final);
+      } catch (err) {
+        // the server is away (a restart the scenario runs): the check stays as it was, and is read again
+        if (!(err instanceof UnreachableError) || final) throw err;
+        v = prev ?? { state: 'open', expected: e.text, seen: 'the server did not answer' };
+      }
       verdicts.set(i, v);
       if (v.state === 'open' && isEventual(e)) open = true;
     }
     return !open && s.expect.some(isEventual);
   };
+  /** Whether `cond` holds; false while the server does not answer (its outage is counted by Mgmt). */
+  const holds = async (cond: () => boolean | Promise<boolean>): Promise<boolean> => {
+    try {
+      return await cond();
+    } catch (e) {
+      if (e instanceof UnreachableError) return false;
+      throw e;
+    }
+  };
   const until = async (what: string, timeoutMs: number, cond: () => boolean | Promise<boolean>): Promise<void> => {
     const end = Date.now() + timeoutMs;
-    while (!(await cond())) {
+    while (!(await holds(cond))) {
       if (over()) throw new StepError(`run time over while waiting for ${what}`);
       if (Date.now() > end) throw new StepError(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
       await sleep(200);
@@ -162,6 +186,13 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     } else if ('waitUpdates' in step) {
       const w = step.waitUpdates;
       await until(`${w.atLeast} updates`, w.timeoutSeconds * 1000, () => stats.counters.updates >= w.atLeast);
+    } else if ('run' in step) {
+      await runCommand(step.run.command, step.run.timeoutSeconds * 1000, log);
+      // a command that restarts the server: wait until it answers again, and note when
+      const end = Date.now() + step.run.timeoutSeconds * 1000;
+      const probe = (): Promise<number> => mgmt.call('GET', '/rest/v1/userinfo', undefined, undefined, 0).then((r) => r.status);
+      await until('the server to answer after the command', Math.max(0, end - Date.now()), async () => (await probe()) < 500);
+      stepBackAt = Date.now();
     } else await sleep(step.sleep * 1000);
   };
   const startRollout = async (r: RolloutState): Promise<void> => {
@@ -200,15 +231,18 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     let lastRollout = 0;
     for (;;) {
       if (over()) break;
-      if (rollout && Date.now() - lastRollout >= 1000) { await refreshRollout(); lastRollout = Date.now(); }
+      if (rollout && Date.now() - lastRollout >= 1000) {
+        await holds(async () => { await refreshRollout(); return true; });
+        lastRollout = Date.now();
+      }
       if (await review(false)) break;
       await sleep(250);
     }
   } catch (e) {
-    if (e instanceof AdminAuthError) exitCode = 2;
-    else if (e instanceof UnreachableError || e instanceof MgmtError || e instanceof StepError) exitCode = 1;
-    else throw e;
-    error = (e).message;
+    // whatever stopped the run, it ends with its report and an exit code, never a stack trace
+    exitCode = e instanceof AdminAuthError ? 2 : 1;
+    const known = [AdminAuthError, UnreachableError, MgmtError, StepError, CommandError].some((k) => e instanceof k);
+    error = known ? (e as Error).message : `unexpected: ${e instanceof Error ? e.message : String(e)}`;
     log(error);
   } finally {
     phase('stopping');

@@ -90,6 +90,13 @@ const stepSchema = z.union([
     waitUpdates: z.object({ atLeast: z.number().int().min(0), timeoutSeconds: z.number().positive().default(120) }).strict(),
   }).strict(),
   z.object({ sleep: z.number().min(0).max(86_400) }).strict(),
+  /**
+   * Runs a shell command (restart the server, cut a link) and waits until the server answers again;
+   * a non-zero exit fails the run. Background processes it starts keep running.
+   */
+  z.object({
+    run: z.object({ command: z.string().min(1), timeoutSeconds: z.number().positive().max(3600).default(120) }).strict(),
+  }).strict(),
 ]);
 export type Step = z.infer<typeof stepSchema>;
 

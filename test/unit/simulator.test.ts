@@ -113,7 +113,7 @@ describe('simulator expectations', () => {
   const obs = (o: Partial<Observation> = {}): Observation => ({
     now: 100_000,
     counters: { updates: 10, successes: 9, failures: 1, 'cancels accepted': 0, 'cancels rejected': 0, confirmations: 0, denials: 0 },
-    errorsByStatus: {}, targets: async () => ({ devices: 5, found: 5, notIn: 0 }), ...o,
+    errorsByStatus: {}, devicesDone: 5, targets: async () => ({ devices: 5, found: 5, notIn: 0 }), ...o,
   });
   const parsed = (text: string) => {
     const e = parseExpectation(text);
@@ -147,6 +147,25 @@ describe('simulator expectations', () => {
       .toMatchObject({ state: 'fail', seen: '0 of 5 devices known to the server' });
     expect((await judge(parsed('all devices in_sync'), obs(), false)).state).toBe('pass');
     expect(parseExpectation('at least 3 bananas')).toMatch(/unknown counter/);
+  });
+
+  it('decides recovery after the server is back, and whether an acknowledged update was lost', async () => {
+    const e = parsed('all devices in_sync within 30 s after the server is back');
+    const twoBehind = async () => ({ devices: 5, found: 5, notIn: 2 });
+    // never away: open until the end, then failed
+    expect(await judge(e, obs({ targets: twoBehind }), false)).toMatchObject({ state: 'open', seen: 'the server was never away and back' });
+    expect((await judge(e, obs({ targets: twoBehind }), true)).state).toBe('fail');
+    expect(await judge(e, obs({ serverBackAt: 80_000, targets: twoBehind }), false))
+      .toMatchObject({ state: 'open', seen: '2 targets not in_sync 20.0 s after the server was back' });
+    expect(await judge(e, obs({ serverBackAt: 60_000, targets: twoBehind }), false))
+      .toMatchObject({ state: 'fail', expected: '0 targets of the fleet not in_sync within 30 s after the server is back' });
+    expect(await judge(e, obs({ serverBackAt: 90_000 }), false)).toMatchObject({ state: 'pass', seen: '0 10.0 s after the server was back' });
+    expect(parsed('all devices of g1 error within 5 s after the server is back')).toMatchObject({ group: 'g1', status: 'error', afterBackS: 5 });
+
+    const lost = parsed('no update lost');
+    expect((await judge(lost, obs(), false)).state).toBe('open');
+    expect(await judge(lost, obs({ devicesDone: 5 }), true)).toMatchObject({ state: 'pass', seen: '5 in_sync, 5 devices done' });
+    expect(await judge(lost, obs({ devicesDone: 5, targets: twoBehind }), true)).toMatchObject({ state: 'fail', seen: '3 in_sync, 5 devices done' });
   });
 });
 
