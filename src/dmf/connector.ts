@@ -17,7 +17,7 @@
 import { Connection, ConsumerStatus, type AsyncMessage, type Consumer, type Publisher } from 'rabbitmq-client';
 import type { Config } from '../config/index.js';
 import type { DmfMetrics } from './metrics.js';
-import { DMF_EXCHANGE } from './protocol.js';
+import { ATTEMPTS_HEADER, DMF_EXCHANGE } from './protocol.js';
 
 type DmfConfig = Config['dmf'];
 
@@ -107,6 +107,23 @@ export class DmfConnector {
       { exchange: m.exchange, routingKey: '', headers: m.headers, contentType: m.contentType, correlationId: m.correlationId, messageId: m.correlationId, durable: true },
       m.body,
     );
+  }
+
+  /**
+   * Puts a message that could not be handled yet at the end of the receiver queue (behind the others,
+   * persistent) with its tries so far in `x-peregrine-attempts`. Its body goes back as it came (the
+   * client library parsed JSON and text bodies; they are encoded again).
+   */
+  retryLater(msg: AsyncMessage, attempts: number): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the DMF connector is stopped'));
+    const b: unknown = msg.body;
+    const body = Buffer.isBuffer(b) ? b : typeof b === 'string' ? Buffer.from(b) : b === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(b));
+    const { contentType, contentEncoding, correlationId, replyTo, messageId, timestamp, type, appId, priority } = msg;
+    return this.#publisher.send({
+      exchange: '', routingKey: this.#config.receiverQueue, durable: true,
+      headers: { ...msg.headers, [ATTEMPTS_HEADER]: attempts },
+      contentType, contentEncoding, correlationId, replyTo, messageId, timestamp, type, appId, priority,
+    }, body);
   }
 
   /** Stops consuming (messages being handled finish first), then closes the publisher and the connection. */

@@ -2,9 +2,13 @@
  * Messages from `dmf_receiver`: headers and body checked, then handed to the device operations.
  * Outcomes: acknowledged when handled; rejected without requeue (dead-lettered, and logged) when the
  * message is wrong (no `type` or `tenant`, an unknown tenant, type or topic, bad JSON, a refused state
- * change, a quota); requeued after a pause when peregrine cannot handle it right now (store or broker
- * unavailable, contention). Nothing a client sends can crash the connector. Messages of one device
- * (same thing id, or same action) are handled in arrival order; different devices concurrently.
+ * change, a quota, a PING whose reply-to exchange does not exist); tried again after a pause when
+ * peregrine cannot handle it right now. While the store or the broker is away the message goes back
+ * to the queue as it is (nothing else could be handled either); a failure of the message itself
+ * (contention, a reply the broker refuses) puts it at the end of the queue with its tries counted and
+ * dead-letters it after MAX_ATTEMPTS, so a sender's bad messages never hold up the others. Nothing a
+ * client sends can crash the connector. Messages of one device (same thing id, or same action) are
+ * handled in arrival order; different devices concurrently.
  * @see reference/hawkbit-api.md §9; hawkBit AmqpMessageHandlerService
  */
 import type { AsyncMessage } from 'rabbitmq-client';
@@ -15,10 +19,10 @@ import { AppError } from '../domain/errors.js';
 import { canonicalTenant } from '../domain/ids.js';
 import { StoreUnavailableError } from '../store/port.js';
 import { formatAmqpAddress } from './address.js';
-import { ConsumerStatus, errorText, type Log, type OutboundMessage } from './connector.js';
+import { amqpCode, ConsumerStatus, errorText, type Log, type OutboundMessage } from './connector.js';
 import { DmfRejection, type DeviceOps } from './device-ops.js';
 import type { DmfMetrics } from './metrics.js';
-import { actionUpdateStatusBody, attributeUpdateBody, autoConfirmBody, createThingBody, HEADER } from './protocol.js';
+import { actionUpdateStatusBody, ATTEMPTS_HEADER, attributeUpdateBody, autoConfirmBody, createThingBody, HEADER } from './protocol.js';
 import type { DmfOutbound, Publish } from './outbound.js';
 
 export interface InboundOptions {
@@ -32,7 +36,12 @@ export interface InboundOptions {
   readonly now: () => number;
   /** Pause before a message that could not be handled now goes back to the queue (ms). */
   readonly retryPauseMs?: number;
+  /** Puts a message at the end of the receiver queue with its tries counted (the connector's retryLater). */
+  readonly retryLater: (msg: AsyncMessage, attempts: number) => Promise<void>;
 }
+
+/** Tries of a message that fails by itself (not because the store or broker is away) before it is dead-lettered. */
+const MAX_ATTEMPTS = 5;
 
 /** Thrown for messages that can be handled later (store or broker away): the message is requeued. */
 class Transient extends Error {}
@@ -61,7 +70,7 @@ export class DmfInbound {
       this.#o.metrics.received('handled');
       return ConsumerStatus.ACK;
     } catch (err) {
-      const status = await this.#failed(err, context);
+      const status = await this.#failed(msg, err, context);
       this.#o.metrics.received(status === ConsumerStatus.DROP ? 'rejected' : 'requeued');
       return status;
     }
@@ -130,8 +139,14 @@ export class DmfInbound {
       correlationId: msg.correlationId,
     };
     try {
-      await this.#o.channel.publish(reply);
+      // once more at once: a publish to a missing exchange elsewhere closes the shared channel under this one
+      await this.#o.channel.publish(reply).catch((err: unknown) => {
+        if (amqpCode(err) === 'NOT_FOUND') throw err;
+        return this.#o.channel.publish(reply);
+      });
     } catch (err) {
+      // as for outbound messages: retrying cannot make the exchange appear
+      if (amqpCode(err) === 'NOT_FOUND') throw new DmfRejection(`the reply-to exchange '${msg.replyTo}' does not exist`);
       throw new Transient(`PING_RESPONSE could not be sent: ${errorText(err)}`);
     }
   }
@@ -142,21 +157,41 @@ export class DmfInbound {
     if (ok !== true) throw new Transient('the device could not be sent its current action');
   }
 
-  async #failed(err: unknown, context: object): Promise<ConsumerStatus> {
+  async #failed(msg: AsyncMessage, err: unknown, context: object): Promise<ConsumerStatus> {
     if (err instanceof DmfRejection || (err instanceof AppError && err.code !== 'CONCURRENT_MODIFICATION')) {
       this.#o.log.warn({ ...context, reason: err.message }, 'DMF: message rejected (dead-lettered)');
       return ConsumerStatus.DROP;
     }
     if (err instanceof Transient || err instanceof StoreUnavailableError || err instanceof AppError) {
-      this.#o.log.warn({ ...context, reason: err.message }, 'DMF: message cannot be handled now; requeued');
       // a pause, or a message that keeps failing would spin between the broker and this consumer
       await new Promise((r) => setTimeout(r, this.#o.retryPauseMs ?? 1000));
-      return ConsumerStatus.REQUEUE;
+      if (err instanceof StoreUnavailableError || !this.#o.channel.ready) {
+        this.#o.log.warn({ ...context, reason: err.message }, 'DMF: message cannot be handled now; requeued');
+        return ConsumerStatus.REQUEUE;
+      }
+      const attempts = attemptsOf(msg) + 1;
+      if (attempts >= MAX_ATTEMPTS) {
+        this.#o.log.warn({ ...context, attempts, reason: err.message }, 'DMF: message failed every try; dead-lettered');
+        return ConsumerStatus.DROP;
+      }
+      this.#o.log.warn({ ...context, attempts, reason: err.message }, 'DMF: message cannot be handled now; tried again later');
+      try {
+        await this.#o.retryLater(msg, attempts);
+        return ConsumerStatus.ACK;
+      } catch {
+        return ConsumerStatus.REQUEUE;
+      }
     }
     // a bug: do not let one message loop forever; it stays in the dead-letter queue for inspection
     this.#o.log.error({ ...context, err }, 'DMF: handling a message failed unexpectedly (dead-lettered)');
     return ConsumerStatus.DROP;
   }
+}
+
+/** The tries a message had before it came back to the queue (0 for a message as a client sent it). */
+function attemptsOf(msg: AsyncMessage): number {
+  const n = Number(header(msg, ATTEMPTS_HEADER) ?? 0);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
 /** A header as text; undefined when absent or empty (AMQP may carry text as bytes). */

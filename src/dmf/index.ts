@@ -49,6 +49,7 @@ export function dmfModule(deps: DmfModuleDeps): AppModule {
       const ops = new DeviceOps(deps, log);
       const inbound = new DmfInbound({
         ops, outbound, channel, tenants: new Set(deps.tenants), vhost: dmf.vhost, log, metrics, now: () => deps.now(),
+        retryLater: (msg, attempts) => (connector === undefined ? Promise.reject(new Error('the DMF connector is not started')) : connector.retryLater(msg, attempts)),
       });
       connector = new DmfConnector(dmf, log, metrics, inbound.handle);
       log.info({ url: dmf.url, vhost: dmf.vhost, queue: dmf.receiverQueue }, 'DMF connector started');

@@ -31,6 +31,9 @@ export const TYPE_ID = {
   batch: `${MODEL}.DmfBatchDownloadAndUpdateRequest`,
 } as const;
 
+/** peregrine's own header: how often a message was tried before it went back to the receiver queue (inbound.ts). */
+export const ATTEMPTS_HEADER = 'x-peregrine-attempts';
+
 export type EventTopic =
   | 'UPDATE_ACTION_STATUS' | 'DOWNLOAD_AND_INSTALL' | 'CANCEL_DOWNLOAD' | 'UPDATE_ATTRIBUTES' | 'UPDATE_AUTO_CONFIRM' | 'DOWNLOAD'
   | 'REQUEST_ATTRIBUTES_UPDATE' | 'MULTI_ACTION' | 'BATCH_DOWNLOAD' | 'BATCH_DOWNLOAD_AND_INSTALL' | 'CONFIRM';

@@ -104,6 +104,39 @@ describe('bad messages and a missing reply-to exchange', () => {
     expect((await app.gateway.next(fine, 'DOWNLOAD_AND_INSTALL')).body.actionId).toBe(action);
     expect((await app.anon.get('/metrics')).text).toContain('dmf_messages_published_total{outcome="dropped"} 1');
   });
+
+  it('dead-letters PINGs that cannot be answered; more of them than the prefetch do not stall other senders', { timeout: 60_000 }, async () => {
+    // more than the prefetch (64), from another tenant and sender, ahead of the good messages in the queue
+    const poison = 80;
+    for (let i = 0; i < poison; i++) {
+      await app.gateway.send({ headers: { type: 'PING', tenant: 'OTHER', sender: 'broken' }, replyTo: 'no.such.reply', correlationId: `bad-${i}` });
+    }
+    await app.gateway.send({ headers: { type: 'PING', tenant: app.tenant }, replyTo: app.gateway.exchange, correlationId: 'good-ping' });
+    const id = thing();
+    await app.gateway.thingCreated(app.tenant, id);
+    await app.gateway.take((m) => m.type === 'PING_RESPONSE' && m.correlationId === 'good-ping', 'PING_RESPONSE', 30_000);
+    await vi.waitFor(async () => expect(await app.target(id)).toBeDefined(), { timeout: 30_000 });
+    // every one of them is dead-lettered (not requeued for ever), the receiver queue is empty
+    await vi.waitFor(async () => expect(await app.gateway.queueDepth(DLQ)).toBe(poison), { timeout: 30_000 });
+    expect(await app.gateway.queueDepth('dmf_receiver')).toBe(0);
+    const dead = await app.gateway.get(DLQ);
+    expect(dead?.headers?.['x-death']?.[0]?.reason).toBe('rejected');
+    expect(dead?.headers?.['type']).toBe('PING');
+    while ((await app.gateway.get(DLQ)) !== undefined);
+  });
+
+  it('dead-letters a message that keeps failing after a bounded number of tries, and serves others meanwhile', { timeout: 60_000 }, async () => {
+    // an internal exchange exists but refuses publishing: not a missing exchange, so the PING is tried again
+    await app.gateway.send({ headers: { type: 'PING', tenant: app.tenant }, replyTo: 'amq.rabbitmq.trace', correlationId: 'refused' });
+    const id = thing();
+    await register(app, id);
+    await vi.waitFor(async () => expect(await app.gateway.queueDepth(DLQ)).toBe(1), { timeout: 30_000 });
+    const dead = await app.gateway.get(DLQ);
+    expect(dead?.correlationId).toBe('refused');
+    expect(dead?.replyTo).toBe('amq.rabbitmq.trace');
+    expect(dead?.headers?.['x-peregrine-attempts']).toBe(4);
+    expect(await app.gateway.queueDepth('dmf_receiver')).toBe(0);
+  });
 });
 
 // the messages wait in the effects queue of the store: Redis Streams on redis (the cluster's per-slot reading is the same code)
