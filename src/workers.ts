@@ -12,8 +12,9 @@
  * it publishes the DMF messages of the effects it takes, so its loop needs a connector of its own.
  *
  * The port: uSockets shares a port among sockets that all set SO_REUSEPORT, and the kernel spreads
- * new connections over them. An exclusive listen first proves the port free (a second peregrine is
- * refused as with one loop), then every loop listens non-exclusively. uWS's child-app descriptors,
+ * new connections over them. An exclusive listen first proves the port free of other programs, the
+ * process then takes the port's lock (src/port-lock.ts: a second peregrine, even one started at the
+ * same moment, is refused as with one loop), then every loop listens non-exclusively. uWS's child-app descriptors,
  * which would keep a single exclusive listener, are missing from the uwebsockets 3.0.6 binding for Node 20.
  *
  * The memory store lives in one thread's heap, so with it one loop runs and the start says so.
@@ -27,9 +28,10 @@
 import { Worker } from 'node:worker_threads';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Config } from './config/index.js';
-import { listen } from './http/server.js';
+import { listen, portInUse } from './http/server.js';
 import { loadUws } from './http/uws.js';
 import type { Metrics } from './observability/metrics.js';
+import { lockPort } from './port-lock.js';
 import { startServer, type RunningServer, type ServerOverrides } from './server.js';
 
 /** Messages between the main thread and a loop worker. */
@@ -66,29 +68,36 @@ export async function startLoops(config: Config, overrides: ServerOverrides, onL
     }
     return { server, loops: 1, close: (graceMs) => server.close(graceMs) };
   }
-  const port = await provePortFree(config.server.host, config.server.port);
+  const { host } = config.server;
+  const port = await provePortFree(host, config.server.port);
+  // held from before the first shared listen until every loop has closed: a second server started at
+  // the same moment passed the probe too, and is refused here
+  const lock = await lockPort(port, () => portInUse(host, port));
   const shared: Config = { ...config, server: { ...config.server, port } };
   const workers: LoopWorker[] = [];
-  const server = await startServer(shared, {
-    ...overrides,
-    exclusive: false,
-    renderMetrics: async (own) => aggregate(own, workers),
-  });
+  let server: RunningServer | undefined;
   try {
+    server = await startServer(shared, {
+      ...overrides,
+      exclusive: false,
+      renderMetrics: async (own) => aggregate(own, workers),
+    });
     for (let loop = 1; loop < wanted; loop++) {
       workers.push(await LoopWorker.start({ config: shared, loop }, server.metrics, workers, onLoopDied));
     }
   } catch (err) {
-    await Promise.all([server.close(0), ...workers.map((w) => w.close(0))]);
+    await Promise.all([server?.close(0), ...workers.map((w) => w.close(0))]);
+    await lock.release();
     throw err;
   }
-  server.logger.info({ loops: wanted }, `serving with ${wanted} event loops (the main thread and ${wanted - 1} worker threads)`);
+  const primary = server;
+  primary.logger.info({ loops: wanted }, `serving with ${wanted} event loops (the main thread and ${wanted - 1} worker threads)`);
   let closed: Promise<void> | undefined;
   return {
-    server,
+    server: primary,
     loops: wanted,
     close(graceMs) {
-      closed ??= Promise.all([...workers.map((w) => w.close(graceMs)), server.close(graceMs)]).then(() => undefined);
+      closed ??= Promise.all([...workers.map((w) => w.close(graceMs)), primary.close(graceMs)]).then(() => lock.release());
       return closed;
     },
   };

@@ -191,6 +191,13 @@ export async function listen(app: TemplatedApp, host: string, port: number, opti
   throw new Error(`cannot listen on ${host}:${port}: ${await whyNotListening(host, port)}`);
 }
 
+const PORT_IN_USE = 'the port is already in use (is another peregrine running?). Stop that process or set server.port / PEREGRINE_PORT to a free port';
+
+/** The error of a listen refused because the port is taken (also when another peregrine holds its lock: src/port-lock.ts). */
+export function portInUse(host: string, port: number): Error {
+  return new Error(`cannot listen on ${host}:${port}: ${PORT_IN_USE}`);
+}
+
 /** uWS reports only "false": ask the OS the same question through node:net to name the reason. */
 async function whyNotListening(host: string, port: number): Promise<string> {
   const code = await new Promise<string | undefined>((resolve) => {
@@ -200,7 +207,7 @@ async function whyNotListening(host: string, port: number): Promise<string> {
   });
   switch (code) {
     case 'EADDRINUSE':
-      return 'the port is already in use (is another peregrine running?). Stop that process or set server.port / PEREGRINE_PORT to a free port';
+      return PORT_IN_USE;
     case 'EADDRNOTAVAIL':
       return `${host} is not an address of this host; set server.host / PEREGRINE_HOST`;
     case 'EACCES':

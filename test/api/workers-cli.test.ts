@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, createDevices, createReleaseAndAssign, serverConfig, type Api } from '../../bench/lib/fleet.js';
 import { built, CLI, listening, run, type Child } from '../helpers/cli.js';
-import { startRedis, uniqueTenant, type RedisServer } from '../helpers/redis.js';
+import { freePort, startRedis, uniqueTenant, type RedisServer } from '../helpers/redis.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'peregrine-workers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,7 +74,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (x: T) => bo
 function counterSum(text: string, name: string): number {
   return text
     .split('\n')
-    .filter((l) => l.startsWith(`${name}{`))
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
@@ -119,6 +119,10 @@ describe.skipIf(!built)('peregrine serve --workers (built CLI)', () => {
     }
     const metrics = await fresh(`${url}/metrics`);
     expect(counterSum(metrics.body, 'http_requests_total')).toBeGreaterThanOrEqual(requests);
+    // every closing feedback (and every other request that waits for its effects) heard of them, whichever
+    // loop's dispatcher handled them: none waited out the settle timeout
+    expect(metrics.body).toContain('effects_settle_timeouts_total');
+    expect(counterSum(metrics.body, 'effects_settle_timeouts_total')).toBe(0);
 
     // a second server on the port is refused, with one loop or several
     for (const workers of ['1', '2']) {
@@ -140,6 +144,29 @@ describe.skipIf(!built)('peregrine serve --workers (built CLI)', () => {
     again.proc.kill('SIGTERM');
     expect(await again.exited).toBe(0);
   }, 60_000);
+
+  it('lets exactly one of two servers started at the same moment on one port serve; the other exits 1 saying why', async () => {
+    const config = configFile('race.yaml', SERVER + serverConfig('redis', redis.url, undefined, DDI));
+    for (let round = 0; round < 5; round++) {
+      const port = String(await freePort());
+      const pair = [0, 1].map(() => run([CLI, 'serve', '--config', config, '--workers', '2'], { cwd: dir, env: { PEREGRINE_PORT: port } }));
+      // the loser exits; the winner serves until stopped. Both listening is the failure this guards against.
+      const bothListen = Promise.all(pair.map((c) => listening(c, 'redis'))).then(
+        () => undefined,
+        () => new Promise<never>(() => undefined), // one exited: its exit decides the race
+      );
+      const loser = await Promise.race([...pair.map((c) => c.exited.then(() => c)), bothListen]);
+      expect(loser, `round ${round}: both servers listen on port ${port}`).toBeDefined();
+      const winner = pair.find((c) => c !== loser) as Child;
+      expect(await (loser as Child).exited, loser?.stderr).toBe(1);
+      expect(loser?.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+      expect(loser?.stdout).not.toContain('peregrine listening');
+      const url = await listening(winner, 'redis');
+      expect((await fresh(`${url}/health`)).status).toBe(200);
+      winner.proc.kill('SIGTERM');
+      expect(await winner.exited).toBe(0);
+    }
+  }, 90_000);
 
   it('serves from 2 loops on Redis Cluster', async () => {
     const tenant = uniqueTenant('loops').toUpperCase();
