@@ -1,4 +1,4 @@
-import { ACTION, WEIGHT_IF_ABSENT, type ActionRecord } from '../domain/action.js';
+import { ACTION, WEIGHT_IF_ABSENT, rolloutTargetKey, type ActionRecord } from '../domain/action.js';
 import type { Effect } from '../domain/effects.js';
 import type { RolloutGroupRecord, RolloutRecord } from '../domain/rollout.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
@@ -14,7 +14,7 @@ import type { ActorRuntime } from './runtime.js';
  * through the actor runtime, so its observers (the DMF connector) and the rollout counters see them.
  */
 export interface RolloutActionDeps {
-  readonly store: Pick<Store, 'get' | 'getMany' | 'members' | 'count' | 'nextIds'>;
+  readonly store: Pick<Store, 'get' | 'getMany' | 'lookupMany' | 'members' | 'count' | 'nextIds'>;
   readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'transition'>;
 }
 
@@ -23,7 +23,10 @@ const CREATE_BATCH = 1000;
 
 /**
  * Scheduled actions for the targets of a group that have none of this group yet (a pass that was
- * interrupted resumes), created in batches. Targets deleted meanwhile get none. Returns how many.
+ * interrupted resumes), created in batches. Targets deleted meanwhile get none. The store holds one
+ * action of a rollout per target (the `rolloutTarget` unique index), so a batch that another holder
+ * of the lease created some of meanwhile fails whole and is retried without those targets. Returns
+ * how many this call created.
  */
 export async function scheduleGroupActions(
   deps: RolloutActionDeps, tenant: Tenant, rollout: RolloutRecord, group: RolloutGroupRecord, targetIds: readonly number[],
@@ -38,19 +41,27 @@ export async function scheduleGroupActions(
   }
   let created = 0;
   for (let i = 0; i < todo.length; i += CREATE_BATCH) {
-    const targets = await loadRecords<TargetRecord>(store, tenant, TARGET, todo.slice(i, i + CREATE_BATCH));
-    if (targets.length === 0) continue;
-    const first = await store.nextIds(tenant, ACTION, targets.length);
-    const records = targets.map((t, j): ActionRecord => ({
-      id: first + j, targetId: t.id, controllerId: t.value.controllerId, ds: rollout.ds, actionType: rollout.actionType,
-      forceTime: rollout.actionType === 'timeforced' ? rollout.forceTime : 0, weight: rollout.weight ?? WEIGHT_IF_ABSENT,
-      status: 'scheduled', active: false, maintenanceWindow: null, rollout: rollout.id, rolloutGroup: group.id,
-      lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
-      createdBy: rollout.createdBy, createdAt: now, lastModifiedBy: rollout.createdBy, lastModifiedAt: now,
-    }));
-    const result = await runtime.create(tenant, ACTION, records);
-    if (!result.ok) throw new Error(`scheduling actions of rollout group ${group.id} failed: ${result.reason}`);
-    created += records.length;
+    let targets = await loadRecords<TargetRecord>(store, tenant, TARGET, todo.slice(i, i + CREATE_BATCH));
+    for (;;) {
+      if (targets.length === 0) break;
+      const first = await store.nextIds(tenant, ACTION, targets.length);
+      const records = targets.map((t, j): ActionRecord => ({
+        id: first + j, targetId: t.id, controllerId: t.value.controllerId, ds: rollout.ds, actionType: rollout.actionType,
+        forceTime: rollout.actionType === 'timeforced' ? rollout.forceTime : 0, weight: rollout.weight ?? WEIGHT_IF_ABSENT,
+        status: 'scheduled', active: false, maintenanceWindow: null, rollout: rollout.id, rolloutGroup: group.id,
+        lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
+        createdBy: rollout.createdBy, createdAt: now, lastModifiedBy: rollout.createdBy, lastModifiedAt: now,
+      }));
+      const result = await runtime.create(tenant, ACTION, records);
+      if (result.ok) {
+        created += records.length;
+        break;
+      }
+      if (result.index !== 'rolloutTarget') throw new Error(`scheduling actions of rollout group ${group.id} failed: ${result.reason}`);
+      // another holder scheduled some of these meanwhile (the store keeps one action of a rollout per target)
+      const held = await store.lookupMany(tenant, ACTION, 'rolloutTarget', targets.map((t) => rolloutTargetKey(rollout.id, t.id)));
+      targets = targets.filter((_, j) => held[j] === undefined);
+    }
     await keep();
   }
   return created;

@@ -66,8 +66,12 @@ export function isActive(status: ActionStatus): boolean {
 /** Server-generated messages start with this prefix and are hidden from the DDI action history. */
 export const SERVER_MESSAGE_PREFIX = 'Update Server: ';
 
+/** The key of a rollout action in the `rolloutTarget` unique index: one action of a rollout per target. */
+export const rolloutTargetKey = (rollout: number, targetId: number): string => `${rollout}:${targetId}`;
+
 export const actionSchema: KindSchema<ActionRecord> = {
   indexes: (a): IndexEntries => ({
+    unique: a.rollout === null ? [] : [['rolloutTarget', rolloutTargetKey(a.rollout, a.targetId)]],
     multi: [
       ['target', String(a.targetId)],
       ['ds', String(a.ds)],

@@ -5,6 +5,7 @@
  * the background; tests wait for what it does, without timing it).
  */
 import { expect } from 'vitest';
+import { ACTION, type ActionRecord } from '../../../src/domain/action.js';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
 import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../../helpers/app.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer } from '../../helpers/server.js';
@@ -117,6 +118,12 @@ export async function groupTargets(app: App, rollout: number, group: number): Pr
   const res = await app.mgmt.get(`/rest/v1/rollouts/${rollout}/deploygroups/${group}/targets?limit=500`);
   expect(res.status, res.text).toBe(200);
   return res.json<{ content: { controllerId: string }[] }>().content.map((t) => t.controllerId);
+}
+
+/** The actions of a rollout, as stored. */
+export async function rolloutActions(app: App, rollout: number): Promise<ActionRecord[]> {
+  const page = await app.store.members(app.tenant, ACTION, 'rollout', String(rollout), { offset: 0, limit: 1000 });
+  return (await app.store.getMany<ActionRecord>(app.tenant, ACTION, page.ids)).flatMap((a) => (a === undefined ? [] : [a.value]));
 }
 
 /** Waits (checking every 25 ms, for at most `ms`) until `probe` answers true; fails with what it saw last. */

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION, type ActionRecord } from '../../../src/domain/action.js';
 import { LOCAL_STORES } from '../../helpers/app.js';
 import { ADMIN_HASH } from '../../helpers/server.js';
-import { createRollout, getRollout, groupTargets, groupsOf, seedFleet, startRolloutApp, statusOf, until, type RolloutApp } from './fixture.js';
+import {
+  createRollout, getRollout, groupTargets, groupsOf, rolloutActions, seedFleet, startRolloutApp, statusOf, until,
+} from './fixture.js';
 
 const threshold = (expression: string) => ({ condition: 'THRESHOLD', expression });
 const errorOf = (res: { status: number; json: <T>() => T }) => [res.status, res.json<{ errorCode: string }>().errorCode];
-
-async function rolloutActions(app: RolloutApp, rollout: number): Promise<ActionRecord[]> {
-  const page = await app.store.members(app.tenant, ACTION, 'rollout', String(rollout), { offset: 0, limit: 1000 });
-  return (await app.store.getMany<ActionRecord>(app.tenant, ACTION, page.ids)).flatMap((a) => (a === undefined ? [] : [a.value]));
-}
 
 describe('rollout create: bad input answers its error and creates nothing', () => {
   it('refuses each bad request with the spec error body', async () => {
@@ -38,8 +34,8 @@ describe('rollout create: bad input answers its error and creates nothing', () =
       ['unknown type', { ...base, type: 'sometimes' }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['dynamic', { ...base, dynamic: true }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['both group forms', { ...base, groups: [{ name: 'a', targetPercentage: 100 }] }, 400, 'hawkbit.server.error.repo.constraintViolation'],
-      ['501 groups', { ...base, amountGroups: 501 }, 429, 'hawkbit.server.error.quota.tooManyEntries'],
-      ['a group over the target quota', { ...base, amountGroups: 1 }, 429, 'hawkbit.server.error.quota.tooManyEntries'],
+      ['501 groups', { ...base, amountGroups: 501 }, 403, 'hawkbit.server.error.quota.tooManyEntries'],
+      ['a group over the target quota', { ...base, amountGroups: 1 }, 403, 'hawkbit.server.error.quota.tooManyEntries'],
     ];
     for (const [what, body, status, code] of cases) {
       const res = await app.mgmt.post('/rest/v1/rollouts', { json: body });
