@@ -2,8 +2,9 @@
  * Artifacts on the device side: the list of a module's artifacts, the download (GET and HEAD, with
  * Range / If-Range / If-Match through `artifactReply`) and the `.MD5SUM` file. A device may fetch
  * only modules of its active, non-canceling actions; the list also allows its installed DS.
- * A complete (non-Range) GET of a file adds a DOWNLOAD status entry naming the URI to the matching
- * action, while the action's status-entry quota has room (a download is never refused for it).
+ * A complete (non-Range) GET of a file adds a DOWNLOAD status entry naming the request path (as
+ * hawkBit's `getRequestURI()`: no scheme, host or query) to the matching action, while the action's
+ * status-entry quota has room (a download is never refused for it).
  * Anonymous downloads need the tenant's `anonymous.download.enabled` besides the system switch.
  * @see reference/hawkbit-api.md §1.1 rows 2-4 and notes; spec 5 (anonymous access)
  */
@@ -90,7 +91,7 @@ export function artifactDownloadHandler(services: Services): Handler {
     if (req.method === 'GET' && reply.status === 200) {
       const action = highestPriority(delivering);
       if (action !== undefined && entryQuotaLeft(services, action.value)) {
-        await sendToAction(services, d.tenant, action, { type: 'device.downloading', at: services.now(), uri: req.baseUrl + req.path });
+        await sendToAction(services, d.tenant, action, { type: 'device.downloading', at: services.now(), uri: req.path });
       }
     }
     return reply;

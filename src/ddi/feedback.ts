@@ -6,6 +6,7 @@
  * @see reference/hawkbit-api.md §1.1 rows 6, 8, 9
  */
 import type { Services } from '../app/services.js';
+import { SERVER_MESSAGE_PREFIX } from '../domain/action.js';
 import { feedbackEntryType } from '../domain/action.machine.js';
 import { AppError, notFound } from '../domain/errors.js';
 import type { Handler } from '../http/types.js';
@@ -14,6 +15,9 @@ import { feedbackBody, messageCount, type FeedbackBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
 import { actionOfTarget, idParam } from './params.js';
 import { checkEntryQuota, checkMessageQuota, sendToAction } from './report.js';
+
+/** The status-entry line hawkBit's DDI writes first for a rejected cancellation (DdiRootController). */
+const CANCEL_REJECTED_MESSAGE = `${SERVER_MESSAGE_PREFIX}Target rejected the cancellation request.`;
 
 function report(body: FeedbackBody, now: number) {
   const s = body.status;
@@ -55,7 +59,7 @@ export function cancelActionHandler(services: Services): Handler {
     const status = action.value.status;
     if (status !== 'canceling' && status !== 'canceled') throw notFound('Action', actionId);
     // a status entry only; the action stays canceling (the machine records one retrieval)
-    if (status === 'canceling') await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: services.now() });
+    if (status === 'canceling') await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: services.now(), cancel: true });
     return { status: 200, json: { id: String(actionId), cancelAction: { stopId: String(actionId) } } };
   };
 }
@@ -73,7 +77,10 @@ export function cancelFeedbackHandler(services: Services): Handler {
     if (status === 'canceled') return { status: 200 };
     if (status !== 'canceling') throw new AppError('ACTION_NOT_CANCELABLE', `Action ${actionId} is not being canceled (status ${status}).`);
     if (body.status.execution !== 'closed') checkEntryQuota(services, action.value);
-    await sendToAction(services, d.tenant, action, { type: 'device.cancelFeedback', ...report(body, services.now()) });
+    const r = report(body, services.now());
+    // hawkBit's DDI puts its own line before the device's text when a cancellation is rejected
+    const details = body.status.execution === 'rejected' ? [CANCEL_REJECTED_MESSAGE, ...r.details] : r.details;
+    await sendToAction(services, d.tenant, action, { type: 'device.cancelFeedback', ...r, details });
     return { status: 200 };
   };
 }

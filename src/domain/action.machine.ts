@@ -28,7 +28,8 @@ export type ActionEvent =
   | ({ readonly type: 'device.cancelFeedback'; readonly execution: Execution; readonly finished: FinishedResult } & Report)
   | ({ readonly type: 'device.confirmed' } & Report)
   | ({ readonly type: 'device.denied' } & Report)
-  | { readonly type: 'device.retrieved'; readonly at: number }
+  /** `cancel`: the device fetched the cancellation (DDI cancelAction), not the deployment. */
+  | { readonly type: 'device.retrieved'; readonly at: number; readonly cancel?: boolean }
   | { readonly type: 'device.downloading'; readonly at: number; readonly uri: string }
   | { readonly type: 'autoconfirm.activated'; readonly at: number; readonly initiator: string | null; readonly remark: string | null }
   | { readonly type: 'group.started'; readonly at: number; readonly confirm: boolean }
@@ -106,7 +107,13 @@ function entryFor(event: Ev): EntryParams | undefined {
     case 'device.denied':
       return { type: 'wait_for_confirmation', messages: [server('Target rejected the action.'), ...reportMessages(event)], code: event.code, timestamp: event.timestamp };
     case 'device.retrieved':
-      return { type: 'retrieved', messages: [server('Target retrieved update action and should start now the download.')], code: null, timestamp: event.at };
+      return {
+        type: 'retrieved',
+        messages: [server(event.cancel === true
+          ? 'Target retrieved cancel action and should start now the cancellation.'
+          : 'Target retrieved update action and should start now the download.')],
+        code: null, timestamp: event.at,
+      };
     case 'device.downloading':
       return { type: 'download', messages: [server(`Target downloads ${event.uri}`)], code: null, timestamp: event.at };
     case 'autoconfirm.activated':

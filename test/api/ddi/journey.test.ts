@@ -95,7 +95,9 @@ describe.each(STORES)('DDI device journey, %s store', (kind) => {
     expect(md5.status).toBe(200);
     expect(md5.text).toBe(`${artifact.record.hashes.md5}  image.bin`);
     const downloads = (await entriesOf(app, actionId)).filter((e) => e.type === 'download');
-    expect(downloads.map((e) => e.messages[0])).toEqual([`Update Server: Target downloads ${fileUrl}`, `Update Server: Target downloads ${fileUrl}.MD5SUM`]);
+    // the request path, as hawkBit's getRequestURI(), not the full URL
+    const filePath = new URL(fileUrl).pathname;
+    expect(downloads.map((e) => e.messages[0])).toEqual([`Update Server: Target downloads ${filePath}`, `Update Server: Target downloads ${filePath}.MD5SUM`]);
 
     // intermediate feedback keeps the action open; the history shows the device's messages newest first
     expect((await dev.post(`/deploymentBase/${actionId}/feedback`, feedback('proceeding', 'none', { details: ['unpacking'] }))).status).toBe(200);

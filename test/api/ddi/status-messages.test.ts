@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { ACTION_STATUS, type ActionStatusRecord } from '../../../src/domain/action.js';
+import { STORES } from '../../helpers/app.js';
+import { seedDistributionSet } from '../../helpers/seed.js';
+import { assign, feedback, startDdiApp, type DdiApp } from './fixture.js';
+
+/** The status history of an action, oldest first. */
+async function entriesOf(app: DdiApp, id: number): Promise<ActionStatusRecord[]> {
+  const page = await app.store.members(app.tenant, ACTION_STATUS, 'action', String(id), { offset: 0, limit: 1000 });
+  const entries = await app.store.getMany<ActionStatusRecord>(app.tenant, ACTION_STATUS, page.ids);
+  return entries.map((e) => e!.value).sort((a, b) => a.id - b.id);
+}
+
+/** The texts hawkBit's DdiRootController writes (1.1.0 and 0.9.0 alike), so histories compare across servers. */
+describe.each(STORES)('DDI status messages as hawkBit writes them, %s store', (kind) => {
+  it('a download names the request path; fetching a cancellation and rejecting it have their own lines', async () => {
+    const app = await startDdiApp(kind);
+    const dev = app.device('dev-messages');
+    await dev.get();
+    const first = await seedDistributionSet(app);
+    const second = await seedDistributionSet(app);
+    const a1 = await assign(app, 'dev-messages', first.ds.id);
+    expect((await dev.get(`/deploymentBase/${a1}`)).status).toBe(200);
+    const file = `/softwaremodules/${first.module.id}/artifacts/image.bin`;
+    expect((await dev.get(`${file}?attempt=1`)).status).toBe(200);
+    const download = (await entriesOf(app, a1)).filter((e) => e.type === 'download');
+    expect(download.map((e) => e.messages)).toEqual([[`Update Server: Target downloads ${dev.base}${file}`]]);
+
+    await assign(app, 'dev-messages', second.ds.id); // a1 is canceled for the new one
+    expect((await dev.get(`/cancelAction/${a1}`)).status).toBe(200);
+    const retrieved = (await entriesOf(app, a1)).filter((e) => e.type === 'retrieved').map((e) => e.messages);
+    expect(retrieved).toEqual([
+      ['Update Server: Target retrieved update action and should start now the download.'],
+      ['Update Server: Target retrieved cancel action and should start now the cancellation.'],
+    ]);
+
+    const rejected = await dev.post(`/cancelAction/${a1}/feedback`, feedback('rejected', 'none', { details: ['busy flashing'], code: 7 }));
+    expect(rejected.status).toBe(200);
+    const entry = (await entriesOf(app, a1)).find((e) => e.type === 'cancel_rejected');
+    expect(entry?.messages).toEqual(['Update Server: Target rejected the cancellation request.', 'busy flashing', 'Device reported status code: 7']);
+    // the Management view shows the same lines
+    const history = await app.mgmt.get(`/rest/v1/targets/dev-messages/actions/${a1}/status?sort=id:DESC&limit=1`);
+    expect(history.json().content[0].messages).toEqual(entry?.messages);
+  });
+});
