@@ -1,10 +1,12 @@
 import { AppError, notFound } from '../domain/errors.js';
 import {
-  DS, DS_TYPE, SM, isComplete, type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord,
+  ARTIFACT, DS, DS_TYPE, SM, SM_TYPE, incompleteness, isModuleComplete, needsArtifacts,
+  type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord, type SoftwareModuleTypeRecord,
 } from '../domain/repository.js';
 import type { TargetRecord } from '../domain/target.js';
 import { TARGET_TYPE, type TargetTypeRecord } from '../domain/targeting.js';
 import type { Store, Tenant, Write } from '../store/port.js';
+import { loadMap } from '../store/reads.js';
 import { retryCommit } from '../store/retry.js';
 
 /**
@@ -17,19 +19,30 @@ export async function assignableSet(store: Store, tenant: Tenant, id: number): P
   const ds = found.value;
   if (ds.deleted) throw new AppError('DELETED', `DistributionSet with given identifier {${id}} is deleted.`);
   if (!ds.valid) throw new AppError('DS_INVALID', `Distribution set {${id}} is invalidated and cannot be assigned.`);
-  if (!(await isAssignablyComplete(store, tenant, ds))) {
-    throw new AppError('DS_INCOMPLETE', `Distribution set {${id}} is incomplete: a mandatory software module type has no module.`);
-  }
+  const why = await whyIncomplete(store, tenant, ds);
+  if (why !== undefined) throw new AppError('DS_INCOMPLETE', `Distribution set {${id}} is incomplete: ${why}.`);
   return ds;
 }
 
 /** Complete (domain rule) counting only the set's live modules: a soft-deleted module is not deployable. */
-async function isAssignablyComplete(store: Store, tenant: Tenant, ds: DistributionSetRecord): Promise<boolean> {
+async function whyIncomplete(store: Store, tenant: Tenant, ds: DistributionSetRecord): Promise<string | undefined> {
   const type = await store.get<DistributionSetTypeRecord>(tenant, DS_TYPE, ds.type);
-  if (type === undefined) return false;
-  if (type.value.mandatory.length === 0) return true;
-  const modules = await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules);
-  return isComplete(type.value, modules.flatMap((m) => (m === undefined || m.value.deleted ? [] : [m.value])));
+  const found = await store.getMany<SoftwareModuleRecord>(tenant, SM, ds.modules);
+  const modules = found.flatMap((m) => (m === undefined || m.value.deleted ? [] : [m.value]));
+  const types = await loadMap<SoftwareModuleTypeRecord>(store, tenant, SM_TYPE, modules.map((m) => m.type));
+  const complete = await modulesComplete(store, tenant, modules.map((sm) => ({ sm, type: types.get(sm.type) })));
+  return incompleteness(type?.value, modules.map((m, i) => ({ type: m.type, complete: complete[i] === true })));
+}
+
+interface TypedModule {
+  readonly sm: SoftwareModuleRecord;
+  readonly type: SoftwareModuleTypeRecord | undefined;
+}
+
+/** Each module's `complete` (its type's minArtifacts): artifacts are counted only where the type asks for some. */
+export async function modulesComplete(store: Store, tenant: Tenant, modules: readonly TypedModule[]): Promise<boolean[]> {
+  const artifacts = (sm: SoftwareModuleRecord) => store.count(tenant, ARTIFACT, 'module', String(sm.id));
+  return Promise.all(modules.map(async ({ sm, type }) => !needsArtifacts(type) || isModuleComplete(type, await artifacts(sm))));
 }
 
 /**

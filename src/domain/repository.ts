@@ -14,6 +14,8 @@ export interface SoftwareModuleTypeRecord extends Audit {
   readonly description: string | null;
   readonly colour: string | null;
   readonly maxAssignments: number;
+  /** Artifacts a module of this type needs to be complete (hawkBit 1.x); absent in records written before: 0. */
+  readonly minArtifacts?: number;
   readonly deleted: boolean;
 }
 
@@ -78,10 +80,36 @@ export interface TagRecord extends Audit {
   readonly colour: string | null;
 }
 
-/** Spec 2.7 `complete`: the set holds a module of every mandatory module type of its type. */
-export function isComplete(type: DistributionSetTypeRecord | undefined, modules: readonly Pick<SoftwareModuleRecord, 'type'>[]): boolean {
-  if (type === undefined) return false;
-  return type.mandatory.every((t) => modules.some((m) => m.type === t));
+/** A module's `complete` (hawkBit 1.x): it holds at least its type's `minArtifacts` artifacts. */
+export function isModuleComplete(type: Pick<SoftwareModuleTypeRecord, 'minArtifacts'> | undefined, artifacts: number): boolean {
+  return artifacts >= (type?.minArtifacts ?? 0);
+}
+
+/** Whether a module's completeness depends on its artifacts at all (the count is read only then). */
+export function needsArtifacts(type: Pick<SoftwareModuleTypeRecord, 'minArtifacts'> | undefined): boolean {
+  return (type?.minArtifacts ?? 0) > 0;
+}
+
+/** A module of a set as completeness sees it: its type, and whether it is complete itself. */
+export interface ModuleCompleteness {
+  readonly type: number;
+  readonly complete: boolean;
+}
+
+/**
+ * Spec 2.7 `complete`: the set holds a module of every mandatory module type of its type, and (hawkBit
+ * 1.x) every module of it is complete.
+ */
+export function isComplete(type: DistributionSetTypeRecord | undefined, modules: readonly ModuleCompleteness[]): boolean {
+  return incompleteness(type, modules) === undefined;
+}
+
+/** Why a set is not complete, for the DS_INCOMPLETE message (undefined: it is complete). */
+export function incompleteness(type: DistributionSetTypeRecord | undefined, modules: readonly ModuleCompleteness[]): string | undefined {
+  if (type === undefined) return 'its type does not exist';
+  if (!type.mandatory.every((t) => modules.some((m) => m.type === t))) return 'a mandatory software module type has no module';
+  if (!modules.every((m) => m.complete)) return "a software module has fewer artifacts than its type's minArtifacts";
+  return undefined;
 }
 
 export const SM_TYPE = 'smtype';

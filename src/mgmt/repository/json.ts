@@ -25,7 +25,7 @@ function typeJson(t: TypeRecord, own: object, links: Record<string, Link>): obje
 }
 
 export function smTypeJson(req: Request, t: SoftwareModuleTypeRecord): object {
-  return typeJson(t, { maxAssignments: t.maxAssignments }, { self: link(req, `/rest/v1/softwaremoduletypes/${t.id}`) });
+  return typeJson(t, { maxAssignments: t.maxAssignments, minArtifacts: t.minArtifacts ?? 0 }, { self: link(req, `/rest/v1/softwaremoduletypes/${t.id}`) });
 }
 
 export function dsTypeJson(req: Request, t: DistributionSetTypeRecord): object {

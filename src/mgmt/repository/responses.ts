@@ -19,6 +19,7 @@ export const softwareModuleResponse = z.looseObject({
   encrypted: z.boolean(),
   locked: z.boolean(),
   deleted: z.boolean(),
+  complete: z.boolean().describe("holds its type's minArtifacts artifacts (hawkBit 1.x)"),
   _links: linksSchema,
 }).meta({ id: 'MgmtSoftwareModule' });
 
@@ -62,7 +63,11 @@ const typeShape = {
 };
 
 /** MgmtSoftwareModuleType. */
-export const softwareModuleTypeResponse = z.looseObject({ ...typeShape, maxAssignments: z.number().int() })
+export const softwareModuleTypeResponse = z.looseObject({
+  ...typeShape,
+  maxAssignments: z.number().int(),
+  minArtifacts: z.number().int().min(0).describe('artifacts a module of this type needs to be complete (hawkBit 1.x)'),
+})
   .meta({ id: 'MgmtSoftwareModuleType' });
 
 /** MgmtDistributionSetType. */

@@ -15,7 +15,9 @@ import { softwareModuleTypeResponse } from './responses.js';
 import { softwareModuleTypeFields } from './fields.js';
 import { smTypeJson } from './json.js';
 
-const createItem = z.object({ name, key: typeKey, description, colour, maxAssignments: int(1, 2_147_483_647).optional() });
+const createItem = z.object({
+  name, key: typeKey, description, colour, maxAssignments: int(1, 2_147_483_647).optional(), minArtifacts: int(0, 2_147_483_647).optional(),
+});
 
 export function smTypeRoutes(deps: KitDeps): Route[] {
   return namedRoutes(deps, {
@@ -30,10 +32,10 @@ export function smTypeRoutes(deps: KitDeps): Route[] {
       item: createItem,
       build: async (_ctx, items) => items.map((b) => (id, audit) => ({
         id, key: b.key, name: b.name, description: b.description ?? null, colour: b.colour ?? null,
-        maxAssignments: b.maxAssignments ?? 1, deleted: false, ...audit,
+        maxAssignments: b.maxAssignments ?? 1, minArtifacts: b.minArtifacts ?? 0, deleted: false, ...audit,
       })),
     },
-    // hawkBit changes only the description and colour of a type
+    // hawkBit changes only the description and colour of a type (minArtifacts is set at creation)
     update: lookUpdate(false),
     // in use by a module or named by a set type: keep the record (soft delete), as hawkBit does
     remove: async (ctx, t) => softDelete(deps, ctx, SM_TYPE, t.id, await smTypeInUse(deps, ctx.tenant, t.id)),

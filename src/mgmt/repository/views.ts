@@ -8,6 +8,7 @@ import {
   isComplete, DS_TAG, DS_TYPE, SM, SM_TYPE,
   type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord, type SoftwareModuleTypeRecord, type TagRecord,
 } from '../../domain/repository.js';
+import { modulesComplete } from '../../actors/distribution-sets.js';
 import type { Request } from '../../http/types.js';
 import type { Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
@@ -20,6 +21,8 @@ export type RepositoryViewDeps = Pick<KitDeps, 'store'>;
 export interface SmView {
   readonly sm: SoftwareModuleRecord;
   readonly type: SoftwareModuleTypeRecord | undefined;
+  /** It holds its type's minArtifacts artifacts (hawkBit 1.x). */
+  readonly complete: boolean;
 }
 
 export interface DsView {
@@ -36,7 +39,9 @@ export async function joinSoftwareModules(
   deps: RepositoryViewDeps, tenant: Tenant, modules: readonly SoftwareModuleRecord[],
 ): Promise<SmView[]> {
   const types = await loadMap<SoftwareModuleTypeRecord>(deps.store, tenant, SM_TYPE, modules.map((m) => m.type));
-  return modules.map((sm) => ({ sm, type: types.get(sm.type) }));
+  const typed = modules.map((sm) => ({ sm, type: types.get(sm.type) }));
+  const complete = await modulesComplete(deps.store, tenant, typed);
+  return typed.map((v, i) => ({ ...v, complete: complete[i] === true }));
 }
 
 export async function joinDistributionSets(
@@ -57,7 +62,7 @@ export async function joinDistributionSets(
       type,
       modules: mods,
       tags: ds.tags.map((id) => tags.get(id)).filter((t) => t !== undefined),
-      complete: isComplete(type, mods.map((m) => m.sm)),
+      complete: isComplete(type, mods.map((m) => ({ type: m.sm.type, complete: m.complete }))),
     };
   });
 }
@@ -91,6 +96,7 @@ function smJson(req: Request, v: SmView): object {
     encrypted: sm.encrypted,
     locked: sm.locked,
     deleted: sm.deleted,
+    complete: v.complete,
     _links: {
       self: link(req, self),
       artifacts: link(req, `${self}/artifacts`),

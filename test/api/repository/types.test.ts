@@ -48,6 +48,9 @@ describe.each(STORES)('%s store', (kind) => {
       [[{ key: 'k', name: 'x', description: 'd'.repeat(513) }], 'body[0].description'],
       [[{ key: 'k', name: 'x', maxAssignments: 0 }], 'body[0].maxAssignments'],
       [[{ key: 'k', name: 'x', maxAssignments: 'one' }], 'body[0].maxAssignments'],
+      [[{ key: 'k', name: 'x', minArtifacts: -1 }], 'body[0].minArtifacts'],
+      [[{ key: 'k', name: 'x', minArtifacts: 'two' }], 'body[0].minArtifacts'],
+      [[{ key: 'k', name: 'x', minArtifacts: true }], 'body[0].minArtifacts'],
       [[{ key: '   ', name: 'x' }], 'body[0].key'],
     ])('refuses bad input %j naming %s', async (body, field) => {
       const res = await app.mgmt.post(`${ROOT}/softwaremoduletypes`, { json: body });
