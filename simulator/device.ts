@@ -82,14 +82,17 @@ export class Device {
     const headers = this.etag ? { ...g.authOf(this.n), 'if-none-match': this.etag } : g.authOf(this.n);
     let root: DdiRoot | undefined;
     let after: number | undefined;
+    let refused: string | undefined;
     const status = await g.http.send({ kind: 'poll', method: 'GET', url: g.rootOf(this.n), headers, faults: g.faults }, async (res) => {
       after = retryAfter(res.status, res);
       if (res.status === 200) root = (await res.body.json()) as DdiRoot;
+      if (res.status === 404 && !this.registered) refused = await messageOf(res);
       if (res.status === 200 || res.status === 304) this.etag = header(res, 'etag');
     });
     g.stats.pollAnswered(Date.now() - this.due);
     if (status === 429) throw new RetryLater(after);
     if (status >= 500) throw new RetryLater();
+    if (refused !== undefined) g.fleet.refusal ??= `the server answered 404 to the first poll of ${this.controllerId}: ${refused}`;
     if (status !== 200 && status !== 304) throw new Error(`poll answered ${status}`);
     if (!this.registered) { this.registered = true; g.fleet.registered++; }
     if (root) {
@@ -234,6 +237,16 @@ export class Device {
     if (status >= 300 && !tolerated.includes(status)) throw new Error(`${kind} answered ${status}`);
     return status;
   }
+}
+
+/** The `message` of an error body, else its text. */
+async function messageOf(res: SimResponse): Promise<string> {
+  const text = await res.body.text();
+  try {
+    const m = (JSON.parse(text) as { message?: unknown }).message;
+    if (typeof m === 'string') return m;
+  } catch { /* not JSON */ }
+  return text.slice(0, 200) || '(no message)';
 }
 
 function check(status: number): void {

@@ -5,7 +5,7 @@
  */
 import { Device, STATES, type DeviceState } from './device.js';
 import type { Faults, SimHttp } from './http.js';
-import type { AuthInput, BehaviourInput, Group, Scenario } from './scenario.js';
+import { serverBase, type AuthInput, type BehaviourInput, type Group, type Scenario } from './scenario.js';
 import { Scheduler } from './scheduler.js';
 import type { Stats } from './stats.js';
 
@@ -62,7 +62,8 @@ export class GroupRuntime {
     this.faults = b.faults;
     this.idOf = idPattern(spec.idPattern ?? `${spec.name}-{n:6}`);
     this.authOf = authHeaders(spec.auth ?? s.fleet.auth, this.idOf);
-    this.base = `${new URL(s.server).origin}/${encodeURIComponent(s.tenant)}/controller/v1/`;
+    const { origin, prefix } = serverBase(s.server);
+    this.base = `${origin}${prefix}/${encodeURIComponent(s.tenant)}/controller/v1/`;
     this.cumulative = { outcome: cumulate(b.outcome), confirmation: cumulate(b.confirmation), cancel: cumulate(b.cancel) };
     for (const [k, v] of Object.entries(spec.attributes)) {
       if (Array.isArray(v)) this.lists.push([k, v]); else this.fixed[k] = v;
@@ -103,6 +104,11 @@ export class Fleet {
   /** Devices by state (index = STATES). */
   readonly counts: number[] = STATES.map(() => 0);
   registered = 0;
+  /**
+   * Why the server refused the fleet outright (a 404 to a device's first poll: no such tenant), with
+   * the server's message; the run stops on it instead of retrying until its time is over.
+   */
+  refusal: string | undefined;
   private readonly scheduler: Scheduler<Device>;
   private inFlight = 0;
   private running = false;

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FormData, request } from 'undici';
 import { targetTokenOf, type GroupRuntime } from './fleet.js';
+import { serverBase } from './scenario.js';
 
 /** The server could not be reached at all (exit 1). */
 export class UnreachableError extends Error {}
@@ -32,11 +33,13 @@ export class Mgmt {
   private readonly authorization: string;
   readonly user: string;
   readonly outages: Outages = { failures: 0, recoveries: 0 };
+  private readonly base: ReturnType<typeof serverBase>;
 
   constructor(readonly server: string, credentials: string, private readonly log: (line: string) => void) {
     const i = credentials.indexOf(':');
     this.user = credentials.slice(0, i);
     this.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    this.base = serverBase(server);
   }
 
   /**
@@ -47,7 +50,7 @@ export class Mgmt {
     for (let attempt = 0; ; attempt++) {
       let res;
       try {
-        res = await request(new URL(path, this.server), {
+        res = await request(`${this.base.origin}${this.base.prefix}${path}`, {
           method,
           headers: { authorization: this.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
           body: form ?? (body !== undefined ? JSON.stringify(body) : undefined),
@@ -228,5 +231,9 @@ export async function reach(server: string, attempts: number, log: (line: string
 function causeOf(e: unknown): string {
   if (e instanceof UnreachableError && e.cause !== undefined) return causeOf(e.cause);
   const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
-  return err.cause?.code ?? err.code ?? err.cause?.message ?? err.message;
+  const code = err.cause?.code ?? err.code;
+  // https:// against a plain HTTP port, or http:// against a TLS one: say which, not the OpenSSL line
+  if (code?.startsWith('ERR_SSL') === true) return `${code} (TLS handshake failed: is the server plain http? then use http://)`;
+  if (code === 'HPE_INVALID_CONSTANT' || /^Expected HTTP\//.test(err.message)) return 'the answer was not HTTP (is the server https? then use https://)';
+  return code ?? err.cause?.message ?? err.message;
 }

@@ -14,7 +14,7 @@ import { Fleet } from './fleet.js';
 import { SimHttp } from './http.js';
 import { AdminAuthError, groupFilter, Mgmt, MgmtError, reach, UnreachableError, type RolloutView } from './mgmt.js';
 import { buildReport, formatReport, type ExpectationResult, type Report } from './report.js';
-import { loadScenario, ScenarioError, validateScenario, withOverrides, type Overrides, type Scenario, type Step } from './scenario.js';
+import { loadScenario, ScenarioError, serverBase, validateScenario, withOverrides, type Overrides, type Scenario, type Step } from './scenario.js';
 import { Stats } from './stats.js';
 
 export interface RunOptions {
@@ -45,6 +45,8 @@ export interface RunResult {
 
 /** Thrown by a step that cannot go on (a wait that timed out); ends the run with exit 1. */
 class StepError extends Error {}
+/** The server refused the fleet outright (no such tenant): exit 2, bad input. */
+class RefusedError extends Error {}
 
 interface RolloutState {
   id: number; startedAt?: number; endedAt?: number; view?: RolloutView; readonly seen: Set<string>; pausedByError: boolean;
@@ -149,6 +151,11 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
       throw e;
     }
   };
+  /** Throws when the server refused the fleet (no such tenant): nothing the run waits for will come. */
+  const refused = (): false => {
+    if (fleet.refusal !== undefined) throw new RefusedError(fleet.refusal);
+    return false;
+  };
   const until = async (what: string, timeoutMs: number, cond: () => boolean | Promise<boolean>): Promise<void> => {
     const end = Date.now() + timeoutMs;
     while (!(await holds(cond))) {
@@ -211,7 +218,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
       await mgmt.enableAuth(fleet.groups, s.fleet.auth);
       await mgmt.provisionTargets(fleet.groups, s.fleet.auth);
     } else {
-      await reach(s.server, s.connectAttempts, log, async () => (await request(new URL('/', s.server))).statusCode);
+      const { origin, prefix } = serverBase(s.server);
+      await reach(s.server, s.connectAttempts, log, async () => (await request(`${origin}${prefix}/`)).statusCode);
     }
     phase('registering');
     display?.start();
@@ -220,7 +228,7 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     if (s.steps.length > 0) {
       const limit = Math.max(60_000, s.rampSeconds * 1000 + 60_000);
       const errors = (): string => Object.entries(stats.errorsByStatus).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none';
-      await until(`all ${fleet.size} devices to register`, limit, () => fleet.registered >= fleet.size)
+      await until(`all ${fleet.size} devices to register`, limit, () => refused() || fleet.registered >= fleet.size)
         .catch((e: Error) => { throw new StepError(`${e.message} (${fleet.registered} did; device errors: ${errors()})`); });
     }
     for (const [i, step] of s.steps.entries()) {
@@ -230,7 +238,7 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     phase('running');
     let lastRollout = 0;
     for (;;) {
-      if (over()) break;
+      if (over() || refused()) break;
       if (rollout && Date.now() - lastRollout >= 1000) {
         await holds(async () => { await refreshRollout(); return true; });
         lastRollout = Date.now();
@@ -240,8 +248,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     }
   } catch (e) {
     // whatever stopped the run, it ends with its report and an exit code, never a stack trace
-    exitCode = e instanceof AdminAuthError ? 2 : 1;
-    const known = [AdminAuthError, UnreachableError, MgmtError, StepError, CommandError].some((k) => e instanceof k);
+    exitCode = e instanceof AdminAuthError || e instanceof RefusedError ? 2 : 1;
+    const known = [AdminAuthError, RefusedError, UnreachableError, MgmtError, StepError, CommandError].some((k) => e instanceof k);
     error = known ? (e as Error).message : `unexpected: ${e instanceof Error ? e.message : String(e)}`;
     log(error);
   } finally {
@@ -276,7 +284,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     } } : {}),
     expectations: results,
   });
-  if (!o.quiet) out.write(`${formatReport(report)}\n`);
+  // bad input (credentials, an unknown tenant): the message says it all, a table of nothing would not
+  if (!o.quiet && exitCode !== 2) out.write(`${formatReport(report)}\n`);
   if (o.reportFile) writeFileSync(o.reportFile, `${JSON.stringify(report, null, 2)}\n`);
   return { exitCode, report, ...(error !== undefined ? { error } : {}) };
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { parseExpectation, type Expectation } from './expectations.js';
+import { describeIssues, keysOf } from './problems.js';
 
 const probability = z.number().min(0).max(1);
 const weight = z.number().min(0);
@@ -102,7 +103,9 @@ export type Step = z.infer<typeof stepSchema>;
 
 export const scenarioSchema = z.object({
   name: z.string().default('scenario'),
-  server: z.url().default('http://127.0.0.1:8080'),
+  /** http(s)://host:port, with a path prefix when the server runs under one (hawkBit under a context path). */
+  server: z.string().refine(isServerUrl, { message: 'expected http://host:port or https://host:port, optionally with a path prefix' })
+    .default('http://127.0.0.1:8080'),
   tenant: z.string().min(1).max(64).default('DEFAULT'),
   /** Management credentials `user:password`: needed for tenantConfig, provisioning and steps. */
   admin: z.string().regex(/^[^:]+:.*$/, 'expected user:password').optional(),
@@ -137,17 +140,27 @@ export type Group = Scenario['fleet']['groups'][number];
 
 export class ScenarioError extends Error {}
 
-export function validateScenario(raw: unknown, source = 'scenario'): Scenario {
-  const r = scenarioSchema.safeParse(raw ?? {});
-  if (!r.success) {
-    const problems = r.error.issues.map((i) => {
-      const path = i.path.join('.');
-      // an unknown key: name the key itself, not only the object holding it
-      const keys = i.code === 'unrecognized_keys' ? i.keys.map((k) => (path ? `${path}.${k}` : k)).join(', ') : '';
-      return keys ? `${keys}: unknown key` : `${path || '(root)'}: ${i.message}`;
-    });
-    throw new ScenarioError(`${source}: ${problems.join('; ')}`);
+const SCENARIO_KEYS = keysOf(scenarioSchema);
+
+function isServerUrl(text: string): boolean {
+  if (!/^https?:\/\//i.test(text)) return false;
+  try {
+    const u = new URL(text);
+    return u.hostname !== '' && u.search === '' && u.hash === '' && u.username === '';
+  } catch {
+    return false;
   }
+}
+
+/** The server's origin and the path prefix it runs under ('' or '/hawkbit', no trailing slash). */
+export function serverBase(server: string): { readonly origin: string; readonly prefix: string } {
+  const u = new URL(server);
+  return { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+}
+
+export function validateScenario(raw: unknown, source = 'scenario'): Scenario {
+  const r = scenarioSchema.safeParse(raw ?? {}, { reportInput: true });
+  if (!r.success) throw new ScenarioError(`${source}: ${describeIssues(r.error.issues, SCENARIO_KEYS).join('; ')}`);
   const names = new Set<string>();
   for (const g of r.data.fleet.groups) {
     if (names.has(g.name)) throw new ScenarioError(`${source}: fleet.groups: group name '${g.name}' used twice`);
@@ -156,18 +169,18 @@ export function validateScenario(raw: unknown, source = 'scenario'): Scenario {
   let ds = false;
   let rollout = false;
   for (const [i, s] of r.data.steps.entries()) {
-    const fail = (problem: string): never => { throw new ScenarioError(`${source}: steps.${i}: ${problem}`); };
+    const fail = (problem: string): never => { throw new ScenarioError(`${source}: steps[${i + 1}]: ${problem}`); };
     if (('assign' in s || 'createRollout' in s) && !ds) fail('needs a createDistributionSet step before it');
     if (('rollout' in s || 'waitRollout' in s) && !rollout) fail('needs a createRollout step before it');
     ds ||= 'createDistributionSet' in s;
     rollout ||= 'createRollout' in s;
     const groups = 'assign' in s ? s.assign.groups : 'createRollout' in s ? s.createRollout.groups : undefined;
     const unknown = groups?.find((g) => !names.has(g));
-    if (unknown !== undefined) throw new ScenarioError(`${source}: steps.${i}: no fleet group named '${unknown}'`);
+    if (unknown !== undefined) throw new ScenarioError(`${source}: steps[${i + 1}]: no fleet group named '${unknown}'`);
   }
   for (const [i, e] of r.data.expect.entries()) {
     if (e.kind === 'allDevices' && e.group !== undefined && !names.has(e.group)) {
-      throw new ScenarioError(`${source}: expect.${i}: no fleet group named '${e.group}'`);
+      throw new ScenarioError(`${source}: expect[${i + 1}]: no fleet group named '${e.group}'`);
     }
   }
   const managed = r.data.expect.some((e) => e.kind === 'rollout' || e.kind === 'errorThreshold' || e.kind === 'allDevices');

@@ -72,7 +72,7 @@ describe('peregrine-sim', () => {
     const wrongFile = file('wrong.yaml', SMALL.replace('count: 6', 'count: six'));
     const wrong = await cli(['--scenario', wrongFile, '--url', app.url, '--admin', 'admin:admin']);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/fleet\.groups\.0\.count: /);
+    expect(wrong.stderr).toMatch(/fleet\.groups\[1\]\.count: /);
     const option = await cli(['--scenario', file('opt.yaml', SMALL), '--devices', 'many']);
     expect(option.code).toBe(2);
     expect(option.stderr).toMatch(/--devices/);

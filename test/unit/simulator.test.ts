@@ -9,7 +9,7 @@ import { parseExpectation, judge, type Observation } from '../../simulator/expec
 import { Fleet, idPattern, resolveBehaviour } from '../../simulator/fleet.js';
 import { SimHttp } from '../../simulator/http.js';
 import { Stats } from '../../simulator/stats.js';
-import { loadScenario, parseScenario, rescale, ScenarioError, validateScenario, withOverrides } from '../../simulator/scenario.js';
+import { loadScenario, parseScenario, rescale, ScenarioError, serverBase, validateScenario, withOverrides } from '../../simulator/scenario.js';
 import { Scheduler } from '../../simulator/scheduler.js';
 
 const base = (extra = ''): string => [
@@ -30,13 +30,33 @@ describe('simulator scenario validation', () => {
 
   it('names an unknown key by its path', () => {
     expect(() => validate(base('colour: red'))).toThrow(/colour: unknown key/);
-    expect(() => validate(base().replace('count: 3', 'count: 3, behavior: {}'))).toThrow(/fleet\.groups\.0\.behavior: unknown key/);
+    expect(() => validate(base().replace('count: 3', 'count: 3, behavior: {}'))).toThrow('fleet.groups[1].behavior: unknown key (did you mean behaviour?)');
     const typo = base().replace('count: 3', 'count: 3, behaviour: { outcome: { sucess: 1 } }');
-    expect(() => validate(typo)).toThrow(/fleet\.groups\.0\.behaviour\.outcome\.sucess: unknown key/);
+    expect(() => validate(typo)).toThrow('fleet.groups[1].behaviour.outcome.sucess: unknown key (did you mean success?)');
+  });
+
+  it('names the allowed values, the value given, and the step as the live view numbers it', () => {
+    const admin = 'admin: admin:admin';
+    const steps = base(`${admin}\nsteps: [{ createDistributionSet: {} }, { createRollout: {} }, { waitRollout: { status: done } }]`);
+    expect(() => validate(steps)).toThrow('steps[3].waitRollout.status: one of ready, running, paused, finished, stopped, got "done"');
+    expect(() => validate(base(`${admin}\nsteps: [{ sleeep: 1 }]`))).toThrow(/steps\[1\]: one of createDistributionSet, .*sleep, run, got sleeep \(did you mean sleep\?\)/);
+    expect(() => validate(base().replace('mode: anonymous', 'mode: anonymus'))).toThrow('fleet.auth.mode: one of anonymous, gateway, target, certificate, got "anonymus"');
+    expect(() => validate(base('timescale: 0.1'))).toThrow('timescale: unknown key (did you mean timeScale?)');
+    // a far-off key gets no guess
+    expect(() => validate(base('colour: red'))).toThrow(/colour: unknown key$/);
+  });
+
+  it('takes http(s) server URLs with a path prefix, and nothing else', () => {
+    expect(validate(base('server: http://10.0.0.1:8080/hawkbit')).server).toBe('http://10.0.0.1:8080/hawkbit');
+    expect(serverBase('http://10.0.0.1:8080/hawkbit/')).toEqual({ origin: 'http://10.0.0.1:8080', prefix: '/hawkbit' });
+    expect(serverBase('https://h')).toEqual({ origin: 'https://h', prefix: '' });
+    for (const bad of ['localhost:8080', '10.0.0.1:8080', 'ftp://h', 'http://h/?a=1', 'http://u:p@h']) {
+      expect(() => validate(base(`server: '${bad}'`)), bad).toThrow(`server: expected http://host:port or https://host:port, optionally with a path prefix, got "${bad}"`);
+    }
   });
 
   it('names a wrong type by its path', () => {
-    expect(() => validate(base().replace('count: 3', 'count: three'))).toThrow(/fleet\.groups\.0\.count: .*number/i);
+    expect(() => validate(base().replace('count: 3', 'count: three'))).toThrow(/fleet\.groups\[1\]\.count: .*number.*, got "three"/i);
     expect(() => validate(base('timeScale: fast'))).toThrow(/timeScale/);
     expect(() => validate(base().replace('count: 3', 'count: 3, behaviour: { faults: { drop: 2 } }'))).toThrow(/faults\.drop/);
     expect(() => validate(base().replace('mode: anonymous', 'mode: gateway'))).toThrow(/fleet\.auth\.token/);
@@ -46,12 +66,12 @@ describe('simulator scenario validation', () => {
 
   it('checks steps, group references and expectations', () => {
     const admin = 'admin: admin:admin';
-    expect(() => validate(base(`${admin}\nsteps: [{ assign: {} }]`))).toThrow(/steps\.0: needs a createDistributionSet/);
-    expect(() => validate(base(`${admin}\nsteps: [{ rollout: pause }]`))).toThrow(/steps\.0: needs a createRollout/);
+    expect(() => validate(base(`${admin}\nsteps: [{ assign: {} }]`))).toThrow(/steps\[1\]: needs a createDistributionSet/);
+    expect(() => validate(base(`${admin}\nsteps: [{ rollout: pause }]`))).toThrow(/steps\[1\]: needs a createRollout/);
     const unknownGroup = base(`${admin}\nsteps: [{ createDistributionSet: {} }, { assign: { groups: [b] } }]`);
     expect(() => validate(unknownGroup)).toThrow(/no fleet group named 'b'/);
     expect(() => validate(base('steps: [{ createDistributionSet: {} }]'))).toThrow(/admin: /);
-    expect(() => validate(base('expect: [rollout finished soon]'))).toThrow(/expect\.0: unknown expectation/);
+    expect(() => validate(base('expect: [rollout finished soon]'))).toThrow(/expect\[1\]: unknown expectation/);
     expect(() => validate(base(`${admin}\nexpect: [rollout exploded]`))).toThrow(/unknown rollout state 'exploded'/);
     const twice = base().replace('[{ name: a, count: 3 }]', '[{ name: a, count: 1 }, { name: a, count: 2 }]');
     expect(() => validate(twice)).toThrow(/used twice/);
