@@ -8,7 +8,8 @@
  * is the primary rather than worker 0 because it owns the signals, the listening line and the exit
  * code: the once-per-process work lives and dies with the process, and no thread only supervises.
  * The effects dispatcher and the DMF connector run on every loop, as in separate processes: the
- * dispatcher is one consumer of the shared consumer group (a request settles on its own loop's), and
+ * dispatcher is one consumer of the shared consumer group (the loops tell each other the effects
+ * they handled over a BroadcastChannel, so a request settles whichever loop's took them), and
  * it publishes the DMF messages of the effects it takes, so its loop needs a connector of its own.
  *
  * The port: uSockets shares a port among sockets that all set SO_REUSEPORT, and the kernel spreads

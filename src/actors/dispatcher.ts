@@ -1,3 +1,4 @@
+import { BroadcastChannel } from 'node:worker_threads';
 import type { Effect, EffectType } from '../domain/effects.js';
 import { TARGET } from '../domain/target.js';
 import type { QueuedEffect, Store, Tenant } from '../store/port.js';
@@ -42,7 +43,18 @@ export interface DispatcherOptions {
    * per wait.
    */
   readonly blockMs?: number;
+  /** Called when a settle gives up waiting (a metric: it stays 0 in normal operation). */
+  readonly onSettleTimeout?: () => void;
 }
+
+/**
+ * The event loops of one process (src/workers.ts) tell each other the effects they handled: each loop's
+ * dispatcher is a consumer of the same queue, so an effect one loop's request committed is often handled
+ * by another loop's dispatcher, and the request that waits for it (settle) must hear of it there.
+ */
+const HANDLED_CHANNEL = 'peregrine:effects-handled';
+/** Effect ids remembered as handled, for a settle that starts after the news came (ids are random UUIDs). */
+const RECENT = 4096;
 
 /**
  * Consumes the durable effects queue: reads a batch, runs each effect's handler, acks it. An effect
@@ -54,6 +66,9 @@ export class EffectDispatcher {
   readonly #opts: DispatcherOptions;
   /** effect id -> what waits for it to be handled (settle) */
   readonly #waiting = new Map<string, Set<() => void>>();
+  /** Effect ids handled lately, by this loop or another one of the process (oldest first). */
+  readonly #recent = new Set<string>();
+  #channel: BroadcastChannel | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
 
@@ -65,12 +80,21 @@ export class EffectDispatcher {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    const channel = new BroadcastChannel(HANDLED_CHANNEL);
+    channel.onmessage = (event) => {
+      const ids = (event as MessageEvent).data as unknown;
+      if (Array.isArray(ids)) this.#handled(ids.filter((id): id is string => typeof id === 'string'));
+    };
+    channel.unref(); // never what keeps a process or thread alive
+    this.#channel = channel;
     this.#loop = this.#run();
   }
 
   async stop(): Promise<void> {
     this.#running = false;
     await this.#loop;
+    this.#channel?.close();
+    this.#channel = undefined;
   }
 
   /** Handles whatever is queued now (tests and shutdown). Returns the number handled. */
@@ -84,12 +108,12 @@ export class EffectDispatcher {
   }
 
   /**
-   * Resolves true when these effects were handled by this process, false after `timeoutMs`. Waiters
-   * are kept by effect id: a batch acks many effects in one go, and each waiter must hear of its own
-   * however many others were handled in the same turn.
+   * Resolves true when these effects were handled by this process (any of its event loops), false
+   * after `timeoutMs`. Waiters are kept by effect id: a batch acks many effects in one go, and each
+   * waiter must hear of its own however many others were handled in the same turn.
    */
   async settle(effectIds: readonly string[], timeoutMs = 2000): Promise<boolean> {
-    const ids = [...new Set(effectIds)];
+    const ids = [...new Set(effectIds)].filter((id) => !this.#recent.has(id));
     if (ids.length === 0) return true;
     return new Promise<boolean>((resolve) => {
       let left = ids.length;
@@ -105,7 +129,10 @@ export class EffectDispatcher {
         }
         resolve(ok);
       };
-      const timer = setTimeout(() => finish(false), timeoutMs);
+      const timer = setTimeout(() => {
+        this.#opts.onSettleTimeout?.();
+        finish(false);
+      }, timeoutMs);
       for (const eid of ids) {
         let waiters = this.#waiting.get(eid);
         if (waiters === undefined) this.#waiting.set(eid, (waiters = new Set()));
@@ -169,14 +196,26 @@ export class EffectDispatcher {
     for (const [handler, group] of grouped) acked.push(...(await this.#handleBatch(handler, group)));
     if (acked.length > 0) {
       await this.#store.ackEffects(acked);
-      for (const q of acked) {
-        const waiters = this.#waiting.get(effectId(q));
-        if (waiters === undefined) continue;
-        this.#waiting.delete(effectId(q));
-        for (const w of waiters) w();
-      }
+      const ids = acked.map(effectId);
+      this.#handled(ids);
+      this.#channel?.postMessage(ids);
     }
     return batch.length;
+  }
+
+  /** Effects handled (here or by another loop): their waiters go on. */
+  #handled(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.#recent.add(id);
+      const waiters = this.#waiting.get(id);
+      if (waiters === undefined) continue;
+      this.#waiting.delete(id);
+      for (const w of waiters) w();
+    }
+    for (const old of this.#recent) {
+      if (this.#recent.size <= RECENT) break;
+      this.#recent.delete(old);
+    }
   }
 
   async #handle(handler: EffectHandler<EffectType>, queued: QueuedEffect): Promise<boolean> {

@@ -89,6 +89,7 @@ export function createServices(ctx: ModuleContext): Services {
         tenants: () => tenants,
         handlers: effectHandlers({ store: ctx.store, runtime: services.runtime, dmf: dmf?.outbound, log: ctx.logger }),
         log: ctx.logger,
+        onSettleTimeout: () => ctx.metrics.settleTimedOut(),
       }));
     },
     get tenantConfig() {

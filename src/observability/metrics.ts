@@ -19,6 +19,8 @@ export interface Metrics {
   readonly registry: Registry;
   forRoute(route: string): RouteMetrics;
   storeError(): void;
+  /** A request stopped waiting for the effects of its commit after the settle timeout (effects dispatcher). */
+  settleTimedOut(): void;
   /** A live event stream (SSE or WebSocket) opened. */
   feedOpened(): void;
   /** A live event stream ended: the client left, the server ended it, or it was dropped as a slow consumer. */
@@ -84,6 +86,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     help: 'Requests that failed because the store was unavailable',
     registers: [registry],
   });
+  const settleTimeouts = new Counter({
+    name: 'effects_settle_timeouts_total',
+    help: 'Requests that stopped waiting for the effects of their commit to be handled after the timeout (2 s); 0 in normal operation',
+    registers: [registry],
+  });
   const feedsOpen = new Gauge({ name: 'event_streams_open', help: 'Live event streams (SSE and WebSocket) open now', registers: [registry] });
   const feedsEnded = new Counter({
     name: 'event_streams_ended_total', help: 'Live event streams ended, by reason: client (left), server (ended it), slow (dropped: did not read)',
@@ -119,6 +126,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     registry,
     forRoute,
     storeError: () => storeErrors.inc(),
+    settleTimedOut: () => settleTimeouts.inc(),
     feedOpened: () => feedsOpen.inc(),
     feedEnded: (why) => {
       feedsOpen.dec();

@@ -145,6 +145,33 @@ describe.skipIf(!built)('peregrine serve --workers (built CLI)', () => {
     expect(await again.exited).toBe(0);
   }, 60_000);
 
+  it('answers every closing feedback once its effects are handled, whichever loop handled them; a kill -9 after the answers loses none', async () => {
+    const tenant = uniqueTenant('settle').toUpperCase();
+    const yaml = SERVER + serverConfig('redis', redis.url, undefined, DDI).replace('name: DEFAULT', `name: ${tenant}`);
+    const config = configFile('settle.yaml', yaml);
+    const child = run([CLI, 'serve', '--config', config, '--workers', '2'], { cwd: dir });
+    const url = await listening(child, 'redis');
+    const a: Api = api(url);
+    const devices = 100;
+    const tokens = await createDevices(a, devices);
+    await createReleaseAndAssign(a, devices);
+    // poll, read the action, report success: each on a fresh connection, so both loops commit and dispatch
+    expect(await deviceRound(url, tokens, tenant)).toBe(3 * devices);
+    // the answers came after the effects (target in sync) were handled: nothing is left pending
+    const pending = await a.get<{ total: number }>('/rest/v1/targets?q=updateStatus==pending&limit=1');
+    expect(pending.total).toBe(0);
+    // and no request waited out the settle timeout: each heard of its effects from the loop that handled them
+    expect(counterSum((await fresh(`${url}/metrics`)).body, 'effects_settle_timeouts_total')).toBe(0);
+
+    child.proc.kill('SIGKILL');
+    await child.exited;
+    const again = run([CLI, 'serve', '--config', config], { cwd: dir });
+    const a2 = api(await listening(again, 'redis'));
+    expect((await a2.get<{ total: number }>('/rest/v1/targets?q=updateStatus==in_sync&limit=1')).total).toBe(devices);
+    again.proc.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
+  }, 60_000);
+
   it('lets exactly one of two servers started at the same moment on one port serve; the other exits 1 saying why', async () => {
     const config = configFile('race.yaml', SERVER + serverConfig('redis', redis.url, undefined, DDI));
     for (let round = 0; round < 5; round++) {
