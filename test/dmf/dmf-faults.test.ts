@@ -1,6 +1,8 @@
 /**
  * DMF faults, through a private broker this file owns: every kind of bad message is rejected into the
- * dead-letter queue and the connector carries on; a reply-to exchange that does not exist; the
+ * dead-letter queue and the connector carries on; a reply-to exchange that does not exist (for
+ * assignments: dropped; for PINGs, more of them than the prefetch: dead-lettered, others served); a
+ * message that keeps failing (dead-lettered after a bounded number of tries); the
  * broker restarted while actions are being assigned (the connector reconnects, nothing assigned is
  * lost, nothing published before the restart makes a second action).
  */
