@@ -6,6 +6,7 @@
  */
 import { coreModule } from './app/core-module.js';
 import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
+import { answerInCallersGeneration } from './app/generation-errors.js';
 import { createServices } from './app/services.js';
 import { consoleModule } from './console/index.js';
 import { ddiModule } from './ddi/index.js';
@@ -20,11 +21,14 @@ import { sessionModule } from './session/index.js';
 
 export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppModule[] => {
   const services = createServices(ctx);
-  return [
+  const modules = [
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
     rolloutsModule(services), schedulerModule(services), dmfModule(services),
     sessionModule(services),
     eventsModule(services),
     consoleModule(),
   ];
+  // quota errors answer in the caller's tenant's generation (compat.managementApi): 403, or 429 in 1.x
+  const tenantConfig = { view: (tenant: string) => services.tenantConfig.view(tenant) };
+  return modules.map((m) => ({ ...m, routes: answerInCallersGeneration(m.routes, tenantConfig) }));
 };

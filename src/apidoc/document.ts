@@ -26,8 +26,11 @@ const DDI_PATH = /^\/:tenant\/controller\/v1\//;
 const DESCRIPTION = [
   'The Management API (`/rest/v1`) and the Direct Device Integration API (`/{tenant}/controller/v1`) of peregrine, a',
   'hawkBit-compatible rollout server, with its platform routes. Generated from the routes the server registers and the',
-  'schemas its handlers validate request bodies with. It describes the default wire form (peregrine has no',
-  'compatibility switch that changes it). Request bodies are shown in their canonical form; like hawkBit, the',
+  'schemas its handlers validate request bodies with. It describes the default wire form, the spec\'s (hawkBit 0.9\'s',
+  'where hawkBit 1.0 changed it). `compat.managementApi: "1.x"` (config.yaml, or the key of that name in a tenant\'s',
+  'configuration) switches to hawkBit 1.x\'s where they differ: action `status` (the operations that answer actions say',
+  'how), metadata and configuration writes without a body (their operations say so), and every quota violation',
+  '(`hawkbit.server.error.quota.*`) answered 429 instead of 403. Request bodies are shown in their canonical form; like hawkBit, the',
   'server also accepts numbers and booleans written as strings and a single object where a list is expected.',
   'Replies leave null fields out (hawkBit\'s NON_NULL) unless a schema says a field may be null; objects may carry',
   'fields the schema does not name.',

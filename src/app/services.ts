@@ -95,7 +95,7 @@ export function createServices(ctx: ModuleContext): Services {
     get tenantConfig() {
       return (tenantConfig ??= new TenantConfigService({
         store: ctx.store,
-        globals: builtInDefaults(),
+        globals: { ...builtInDefaults(), 'compat.managementApi': config.compat.managementApi },
         seeds,
         // one process on the memory store sees every write; several instances on Redis re-read each second
         ttlMs: config.store.kind === 'memory' ? Number.POSITIVE_INFINITY : 1000,

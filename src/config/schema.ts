@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { MANAGEMENT_API_GENERATIONS } from '../domain/compat.js';
 import { parseCidr } from './cidr.js';
 import { isPermission } from './permissions.js';
 import { isPasswordHash } from './password.js';
@@ -125,6 +126,19 @@ const dmf = z.strictObject({
   deadLetterTtlMs: positiveInt.default(1_814_400_000), // 21 days, hawkBit's default
 });
 
+/**
+ * Wire forms of hawkBit generations where the spec and hawkBit 1.x disagree (src/domain/compat.ts).
+ * `managementApi` is the system default of the tenant key `compat.managementApi`; YAML reads an
+ * unquoted 0.9 as a number, taken as "0.9".
+ */
+const compat = z.strictObject({
+  managementApi: z
+    .preprocess((v) => (v === 0.9 ? '0.9' : v), z.enum(MANAGEMENT_API_GENERATIONS, {
+      error: (iss) => `expected "0.9" or "1.x", got ${show(iss.input)}`,
+    }))
+    .default('0.9'),
+});
+
 /** A tenant's name as written in config.yaml; stored upper-case. */
 const tenantName = z
   .string()
@@ -202,6 +216,7 @@ export const configSchema = z
     dmf: dmf.prefault({}),
     auth: auth.prefault({}),
     quotas: z.looseObject({}).prefault({}),
+    compat: compat.prefault({}),
     /** Background work intervals (ms); see src/scheduler/settings.ts. */
     scheduler: z
       .strictObject({

@@ -5,7 +5,10 @@
  * only 0.5-0.6 sent the misspellings `entitiyNotFound` / `entitiyAlreayExists`.
  * @see reference/hawkbit-api.md section 7
  */
-type Spec = { readonly status: number; readonly errorCode: string; readonly exceptionClass: string };
+import type { ManagementApiGeneration } from './compat.js';
+
+/** `status1x`: the status under `compat.managementApi: "1.x"` where hawkBit 1.x answers another (compat.ts). */
+type Spec = { readonly status: number; readonly status1x?: number; readonly errorCode: string; readonly exceptionClass: string };
 
 const REPO = 'org.eclipse.hawkbit.repository.exception.';
 const REST = 'org.eclipse.hawkbit.rest.exception.';
@@ -44,10 +47,10 @@ export const ERRORS = {
   INVALID_TARGET_ADDRESS: { status: 400, errorCode: 'hawkbit.server.error.repo.invalidTargetAddress', exceptionClass: REPO + 'InvalidTargetAddressException' },
   INVALID_TARGET_ATTRIBUTES: { status: 400, errorCode: 'hawkbit.server.error.repo.invalidTargetAttributes', exceptionClass: REPO + 'InvalidTargetAttributeException' },
   AUTO_CONFIRM_ALREADY_ACTIVE: { status: 409, errorCode: 'hawkbit.server.error.repo.autoConfAlreadyActive', exceptionClass: REPO + 'AutoConfirmationAlreadyActiveException' },
-  // spec 7: quota violations answer 403 (the reference's newer code answers 429; the spec wins)
-  QUOTA_EXCEEDED: { status: 403, errorCode: 'hawkbit.server.error.quota.tooManyEntries', exceptionClass: REPO + 'AssignmentQuotaExceededException' },
-  FILE_SIZE_QUOTA_EXCEEDED: { status: 403, errorCode: 'hawkbit.server.error.quota.fileSizeExceeded', exceptionClass: REPO + 'FileSizeQuotaExceededException' },
-  STORAGE_QUOTA_EXCEEDED: { status: 403, errorCode: 'hawkbit.server.error.quota.storageExceeded', exceptionClass: REPO + 'StorageQuotaExceededException' },
+  // spec 7 and hawkBit 0.9: every quota violation answers 403; hawkBit 1.0+ answers 429 (RestConfiguration)
+  QUOTA_EXCEEDED: { status: 403, status1x: 429, errorCode: 'hawkbit.server.error.quota.tooManyEntries', exceptionClass: REPO + 'AssignmentQuotaExceededException' },
+  FILE_SIZE_QUOTA_EXCEEDED: { status: 403, status1x: 429, errorCode: 'hawkbit.server.error.quota.fileSizeExceeded', exceptionClass: REPO + 'FileSizeQuotaExceededException' },
+  STORAGE_QUOTA_EXCEEDED: { status: 403, status1x: 429, errorCode: 'hawkbit.server.error.quota.storageExceeded', exceptionClass: REPO + 'StorageQuotaExceededException' },
 
   // --- artifacts ----------------------------------------------------------------------------
   UPLOAD_FAILED: { status: 400, errorCode: 'hawkbit.server.error.artifact.uploadFailed', exceptionClass: REPO + 'ArtifactUploadFailedException' },
@@ -75,8 +78,6 @@ export const ERRORS = {
   MULTIASSIGNMENT: { status: 400, errorCode: 'hawkbit.server.error.multiAssignmentNotEnabled', exceptionClass: REPO + 'MultiAssignmentIsNotEnabledException' },
   MAINTENANCE_SCHEDULE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.maintenanceScheduleInvalid', exceptionClass: REPO + 'InvalidMaintenanceScheduleException' },
   ROLLOUT_ILLEGAL_STATE: { status: 400, errorCode: 'hawkbit.server.error.rollout.illegalState', exceptionClass: REPO + 'RolloutIllegalStateException' },
-  // rollout quotas (groups per rollout, targets per group) answer 429 as the reference's code does (§8)
-  ROLLOUT_QUOTA_EXCEEDED: { status: 429, errorCode: 'hawkbit.server.error.quota.tooManyEntries', exceptionClass: REPO + 'AssignmentQuotaExceededException' },
   AUTO_ASSIGN_ACTION_TYPE_INVALID: { status: 400, errorCode: 'hawkbit.server.error.repo.invalidAutoAssignActionType', exceptionClass: REPO + 'InvalidAutoAssignActionTypeException' },
 
   // --- tenant configuration -----------------------------------------------------------------
@@ -91,18 +92,30 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** The status a code answers in a generation of the Management API (`compat.managementApi`). */
+export function statusOf(code: ErrorCode, generation: ManagementApiGeneration = '0.9'): number {
+  const spec: Spec = ERRORS[code];
+  return generation === '1.x' ? (spec.status1x ?? spec.status) : spec.status;
+}
+
 /** An expected failure with a hawkBit error code. Anything else thrown becomes a 500. */
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly headers: Readonly<Record<string, string>> | undefined;
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { headers?: Record<string, string> }) {
+  /** The caller's generation, when it changes the status (see statusOf); else the default's. */
+  readonly generation: ManagementApiGeneration | undefined;
+  constructor(
+    code: ErrorCode, message: string,
+    options?: ErrorOptions & { headers?: Readonly<Record<string, string>>; generation?: ManagementApiGeneration },
+  ) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
     this.headers = options?.headers;
+    this.generation = options?.generation;
   }
   get status(): number {
-    return ERRORS[this.code].status;
+    return statusOf(this.code, this.generation);
   }
 }
 

@@ -1,4 +1,5 @@
 import { ACTION_STATUSES } from './action.js';
+import { DEFAULT_MANAGEMENT_API, generationProblem, type ManagementApiGeneration } from './compat.js';
 import { AppError } from './errors.js';
 
 /**
@@ -88,6 +89,10 @@ export const CONFIG_KEYS = {
   'auto.assignment.approval.enabled': { type: 'boolean', default: false, describe: 'approval workflow for auto-assignments' },
   'implicit.lock.enabled': { type: 'boolean', default: true, describe: 'lock a distribution set and its modules when first assigned' },
   'batch.assignments.enabled': { type: 'boolean', default: false, describe: 'batch assignment messages (DMF only)' },
+  'compat.managementApi': {
+    type: 'string', default: DEFAULT_MANAGEMENT_API, describe: 'generation of the Management API wire form: "0.9" (the spec\'s) or "1.x" (src/domain/compat.ts)',
+    valid: generationProblem,
+  },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
@@ -106,6 +111,11 @@ export function isConfigKey(key: string): key is ConfigKey {
 
 export function keySpec(key: ConfigKey): KeySpec {
   return CONFIG_KEYS[key];
+}
+
+/** The tenant's Management API generation (`compat.managementApi`). */
+export function managementApi(view: TenantConfigView): ManagementApiGeneration {
+  return view.get('compat.managementApi') === '1.x' ? '1.x' : '0.9';
 }
 
 /** Read access to the effective values (tenant value, else global default). */

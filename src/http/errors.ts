@@ -22,13 +22,16 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { exceptionClass: spec.exceptionClass, errorCode: spec.errorCode, message };
 }
 
-export function errorReply(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): Reply {
+/** `status`: the code's own unless the caller's generation answers another (AppError.status). */
+export function errorReply(
+  code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>, status: number = ERRORS[code].status,
+): Reply {
   const json = errorBody(code, message);
-  return headers === undefined ? { status: ERRORS[code].status, json } : { status: ERRORS[code].status, json, headers };
+  return headers === undefined ? { status, json } : { status, json, headers };
 }
 
 export function toErrorReply(err: unknown, logger: Logger): Reply {
-  if (err instanceof AppError) return errorReply(err.code, err.message, err.headers);
+  if (err instanceof AppError) return errorReply(err.code, err.message, err.headers, err.status);
   if (err instanceof StoreUnavailableError) {
     logger.warn({ err }, 'store unavailable');
     return errorReply('STORE_UNAVAILABLE', 'The data store is unavailable; try again later.');

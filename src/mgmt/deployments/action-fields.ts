@@ -21,43 +21,56 @@ export function pendingOrFinished(a: Pick<ActionRecord, 'active'>): 'pending' | 
   return a.active ? 'pending' : 'finished';
 }
 
+/** The fields both generations share (reference §5 ActionFields). */
+const sharedFields = {
+  id: num((v: ActionView) => v.a.id),
+  active: bool((v: ActionView) => v.a.active, { index: { name: 'active', exact: true } }),
+  detailstatus: oneOf(ACTION_STATUSES, (v: ActionView) => v.a.status, { index: { name: 'status', exact: true } }),
+  laststatuscode: num((v: ActionView) => v.a.lastStatusCode),
+  weight: num((v: ActionView) => v.a.weight),
+  externalref: text((v: ActionView) => v.a.externalRef),
+  createdat: timestamp((v: ActionView) => v.a.createdAt),
+  createdby: text((v: ActionView) => v.a.createdBy),
+  lastmodifiedat: timestamp((v: ActionView) => v.a.lastModifiedAt),
+  lastmodifiedby: text((v: ActionView) => v.a.lastModifiedBy),
+  'target.controllerid': text((v: ActionView) => v.a.controllerId),
+  'target.name': text((v: ActionView) => v.target?.name, { join: 'targets' }),
+  'target.updatestatus': oneOf(UPDATE_STATUSES, (v: ActionView) => v.target?.updateStatus, { join: 'targets' }),
+  'target.address': text((v: ActionView) => v.target?.address, { join: 'targets' }),
+  'distributionset.id': num((v: ActionView) => v.a.ds, { index: { name: 'ds', exact: true } }),
+  'distributionset.name': text((v: ActionView) => v.ds?.name, { join: 'sets' }),
+  'distributionset.version': text((v: ActionView) => v.ds?.version, { join: 'sets' }),
+  'distributionset.type': text((v: ActionView) => v.dsTypeKey, { join: 'sets' }),
+  'rollout.id': num((v: ActionView) => v.a.rollout, { index: { name: 'rollout', exact: true } }),
+  'rollout.name': text((v: ActionView) => v.rolloutName, { join: 'rollouts' }),
+  'rolloutgroup.id': num((v: ActionView) => v.a.rolloutGroup, { index: { name: 'rolloutGroup', exact: true } }),
+  'rolloutgroup.name': text((v: ActionView) => v.groupName, { join: 'rollouts' }),
+};
+const aliases = {
+  target: 'target.controllerid',
+  distributionset: 'distributionset.id',
+  rollout: 'rollout.id',
+  rolloutgroup: 'rolloutgroup.id',
+};
+
 /**
- * Action query fields (reference §5 ActionFields). `status` takes both generations' values: the
- * 0.5-0.9 `pending`/`finished` and the newer detailed status (`running`, `canceling`, ...), so it is
- * two-valued; `detailstatus` is the detailed status alone.
+ * Action query fields of each generation (`compat.managementApi`). 0.9: `status` takes the 0.5-0.9
+ * `pending`/`finished` and, leniently, the detailed status (`running`, `error`, ...), so it is
+ * two-valued (`status==finished` is every closed action). 1.x: `status` is the detailed status alone,
+ * as hawkBit 1.x's ActionFields maps it to the status column (`status==finished` leaves out failed
+ * actions; `pending` is no value of it). `detailstatus` is the detailed status in both.
  */
-export const actionFields = defineFields<ActionView>({
-  resource: 'action',
-  id: (v) => v.a.id,
-  fields: {
-    id: num((v) => v.a.id),
-    active: bool((v) => v.a.active, { index: { name: 'active', exact: true } }),
-    status: oneOf(['pending', 'finished', ...ACTION_STATUSES], (v) => [pendingOrFinished(v.a), v.a.status]),
-    detailstatus: oneOf(ACTION_STATUSES, (v) => v.a.status, { index: { name: 'status', exact: true } }),
-    laststatuscode: num((v) => v.a.lastStatusCode),
-    weight: num((v) => v.a.weight),
-    externalref: text((v) => v.a.externalRef),
-    createdat: timestamp((v) => v.a.createdAt),
-    createdby: text((v) => v.a.createdBy),
-    lastmodifiedat: timestamp((v) => v.a.lastModifiedAt),
-    lastmodifiedby: text((v) => v.a.lastModifiedBy),
-    'target.controllerid': text((v) => v.a.controllerId),
-    'target.name': text((v) => v.target?.name, { join: 'targets' }),
-    'target.updatestatus': oneOf(UPDATE_STATUSES, (v) => v.target?.updateStatus, { join: 'targets' }),
-    'target.address': text((v) => v.target?.address, { join: 'targets' }),
-    'distributionset.id': num((v) => v.a.ds, { index: { name: 'ds', exact: true } }),
-    'distributionset.name': text((v) => v.ds?.name, { join: 'sets' }),
-    'distributionset.version': text((v) => v.ds?.version, { join: 'sets' }),
-    'distributionset.type': text((v) => v.dsTypeKey, { join: 'sets' }),
-    'rollout.id': num((v) => v.a.rollout, { index: { name: 'rollout', exact: true } }),
-    'rollout.name': text((v) => v.rolloutName, { join: 'rollouts' }),
-    'rolloutgroup.id': num((v) => v.a.rolloutGroup, { index: { name: 'rolloutGroup', exact: true } }),
-    'rolloutgroup.name': text((v) => v.groupName, { join: 'rollouts' }),
-  },
-  aliases: {
-    target: 'target.controllerid',
-    distributionset: 'distributionset.id',
-    rollout: 'rollout.id',
-    rolloutgroup: 'rolloutgroup.id',
-  },
-});
+export const actionFieldsOf = {
+  '0.9': defineFields<ActionView>({
+    resource: 'action',
+    id: (v) => v.a.id,
+    fields: { ...sharedFields, status: oneOf(['pending', 'finished', ...ACTION_STATUSES], (v: ActionView) => [pendingOrFinished(v.a), v.a.status]) },
+    aliases,
+  }),
+  '1.x': defineFields<ActionView>({
+    resource: 'action',
+    id: (v) => v.a.id,
+    fields: { ...sharedFields, status: oneOf(ACTION_STATUSES, (v: ActionView) => v.a.status, { index: { name: 'status', exact: true } }) },
+    aliases,
+  }),
+} as const;

@@ -9,8 +9,9 @@ import { int, readBody, str } from '../kit/body.js';
 import { pageOf } from '../kit/hal.js';
 import { listPage } from '../kit/list.js';
 import { callerOf, isFull, pathText, queryFlag } from '../kit/request.js';
+import { managementApi } from '../../domain/tenant-config.js';
 import { loadTarget } from '../targets/target-store.js';
-import { actionFields } from './action-fields.js';
+import { actionFieldsOf } from './action-fields.js';
 import { cancelAction, confirmAction, forceAction, forceQuitAction } from './action-commands.js';
 import type { DeploymentDeps } from './deps.js';
 import { joinActions } from './joins.js';
@@ -27,33 +28,42 @@ const confirmationBody = z.object({
   details: z.array(str(z.string().max(512))).nullish(),
 });
 
+/** The OpenAPI sentence of the routes that answer actions. */
+const ACTION_FORM = 'Actions in the spec\'s form: `status` pending|finished with `detailStatus`. With `compat.managementApi` "1.x" '
+  + '(config.yaml, or the tenant configuration key of that name): hawkBit 1.x\'s, `status` the detailed status in lower case '
+  + '(running, error, finished, ...) beside `active`, no `detailStatus`, and `q=status==...` on the detailed status.';
+
 export function actionRoutes(deps: DeploymentDeps): Route[] {
   const read = deps.mgmtAuth(ACCESS.target.read);
   const update = deps.mgmtAuth(ACCESS.target.update);
+  const generation = async (tenant: Tenant) => managementApi(await deps.tenantConfig.view(tenant));
+  /** One action as its single GET renders it, in the tenant's generation. */
+  const one = async (req: Request, tenant: Tenant, action: ActionRecord): Promise<object | undefined> =>
+    (await renderActions(deps, tenant, req, [action], { full: true, generation: await generation(tenant) }))[0];
   /** A page of actions (default sort id:DESC, reference §3.0), of all targets or under one. */
   const page = async (req: Request, tenant: Tenant, full: boolean, within?: { index: string; key: string }) => {
+    const gen = await generation(tenant);
     const result = await listPage(deps, tenant, req, {
-      kind: ACTION, fields: actionFields, defaultSort: [{ field: 'id', dir: 'DESC' }],
+      kind: ACTION, fields: actionFieldsOf[gen], defaultSort: [{ field: 'id', dir: 'DESC' }],
       join: (actions: readonly ActionRecord[], joins) => joinActions(deps.store, tenant, actions, joins),
       ...(within === undefined ? {} : { within }),
     });
-    return pageOf(await renderActions(deps, tenant, req, result.content.map((v) => v.a), { full }), result.total);
+    return pageOf(await renderActions(deps, tenant, req, result.content.map((v) => v.a), { full, generation: gen }), result.total);
   };
   return [
     {
-      method: 'GET', path: '/rest/v1/actions', auth: read, doc: { summary: 'List actions', list: 'full', response: pageSchema(actionResponse) },
+      method: 'GET', path: '/rest/v1/actions', auth: read, doc: { summary: 'List actions', list: 'full', response: pageSchema(actionResponse), description: ACTION_FORM },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         return { status: 200, json: await page(req, tenant, isFull(req)) };
       },
     },
     {
-      method: 'GET', path: '/rest/v1/actions/:actionId', auth: read, doc: { summary: 'Read an action', response: actionResponse },
+      method: 'GET', path: '/rest/v1/actions/:actionId', auth: read, doc: { summary: 'Read an action', response: actionResponse, description: ACTION_FORM },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const action = await actionOr404(deps.store, tenant, req);
-        const [json] = await renderActions(deps, tenant, req, [action.value], { full: true });
-        return { status: 200, json };
+        return { status: 200, json: await one(req, tenant, action.value) };
       },
     },
     {
@@ -74,7 +84,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'GET', path: '/rest/v1/targets/:targetId/actions', auth: read,
-      doc: { summary: "List a target's actions", list: true, response: pageSchema(actionResponse) },
+      doc: { summary: "List a target's actions", list: true, response: pageSchema(actionResponse), description: ACTION_FORM },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
@@ -83,12 +93,11 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'GET', path: '/rest/v1/targets/:targetId/actions/:actionId', auth: read,
-      doc: { summary: "Read a target's action", response: actionResponse },
+      doc: { summary: "Read a target's action", response: actionResponse, description: ACTION_FORM },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const { action } = await targetActionOr404(deps.store, tenant, req);
-        const [json] = await renderActions(deps, tenant, req, [action.value], { full: true });
-        return { status: 200, json };
+        return { status: 200, json: await one(req, tenant, action.value) };
       },
     },
     {
@@ -107,7 +116,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
     },
     {
       method: 'PUT', path: '/rest/v1/targets/:targetId/actions/:actionId', auth: update,
-      doc: { summary: 'Switch an action to forced', body: forceBody, response: actionResponse },
+      doc: { summary: 'Switch an action to forced', body: forceBody, response: actionResponse, description: ACTION_FORM },
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const { action } = await targetActionOr404(deps.store, tenant, req);
@@ -116,8 +125,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
           throw new AppError('CONSTRAINT_VIOLATION', `forceType: only a switch to 'forced' is supported, got '${body.forceType}'`);
         }
         const updated = await forceAction(deps, tenant, action.value, username);
-        const [json] = await renderActions(deps, tenant, req, [updated], { full: true });
-        return { status: 200, json };
+        return { status: 200, json: await one(req, tenant, updated) };
       },
     },
     {

@@ -5,24 +5,34 @@ import type { Request } from '../../http/types.js';
 import type { Tenant } from '../../store/port.js';
 import type { KitDeps } from '../kit/deps.js';
 import { auditJson, link, segment, type Link } from '../kit/hal.js';
+import type { ManagementApiGeneration } from '../../domain/compat.js';
 import { pendingOrFinished } from './action-fields.js';
 import { loadJoins } from './joins.js';
 
 /**
  * Action JSON of the 0.5-0.9 API (spec 2.10): `status` pending|finished plus `detailStatus`, with the
- * newer fields (`active`, `maintenanceWindow.nextStartAt`, `lastStatusCode`, ...) as additions. Null
- * fields are left out, as hawkBit's NON_NULL inclusion does.
+ * newer fields (`active`, `maintenanceWindow.nextStartAt`, `lastStatusCode`, ...) as additions; with
+ * `compat.managementApi` "1.x", hawkBit 1.x's MgmtAction: `status` is the detailed status in lower
+ * case (MgmtTargetMapper: `action.getStatus().toString().toLowerCase()`) beside `active`, and no
+ * `detailStatus`. Null fields are left out, as hawkBit's NON_NULL inclusion does.
  * @see reference/hawkbit-api.md §3.6
  */
 export function actionPath(a: Pick<ActionRecord, 'controllerId' | 'id'>): string {
   return `/rest/v1/targets/${segment(a.controllerId)}/actions/${a.id}`;
 }
 
-/** Renders actions; `full` adds the target, distribution set, status, rollout and canceledaction links. */
+/**
+ * Renders actions in the tenant's generation; `full` adds the target, distribution set, status,
+ * rollout and canceledaction links.
+ */
 export async function renderActions(
-  deps: Pick<KitDeps, 'store' | 'now'>, tenant: Tenant, req: Request, actions: readonly ActionRecord[], opts: { full?: boolean } = {},
+  deps: Pick<KitDeps, 'store' | 'now'>, tenant: Tenant, req: Request, actions: readonly ActionRecord[],
+  opts: { full?: boolean; generation: ManagementApiGeneration },
 ): Promise<object[]> {
   const full = opts.full === true;
+  const status = opts.generation === '1.x'
+    ? (a: ActionRecord) => ({ status: a.status })
+    : (a: ActionRecord) => ({ status: pendingOrFinished(a), detailStatus: a.status });
   const joins = await loadJoins(deps.store, tenant, actions, new Set(full ? ['targets', 'sets', 'rollouts'] as const : ['rollouts'] as const));
   const now = deps.now();
   return actions.map((a) => {
@@ -45,8 +55,7 @@ export async function renderActions(
       ...auditJson(a),
       id: a.id,
       type: cancel ? 'cancel' : 'update',
-      status: pendingOrFinished(a),
-      detailStatus: a.status,
+      ...status(a),
       active: a.active,
       forceType: a.actionType,
       ...(a.actionType === 'timeforced' ? { forceTime: a.forceTime } : {}),

@@ -11,12 +11,18 @@ import { pageOf } from './hal.js';
 import { metadataResponse } from './responses.js';
 import { evalContext, listParams } from './list.js';
 import { callerOf, pathText } from './request.js';
+import { managementApi } from '../../domain/tenant-config.js';
+
+/** The OpenAPI sentence of the writes whose 1.x reply differs. */
+const WRITE_1X = 'With `compat.managementApi` "1.x" (config.yaml, or the tenant configuration key of that name) the reply is hawkBit 1.x\'s: ';
 
 /**
  * Metadata of targets, software modules and distribution sets (`.../{id}/metadata[/{key}]`): create
- * (201; the newest release sends no body, the created entries are kept for 0.5 clients that read
- * them), paged list, and single-entry read, update (200 with the entry, spec 4.4/4.5) and delete (204, the newest release's codes;
- * 0.5-0.9 answered 200). Keys are unique per owner; a quota caps their number.
+ * (201 with the created entries, which 0.5 clients read), paged list, and single-entry read, update
+ * (200 with the entry, spec 4.4/4.5) and delete (204, the newest release's code; 0.5-0.9 answered 200).
+ * With `compat.managementApi` "1.x" the writes answer as hawkBit 1.x's resources (createMetadata
+ * `ResponseEntity.status(CREATED).build()`, updateMetadata `noContent()`): create 201 and update 204,
+ * both without a body. Keys are unique per owner; a quota caps their number.
  * @see spec 2.4, 4.3, 4.4; reference §3.1, §3.9, §3.12, §10
  */
 export interface MetadataEntry {
@@ -75,13 +81,15 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
     if (entry === undefined) throw missing(key);
     return entry;
   };
+  const speaks1x = async (req: Request): Promise<boolean> => managementApi(await deps.tenantConfig.view(callerOf(req).tenant)) === '1.x';
   const change = async (req: Request, edit: (entries: MetadataEntry[]) => MetadataEntry[]): Promise<void> => {
     const { tenant, username } = callerOf(req);
     await owner.change(tenant, await owner.load(req, tenant), username, edit);
   };
   return [
     {
-      method: 'POST', path: base, auth: update, doc: { body: createBody, response: { status: 201, schema: z.array(metadataResponse) } },
+      method: 'POST', path: base, auth: update,
+      doc: { body: createBody, response: { status: 201, schema: z.array(metadataResponse) }, description: `${WRITE_1X}201 without a body.` },
       handler: async (req) => {
         const added: MetadataEntry[] = readBody(req, createBody).map((b) => ({
           key: b.key, value: b.value ?? '', ...(owner.targetVisible ? { targetVisible: b.targetVisible ?? false } : {}),
@@ -97,6 +105,7 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
           }
           return [...entries, ...added];
         });
+        if (await speaks1x(req)) return { status: 201 };
         return { status: 201, json: added.map(json) };
       },
     },
@@ -118,7 +127,8 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
       },
     },
     {
-      method: 'PUT', path: `${base}/:metadataKey`, auth: update, doc: { body: updateBody, response: metadataResponse },
+      method: 'PUT', path: `${base}/:metadataKey`, auth: update,
+      doc: { body: updateBody, response: metadataResponse, description: `${WRITE_1X}204 without a body.` },
       handler: async (req) => {
         const key = pathText(req, 'metadataKey');
         const body = readBody(req, updateBody);
@@ -130,7 +140,8 @@ export function metadataRoutes<O>(deps: KitDeps, owner: MetadataOwner<O>): Route
           };
           return entries.map((x) => (x.key === key ? updated : x));
         });
-        // spec 4.4/4.5: 200 with the entry as stored (0.x scripts read it; the newest release sends 204)
+        // spec 4.4/4.5: 200 with the entry as stored (0.x scripts read it; hawkBit 1.x sends 204)
+        if (await speaks1x(req)) return { status: 204 };
         const stored = owner.entries(await owner.load(req, callerOf(req).tenant));
         return { status: 200, json: json(find(stored, key)) };
       },

@@ -53,7 +53,7 @@ export async function createRollout(
   }
   const count = body.groups?.length ?? body.amountGroups ?? 1;
   if (count > deps.quotas.maxRolloutGroupsPerRollout) {
-    throw new AppError('ROLLOUT_QUOTA_EXCEEDED', `Quota exceeded: ${count} groups requested; at most ${deps.quotas.maxRolloutGroupsPerRollout} groups per rollout are allowed.`);
+    throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: ${count} groups requested; at most ${deps.quotas.maxRolloutGroupsPerRollout} groups per rollout are allowed.`);
   }
   if (count < 1) {
     throw new AppError('CONSTRAINT_VIOLATION', `body.${body.groups != null ? 'groups' : 'amountGroups'}: The amount of groups cannot be 0 (dynamic rollouts are not supported)`);
@@ -108,7 +108,7 @@ export async function createRollout(
   }
   const largest = Math.max(0, ...split.groups.map((g) => g.length));
   if (largest > deps.quotas.maxTargetsPerRolloutGroup) {
-    throw new AppError('ROLLOUT_QUOTA_EXCEEDED', `Quota exceeded: a group would hold ${largest} targets; at most ${deps.quotas.maxTargetsPerRolloutGroup} targets per rollout group are allowed.`);
+    throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: a group would hold ${largest} targets; at most ${deps.quotas.maxTargetsPerRolloutGroup} targets per rollout group are allowed.`);
   }
 
   const now = deps.now();

@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERRORS, type ErrorCode } from '../../../src/domain/errors.js';
+import { MANAGEMENT_API_GENERATIONS } from '../../../src/domain/compat.js';
+import { ERRORS, statusOf, type ErrorCode } from '../../../src/domain/errors.js';
 
 /**
  * The error catalogue (src/domain/errors.ts) and the README's error table say the same: every code
@@ -10,7 +11,7 @@ import { ERRORS, type ErrorCode } from '../../../src/domain/errors.js';
  */
 const ROOT = join(import.meta.dirname, '../../..');
 
-/** errorCode -> the statuses it is documented with (a code may answer two: the quota code is 403, and 429 for rollouts). */
+/** errorCode -> the statuses it is documented with. */
 function readmeRows(): Map<string, Set<number>> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('\n## Errors');
@@ -48,6 +49,15 @@ describe('the error catalogue', () => {
   it('documents no code the catalogue lacks', () => {
     const known = new Set<string>(codes.map((c) => ERRORS[c].errorCode));
     expect([...rows.keys()].filter((c) => !known.has(c))).toEqual([]);
+  });
+
+  // compat.managementApi: quota codes answer 403 in 0.9 and 429 in 1.x, each code one status per generation
+  it.each(MANAGEMENT_API_GENERATIONS)('answers one status per errorCode in generation %s', (generation) => {
+    const statuses = new Map<string, Set<number>>();
+    for (const c of codes) statuses.set(ERRORS[c].errorCode, (statuses.get(ERRORS[c].errorCode) ?? new Set()).add(statusOf(c, generation)));
+    expect([...statuses].filter(([, s]) => s.size > 1).map(([code, s]) => `${code}: ${[...s].join(', ')}`)).toEqual([]);
+    const quota = codes.filter((c) => ERRORS[c].errorCode.startsWith('hawkbit.server.error.quota.'));
+    expect(quota.map((c) => statusOf(c, generation))).toEqual(quota.map(() => (generation === '1.x' ? 429 : 403)));
   });
 
   it('holds only codes the server answers', () => {
