@@ -8,15 +8,15 @@ import { ACCESS } from '../kit/access.js';
 import { metadataRoutes } from '../kit/metadata.js';
 import { pathText } from '../kit/request.js';
 import { filterRoutes, type TargetFilterDeps } from './filter-routes.js';
+import { targetGroupRoutes, type TargetGroupDeps } from './group-routes.js';
 import { targetTagRoutes, type TargetTagDeps } from './tag-routes.js';
 import { targetRoutes, type TargetDeps } from './target-routes.js';
 import { loadTarget } from './target-store.js';
 import { targetSubRoutes, type TargetSubDeps } from './target-sub-routes.js';
 import { targetTypeRoutes, type TargetTypeDeps } from './type-routes.js';
 
-export type TargetsModuleDeps = TargetDeps & TargetSubDeps & TargetTagDeps & TargetTypeDeps & TargetFilterDeps & ConfigDeps & {
-  readonly quotas: Pick<Quotas, 'maxMetaDataEntriesPerTarget'>;
-};
+export type TargetsModuleDeps = TargetDeps & TargetSubDeps & TargetTagDeps & TargetTypeDeps & TargetFilterDeps & TargetGroupDeps
+  & ConfigDeps & { readonly quotas: Pick<Quotas, 'maxMetaDataEntriesPerTarget'> };
 
 /**
  * The target side of the Management API: targets, target tags, target types, target filters, the
@@ -52,6 +52,7 @@ export function targetsModule(deps: TargetsModuleDeps): AppModule {
       ...targetTagRoutes(deps),
       ...targetTypeRoutes(deps),
       ...filterRoutes(deps),
+      ...targetGroupRoutes(deps),
       ...configRoutes(deps),
       ...userinfoRoutes(deps),
     ],
