@@ -67,7 +67,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/rest/v1/actions/:actionId', auth: deps.mgmtAuth(ACCESS.target.delete), doc: { response: { status: 204 } },
+      method: 'DELETE', path: '/rest/v1/actions/:actionId', auth: update, doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
         const action = await actionOr404(deps.store, tenant, req);

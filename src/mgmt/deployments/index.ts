@@ -1,4 +1,5 @@
 import type { AppModule } from '../../app/module.js';
+import { actionDeletionRoutes } from './action-deletion-routes.js';
 import { actionRoutes } from './action-routes.js';
 import { assignmentRoutes } from './assignment-routes.js';
 import { autoConfirmRoutes } from './auto-confirm-routes.js';
@@ -13,6 +14,8 @@ export function deploymentsModule(deps: DeploymentDeps): AppModule {
   return {
     name: 'deployments',
     schema: {},
-    routes: [...assignmentRoutes(deps), ...actionRoutes(deps), ...statusRoutes(deps), ...autoConfirmRoutes(deps)],
+    routes: [
+      ...assignmentRoutes(deps), ...actionRoutes(deps), ...actionDeletionRoutes(deps), ...statusRoutes(deps), ...autoConfirmRoutes(deps),
+    ],
   };
 }

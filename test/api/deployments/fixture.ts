@@ -34,6 +34,7 @@ export async function startDeployApp(kind: StoreKind, opts: DeployAppOptions = {
       users: [
         { username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] },
         { username: 'reader', password: ADMIN_HASH, permissions: ['READ_TARGET'] },
+        { username: 'updater', password: ADMIN_HASH, permissions: ['READ_TARGET', 'UPDATE_TARGET'] },
       ],
     }],
     ...(opts.quotas === undefined ? {} : { quotas: opts.quotas }),
@@ -74,3 +75,5 @@ export async function startDeployApp(kind: StoreKind, opts: DeployAppOptions = {
 
 /** The reader account (READ_TARGET only). */
 export const READER: readonly [string, string] = ['reader', 'admin'];
+/** READ_TARGET and UPDATE_TARGET: what hawkBit asks for deleting actions (DeploymentManagement). */
+export const UPDATER: readonly [string, string] = ['updater', 'admin'];
