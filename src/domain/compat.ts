@@ -16,5 +16,8 @@ export function isManagementApiGeneration(value: unknown): value is ManagementAp
 
 /** What is wrong with a value given for the switch, or undefined. */
 export function generationProblem(value: unknown): string | undefined {
-  return isManagementApiGeneration(value) ? undefined : `expected one of ${MANAGEMENT_API_GENERATIONS.map((g) => `"${g}"`).join(', ')}`;
+  if (isManagementApiGeneration(value)) return undefined;
+  const expected = `expected one of ${MANAGEMENT_API_GENERATIONS.map((g) => `"${g}"`).join(', ')}`;
+  // YAML reads an unquoted 0.9 as a number
+  return typeof value === 'number' ? `${expected} (a string: quote it)` : expected;
 }

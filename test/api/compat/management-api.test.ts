@@ -265,6 +265,8 @@ describe('compat.managementApi in config.yaml', () => {
   it('refuses an unknown generation seeded for a tenant, naming the key', async () => {
     const start = startTestServer({ tenants: [{ name: 'SEEDED', users: [], config: { [KEY]: '2.0' } }] });
     await expect(start).rejects.toThrow(`config.yaml: tenants[].config.${KEY}: expected one of "0.9", "1.x"`);
+    const unquoted = startTestServer({ tenants: [{ name: 'SEEDED', users: [], config: { [KEY]: 0.9 } }] });
+    await expect(unquoted).rejects.toThrow(`config.yaml: tenants[].config.${KEY}: expected one of "0.9", "1.x" (a string: quote it)`);
   });
 
   it('a tenant seeded with "1.x" speaks it (global false) while the system default stays "0.9"', async () => {
