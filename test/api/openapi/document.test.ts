@@ -41,6 +41,15 @@ describe('OpenAPI document', () => {
     expect(doc.info.description).toMatch(/default wire form/);
   });
 
+  it('names the compat.managementApi switch where it changes the wire form', () => {
+    expect(doc.info.description).toMatch(/compat\.managementApi: "1\.x"/);
+    for (const [path, method] of [
+      ['/rest/v1/actions', 'get'], ['/rest/v1/actions/{actionId}', 'get'], ['/rest/v1/targets/{targetId}/actions', 'get'],
+      ['/rest/v1/targets/{targetId}/metadata', 'post'], ['/rest/v1/targets/{targetId}/metadata/{metadataKey}', 'put'],
+      ['/rest/v1/system/configs', 'put'], ['/rest/v1/system/configs/{keyName}', 'put'],
+    ] as const) expect(String(operation(method, path)?.description), `${method} ${path}`).toContain('compat.managementApi');
+  });
+
   it('is served at /v3/api-docs too, the same bytes, without credentials', async () => {
     const a = await app.anon.get('/rest/v1/openapi.json');
     const b = await app.anon.get('/v3/api-docs');
