@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementApiGeneration } from '../../../src/domain/compat.js';
-import { LOCAL_STORES, startAppOn, storeOptions, tenantFor, type App, type StoreKind } from '../../helpers/app.js';
+import { STORES, startAppOn, storeOptions, tenantFor, type App, type StoreKind } from '../../helpers/app.js';
 import { ConfigError, parseConfig } from '../../../src/config/index.js';
 import { parseYaml } from '../../../src/config/load.js';
 import { ADMIN_HASH, startTestServer, type TestResponse } from '../../helpers/server.js';
@@ -176,7 +176,7 @@ function affectedCases(getApp: () => App, generation: ManagementApiGeneration): 
   });
 }
 
-describe.each(LOCAL_STORES)('compat.managementApi on the %s store', (kind) => {
+describe.each(STORES)('compat.managementApi on the %s store', (kind) => {
   describe('config.yaml default (0.9)', () => {
     let app: App;
     beforeAll(async () => {
