@@ -16,8 +16,18 @@ import { device, requireTarget } from './device.js';
 import { actionOfTarget, idParam } from './params.js';
 import { checkEntryQuota, checkMessageQuota, sendToAction } from './report.js';
 
-/** The status-entry line hawkBit's DDI writes first for a rejected cancellation (DdiRootController). */
-const CANCEL_REJECTED_MESSAGE = `${SERVER_MESSAGE_PREFIX}Target rejected the cancellation request.`;
+/**
+ * The line hawkBit's DDI writes first in the status entry of a cancel feedback, before the device's
+ * details and code (DdiRootController.generateActionCancelStatus), or none.
+ */
+function cancelFeedbackLine(execution: string, finished: string): string | undefined {
+  switch (execution) {
+    case 'rejected': return `${SERVER_MESSAGE_PREFIX}Target rejected the cancellation request.`;
+    case 'closed': return `${SERVER_MESSAGE_PREFIX}${finished === 'failure' ? 'Target was not able to complete cancellation.' : 'Cancellation confirmed.'}`;
+    case 'canceled': return `${SERVER_MESSAGE_PREFIX}Target reported cancel for a cancel which is not supported by the server.`;
+    default: return undefined;
+  }
+}
 
 function report(body: FeedbackBody, now: number) {
   const s = body.status;
@@ -78,8 +88,8 @@ export function cancelFeedbackHandler(services: Services): Handler {
     if (status !== 'canceling') throw new AppError('ACTION_NOT_CANCELABLE', `Action ${actionId} is not being canceled (status ${status}).`);
     if (body.status.execution !== 'closed') checkEntryQuota(services, action.value);
     const r = report(body, services.now());
-    // hawkBit's DDI puts its own line before the device's text when a cancellation is rejected
-    const details = body.status.execution === 'rejected' ? [CANCEL_REJECTED_MESSAGE, ...r.details] : r.details;
+    const line = cancelFeedbackLine(body.status.execution, body.status.result.finished);
+    const details = line === undefined ? r.details : [line, ...r.details];
     await sendToAction(services, d.tenant, action, { type: 'device.cancelFeedback', ...r, details });
     return { status: 200 };
   };

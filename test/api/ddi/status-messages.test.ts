@@ -42,4 +42,25 @@ describe.each(STORES)('DDI status messages as hawkBit writes them, %s store', (k
     const history = await app.mgmt.get(`/rest/v1/targets/dev-messages/actions/${a1}/status?sort=id:DESC&limit=1`);
     expect(history.json().content[0].messages).toEqual(entry?.messages);
   });
+
+  it('a cancellation the device confirms, or fails to complete, or answers with "canceled", has hawkBit\'s server line first', async () => {
+    const app = await startDdiApp(kind);
+    const dev = app.device('dev-cancels');
+    await dev.get();
+    const sets = await Promise.all([1, 2, 3, 4].map(() => seedDistributionSet(app)));
+    const ids: number[] = [];
+    for (const s of sets) ids.push(await assign(app, 'dev-cancels', s.ds.id));
+    const [a1, a2, a3] = ids as [number, number, number];
+    const last = async (id: number) => (await entriesOf(app, id)).at(-1);
+    expect((await dev.post(`/cancelAction/${a1}/feedback`, feedback('canceled', 'none'))).status).toBe(200);
+    expect(await last(a1)).toMatchObject({ type: 'warning', messages: ['Update Server: Target reported cancel for a cancel which is not supported by the server.'] });
+    expect((await dev.post(`/cancelAction/${a1}/feedback`, feedback('closed', 'success', { details: ['stopped'] }))).status).toBe(200);
+    expect(await last(a1)).toMatchObject({ type: 'canceled', messages: ['Update Server: Cancellation confirmed.', 'stopped'] });
+    expect((await dev.post(`/cancelAction/${a2}/feedback`, feedback('closed', 'failure', { code: 3 }))).status).toBe(200);
+    expect(await last(a2)).toMatchObject({
+      type: 'error', messages: ['Update Server: Target was not able to complete cancellation.', 'Device reported status code: 3'],
+    });
+    expect((await dev.post(`/cancelAction/${a3}/feedback`, feedback('proceeding', 'none', { details: ['working on it'] }))).status).toBe(200);
+    expect(await last(a3)).toMatchObject({ type: 'running', messages: ['working on it'] });
+  });
 });
