@@ -17,19 +17,22 @@ export type RolloutGroupEvent =
   /** Complete, or the rollout stopped or is deleted (remaining groups are finished). */
   | { readonly type: 'engine.finished'; readonly at: number }
   /** Its error condition held. */
-  | { readonly type: 'engine.failed'; readonly at: number };
+  | { readonly type: 'engine.failed'; readonly at: number }
+  /** A dynamic group took more targets: it holds `totalTargets` now. */
+  | { readonly type: 'engine.grown'; readonly at: number; readonly totalTargets: number };
 
 /** Bump when states or context change shape; stored with each snapshot. */
 export const ROLLOUT_GROUP_MACHINE_VERSION = 1;
 
 const touch = ['touch'] as const;
 const finish = { 'engine.finished': { target: 'finished', actions: touch } } as const;
+const grow = { 'engine.grown': { actions: ['filled', 'touch'] } } as const;
 
 export const rolloutGroupMachine = setup({
   types: { context: {} as RolloutGroupRecord, events: {} as RolloutGroupEvent, input: {} as RolloutGroupRecord },
   actions: {
     touch: assign(({ event }) => ({ lastModifiedAt: event.at })),
-    filled: assign(({ event }) => (event.type === 'engine.filled' ? { totalTargets: event.totalTargets } : {})),
+    filled: assign(({ event }) => (event.type === 'engine.filled' || event.type === 'engine.grown' ? { totalTargets: event.totalTargets } : {})),
     succeeded: assign({ successHandled: true }),
   },
   guards: {
@@ -41,12 +44,13 @@ export const rolloutGroupMachine = setup({
   context: ({ input }) => input,
   states: {
     creating: { on: { 'engine.filled': { target: 'ready', actions: ['filled', 'touch'] }, ...finish } },
-    ready: { on: { 'engine.scheduled': { target: 'scheduled', actions: touch }, ...finish } },
-    scheduled: { on: { 'engine.started': { target: 'running', actions: touch }, ...finish } },
+    ready: { on: { 'engine.scheduled': { target: 'scheduled', actions: touch }, ...grow, ...finish } },
+    scheduled: { on: { 'engine.started': { target: 'running', actions: touch }, ...grow, ...finish } },
     running: {
       on: {
         'engine.succeeded': { guard: 'notYetSucceeded', actions: ['succeeded', 'touch'] },
         'engine.failed': { target: 'error', actions: touch },
+        ...grow,
         ...finish,
       },
     },

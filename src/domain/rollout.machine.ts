@@ -20,6 +20,8 @@ export type RolloutEvent =
   /** POST pause, or a group's error action / success action PAUSE (`by` is the engine then). */
   | { readonly type: 'mgmt.pause'; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.resume'; readonly at: number; readonly by: string }
+  /** A dynamic rollout took more targets (`totalTargets` now) or appended a dynamic group (`groups` now). */
+  | { readonly type: 'engine.grown'; readonly at: number; readonly totalTargets: number; readonly groups: readonly number[] }
   /** No group is running or scheduled any more. */
   | { readonly type: 'engine.finished'; readonly at: number }
   | { readonly type: 'mgmt.stop'; readonly at: number; readonly by: string }
@@ -44,6 +46,7 @@ export const rolloutMachine = setup({
       lastModifiedBy: 'by' in event ? event.by : context.lastModifiedBy,
     })),
     filled: assign(({ event }) => (event.type === 'engine.filled' ? { totalTargets: event.totalTargets } : {})),
+    grown: assign(({ event }) => (event.type === 'engine.grown' ? { totalTargets: event.totalTargets, groups: event.groups } : {})),
     decide: assign(({ event }) =>
       event.type === 'mgmt.approve' || event.type === 'mgmt.deny' ? { approveDecidedBy: event.by, approvalRemark: event.remark } : {}),
     deleted: assign({ deleted: true }),
@@ -80,7 +83,10 @@ export const rolloutMachine = setup({
     ready: { on: { 'mgmt.start': to('starting'), 'mgmt.stop': to('stopping') } },
     starting: { on: { 'engine.started': to('running'), 'mgmt.stop': to('stopping') } },
     running: {
-      on: { 'mgmt.pause': to('paused'), 'engine.finished': to('finished'), 'mgmt.stop': to('stopping') },
+      on: {
+        'mgmt.pause': to('paused'), 'engine.finished': to('finished'), 'mgmt.stop': to('stopping'),
+        'engine.grown': { actions: ['grown', 'touch'] },
+      },
     },
     paused: { on: { 'mgmt.resume': to('running'), 'mgmt.stop': to('stopping') } },
     stopping: { on: { 'engine.stopped': to('stopped') } },

@@ -82,6 +82,8 @@ export interface RolloutRecord extends Audit, Conditions {
   readonly approveDecidedBy: string | null;
   /** A retry rollout: the rollout whose failed targets it covers (`failedrollout==<id>`), else null. */
   readonly retryOf: number | null;
+  /** A dynamic rollout: after its static groups, dynamic groups keep taking targets that match later (absent: false). */
+  readonly dynamic?: boolean;
 }
 
 /** A rollout group as persisted; the context of the group machine. */
@@ -100,6 +102,11 @@ export interface RolloutGroupRecord extends Audit, Conditions {
   readonly parent: number | null;
   /** The success action ran already (a group keeps running until complete). */
   readonly successHandled: boolean;
+  /**
+   * A dynamic group (absent: false): filled while the rollout runs, up to `targetPercentage` targets
+   * (hawkBit keeps a dynamic group's target count there); `totalTargets` is how many it holds now.
+   */
+  readonly dynamic?: boolean;
 }
 
 /** Target ids of one group, in chunks (a group of 20,000 targets is a few records). */

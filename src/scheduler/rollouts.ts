@@ -8,10 +8,12 @@ import {
   type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
 } from '../domain/rollout.js';
 import { evaluateGroup, groupCounterKey, rolloutCounterKey } from '../domain/rollout-counts.js';
+import { dynamicSize } from '../domain/rollout-dynamic.js';
 import type { RolloutGroupEvent } from '../domain/rollout-group.machine.js';
 import type { RolloutEvent } from '../domain/rollout.machine.js';
 import type { Store, Tenant, Write } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { growDynamicRollout } from './dynamic-groups.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
@@ -19,7 +21,7 @@ const ENGINE = 'system';
 
 export interface RolloutEngineDeps {
   readonly store: Store;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'transition' | 'remove'>;
+  readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'creation' | 'transition' | 'remove'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
   readonly log: { warn(obj: object, msg: string): void };
 }
@@ -82,7 +84,7 @@ export class RolloutEngine {
       case 'starting':
         return this.#start(tenant, rollout, now, keep);
       case 'running':
-        return this.#run(tenant, rollout, now);
+        return this.#run(tenant, rollout, now, keep);
       case 'stopping':
         return this.#stop(tenant, rollout, now, keep);
       case 'deleting':
@@ -122,9 +124,11 @@ export class RolloutEngine {
     await startGroupActions(this.#deps, tenant, rollout, group, await this.#deps.tenantConfig.view(tenant), now);
   }
 
-  async #run(tenant: Tenant, rollout: RolloutRecord, now: number): Promise<number> {
+  async #run(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
     const { store } = this.#deps;
     let groups = await this.#groups(tenant, rollout);
+    // a dynamic rollout takes one growth step a pass, then is evaluated on the next, as hawkBit's executor does
+    if (await growDynamicRollout(this.#deps, tenant, rollout, groups, now, keep)) return 1;
     const counts = await store.counters(tenant, groups.map((g) => groupCounterKey(g.id)));
     const downloadOnly = rollout.actionType === 'downloadonly';
     let steps = 0;
@@ -133,7 +137,10 @@ export class RolloutEngine {
       const c = counts[i] ?? {};
       // started by another instance's triggerNextGroup, or a start cut short: its actions still wait
       if ((c['scheduled'] ?? 0) > 0) await this.#activate(tenant, rollout, g, now);
-      const ev = evaluateGroup(c, g.totalTargets, g, downloadOnly);
+      // the last group of a dynamic rollout is measured against its size and never complete (it waits for targets)
+      const open = g.dynamic === true && i === groups.length - 1;
+      const measured = evaluateGroup(c, open ? dynamicSize(g) : g.totalTargets, g, downloadOnly);
+      const ev = open ? { ...measured, complete: false } : measured;
       if (ev.error) {
         await this.#group(tenant, g.id, { type: 'engine.failed', at: now });
         await this.#rollout(tenant, rollout.id, { type: 'mgmt.pause', at: now, by: ENGINE });

@@ -45,6 +45,8 @@ export const createRolloutBody = z.object({
   weight: int(-Number.MAX_SAFE_INTEGER).nullish(),
   confirmationRequired: bool().nullish(),
   dynamic: bool().nullish(),
+  // MgmtDynamicRolloutGroupTemplate; targetCount checked on create (at least 1)
+  dynamicGroupTemplate: z.object({ nameSuffix: text(LIMITS.name), targetCount: int(-Number.MAX_SAFE_INTEGER).nullish() }).nullish(),
   ...conditionParts,
 });
 export type CreateRolloutBody = z.output<typeof createRolloutBody>;

@@ -8,6 +8,7 @@ import {
   DEFAULT_CONDITIONS, MEMBERS_CHUNK, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS,
   type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
 } from '../../domain/rollout.js';
+import { dynamicGroup } from '../../domain/rollout-dynamic.js';
 import { amountGroupDefs, distribute, groupQuery, type GroupDef } from '../../domain/rollout-plan.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { parseFilter } from '../../query/filter.js';
@@ -46,8 +47,10 @@ const FAILED_ROLLOUT = /^failedrollout==([0-9]+)$/;
 export async function createRollout(
   deps: RolloutCreateDeps, tenant: Tenant, body: CreateRolloutBody, creator: Creator,
 ): Promise<RolloutRecord> {
-  if (body.dynamic === true) throw badRequest('body.dynamic: dynamic rollouts are not supported');
+  const dynamic = body.dynamic === true;
+  const template = body.dynamicGroupTemplate ?? null;
   // hawkBit's ValidationExceptions (MgmtRolloutResource, JpaRolloutManagement): 400 constraintViolation
+  if (body.groups != null && dynamic) throw new AppError('CONSTRAINT_VIOLATION', 'Dynamic rollouts are not supported with groups');
   if (body.amountGroups != null && body.groups != null) {
     throw new AppError('CONSTRAINT_VIOLATION', "If 'group' is set the 'amountGroups' must not be set in the request");
   }
@@ -55,8 +58,14 @@ export async function createRollout(
   if (count > deps.quotas.maxRolloutGroupsPerRollout) {
     throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: ${count} groups requested; at most ${deps.quotas.maxRolloutGroupsPerRollout} groups per rollout are allowed.`);
   }
-  if (count < 1) {
-    throw new AppError('CONSTRAINT_VIOLATION', `body.${body.groups != null ? 'groups' : 'amountGroups'}: The amount of groups cannot be 0 (dynamic rollouts are not supported)`);
+  if (body.groups != null && count < 1) throw new AppError('CONSTRAINT_VIOLATION', 'body.groups: The amount of groups cannot be 0');
+  if (count < 1 && template === null) {
+    throw new AppError('CONSTRAINT_VIOLATION', 'body.amountGroups: When amount of groups is 0, the rollouts shall be dynamic and a dynamic group template must be provided');
+  }
+  if (template !== null && !dynamic) throw new AppError('CONSTRAINT_VIOLATION', 'Dynamic group template is only allowed for dynamic rollouts');
+  // hawkBit takes a missing targetCount as an error of its own and 0 or less as 1: refused here
+  if (template !== null && (template.targetCount == null || template.targetCount < 1)) {
+    throw new AppError('CONSTRAINT_VIOLATION', `body.dynamicGroupTemplate.targetCount: must be at least 1, got ${template.targetCount ?? 'none'}`);
   }
   // Action.WEIGHT_MIN..WEIGHT_MAX, checked by bean validation in hawkBit
   if (body.weight != null && (body.weight < 0 || body.weight > WEIGHT_IF_ABSENT)) {
@@ -95,7 +104,7 @@ export async function createRollout(
     : await failedTargets(deps, tenant, Number(retryOf[1]));
   const types = await targetTypesOf(deps.store, tenant, matching);
   const targets = matching.filter((t) => isCompatible(types, t, ds));
-  if (targets.length === 0) {
+  if (targets.length === 0 && count > 0) {
     throw new AppError('CONSTRAINT_VIOLATION', retryOf === null ? 'Rollout does not match any existing targets' : 'No failed targets in Rollout');
   }
   const groupSets = await Promise.all(defs.map(async (d) =>
@@ -114,7 +123,7 @@ export async function createRollout(
   const now = deps.now();
   const audit = created(creator.by, now);
   const id = await deps.store.nextIds(tenant, ROLLOUT, 1);
-  const firstGroup = await deps.store.nextIds(tenant, ROLLOUT_GROUP, defs.length);
+  const firstGroup = await deps.store.nextIds(tenant, ROLLOUT_GROUP, defs.length + (dynamic ? 1 : 0));
   const chunks = split.groups.map((g) => Math.ceil(g.length / MEMBERS_CHUNK));
   const total = chunks.reduce((a, b) => a + b, 0);
   let memberId = total === 0 ? 0 : await deps.store.nextIds(tenant, ROLLOUT_MEMBERS, total);
@@ -125,6 +134,14 @@ export async function createRollout(
     successCondition: d.successCondition, successAction: d.successAction, errorCondition: d.errorCondition, errorAction: d.errorAction,
     ...audit,
   }));
+  if (dynamic) {
+    // the first dynamic group after the static ones: the template's size, else the last static group's
+    const size = template?.targetCount ?? split.groups.at(-1)?.length ?? 1;
+    groups.push(dynamicGroup(groups.at(-1) ?? null, {
+      id: firstGroup + defs.length, rollout: id, index: defs.length + 1, suffix: template?.nameSuffix ?? '', size,
+      confirmationRequired, conditions, status: 'creating', audit,
+    }));
+  }
   const members: Write[] = [];
   split.groups.forEach((g, i) => {
     for (let at = 0; at < g.length; at += MEMBERS_CHUNK) {
@@ -139,7 +156,7 @@ export async function createRollout(
     actionType, forceTime: body.forcetime ?? 0, startAt: body.startAt ?? null,
     weight: body.weight ?? WEIGHT_IF_ABSENT, deleted: false, totalTargets: targets.length, groups: groups.map((g) => g.id),
     approvalNeeded: cfg.bool('rollout.approval.enabled') && !creator.mayApprove, approvalRemark: null, approveDecidedBy: null,
-    retryOf: retryOf === null ? null : Number(retryOf[1]), ...conditions, ...audit,
+    retryOf: retryOf === null ? null : Number(retryOf[1]), dynamic, ...conditions, ...audit,
   };
   if (cfg.bool('implicit.lock.enabled')) await lockImplicitly(deps.store, tenant, ds, now);
   const also = [...groups.map((g) => deps.runtime.creation(ROLLOUT_GROUP, g)), ...members];

@@ -100,7 +100,7 @@ export async function renderRollouts(
     const out: Record<string, unknown> = {
       ...auditJson(r), name: r.name, description: r.description ?? undefined, targetFilterQuery: r.targetFilterQuery,
       distributionSetId: r.ds, status: r.status, totalTargets: r.totalTargets, type: r.actionType, forcetime: r.forceTime,
-      deleted: r.deleted, dynamic: false, weight: r.weight ?? undefined, id: r.id,
+      deleted: r.deleted, dynamic: r.dynamic === true, weight: r.weight ?? undefined, id: r.id,
     };
     const links: Record<string, Link> = { self: link(req, self) };
     if (full) {
@@ -131,7 +131,7 @@ export async function renderGroups(
       ...auditJson(g), name: g.name, description: g.description ?? undefined, id: g.id, status: g.status,
       targetFilterQuery: g.targetFilterQuery ?? '', targetPercentage: g.targetPercentage,
       ...(confirmationFlow ? { confirmationRequired: g.confirmationRequired } : {}),
-      dynamic: false, totalTargets: g.totalTargets, ...conditionsJson(g),
+      dynamic: g.dynamic === true, totalTargets: g.totalTargets, ...conditionsJson(g),
     };
     if (full) out['totalTargetsPerStatus'] = perStatus(counts[i] ?? {}, g.totalTargets, rollout.actionType === 'downloadonly');
     out['_links'] = { self: link(req, `${rolloutPath(rollout.id)}/deploygroups/${g.id}`) };

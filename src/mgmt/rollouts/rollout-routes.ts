@@ -1,6 +1,7 @@
 import { edited } from '../../actors/outcomes.js';
 import { startGroupActions } from '../../actors/rollout-actions.js';
 import type { ActorRuntime } from '../../actors/runtime.js';
+import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { AppError, notFound } from '../../domain/errors.js';
 import {
   ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
@@ -9,7 +10,7 @@ import type { RolloutEvent } from '../../domain/rollout.machine.js';
 import type { QueryDoc, Request, Route } from '../../http/types.js';
 import { pageSchema } from '../../apidoc/shapes.js';
 import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
-import type { Tenant } from '../../store/port.js';
+import type { Reads, Tenant } from '../../store/port.js';
 import { SCAN_ALL, loadRecords } from '../../store/reads.js';
 import { ACCESS, APPROVE_ROLLOUT, HANDLE_ROLLOUT, READ_ROLLOUT_TARGETS } from '../kit/access.js';
 import { readBody } from '../kit/body.js';
@@ -195,14 +196,22 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
         const { tenant, rollout } = await load(req);
         const group = await groupOf(req, tenant, rollout);
         const params = listParams(deps.limits, req.query, targetFields, DEFAULT_TARGET_SORT);
-        const chunks = await deps.store.members(tenant, ROLLOUT_MEMBERS, 'group', String(group.id), SCAN_ALL);
-        const members = await loadRecords<RolloutMembersRecord>(deps.store, tenant, ROLLOUT_MEMBERS, chunks.ids);
-        const ids = members.flatMap((m) => m.value.targets);
+        const ids = await groupTargetIds(deps.store, tenant, group);
         const result = await queryTargets(deps.store, tenant, { ...params, ids }, await evalContext(deps, tenant));
         return { status: 200, json: pageOf(await renderTargets(deps, tenant, req, result.content), result.total) };
       },
     },
   ];
+}
+
+/** A group's targets: its member records, or for a dynamic group (filled while running) its actions' targets. */
+async function groupTargetIds(store: Reads, tenant: Tenant, group: RolloutGroupRecord): Promise<number[]> {
+  if (group.dynamic === true) {
+    const page = await store.members(tenant, ACTION, 'rolloutGroup', String(group.id), SCAN_ALL);
+    return (await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids)).map((a) => a.value.targetId);
+  }
+  const chunks = await store.members(tenant, ROLLOUT_MEMBERS, 'group', String(group.id), SCAN_ALL);
+  return (await loadRecords<RolloutMembersRecord>(store, tenant, ROLLOUT_MEMBERS, chunks.ids)).flatMap((m) => m.value.targets);
 }
 
 function illegal(op: string, rollout: RolloutRecord): AppError {

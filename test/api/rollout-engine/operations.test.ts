@@ -32,7 +32,7 @@ describe('rollout create: bad input answers its error and creates nothing', () =
       ['unknown success action', { ...base, successAction: { action: 'JUMP' } }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['unknown error action', { ...base, errorAction: { action: 'NEXTGROUP' } }, 400, 'hawkbit.server.error.rest.body.notReadable'],
       ['unknown type', { ...base, type: 'sometimes' }, 400, 'hawkbit.server.error.rest.body.notReadable'],
-      ['dynamic', { ...base, dynamic: true }, 400, 'hawkbit.server.error.rest.body.notReadable'],
+      ['template, not dynamic', { ...base, dynamicGroupTemplate: { targetCount: 2 } }, 400, 'hawkbit.server.error.repo.constraintViolation'],
       ['both group forms', { ...base, groups: [{ name: 'a', targetPercentage: 100 }] }, 400, 'hawkbit.server.error.repo.constraintViolation'],
       ['501 groups', { ...base, amountGroups: 501 }, 403, 'hawkbit.server.error.quota.tooManyEntries'],
       ['a group over the target quota', { ...base, amountGroups: 1 }, 403, 'hawkbit.server.error.quota.tooManyEntries'],

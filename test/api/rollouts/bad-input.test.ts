@@ -121,13 +121,20 @@ describe.each(LOCAL_STORES)('rollout bad input on the %s store', (kind) => {
     expectError(await refused(twoGroups(extra)), 400, ERR.body);
   });
 
-  it('amountGroups and groups together, amountGroups 0 or negative, and dynamic rollouts: 400', async () => {
+  it('amountGroups and groups together, amountGroups 0 or negative, and bad dynamic rollouts: 400', async () => {
     // MgmtRolloutResource: ValidationException("If 'group' is set the 'amountGroups' must not be set in the request")
     expectError(await refused({ ...twoGroups(), amountGroups: 2 }), 400, ERR.constraint, "If 'group' is set the 'amountGroups' must not be set");
     expectInvalid(await refused(base({ amountGroups: 0 })), 'amountGroups');
     expectInvalid(await refused(base({ amountGroups: -1 })), 'amountGroups');
-    expectInvalid(await refused(base({ dynamic: true })), 'dynamic');
-    expectInvalid(await refused(base({ dynamic: true, dynamicGroupTemplate: { nameSuffix: '-dyn', targetCount: 5 } })), 'dynamic');
+    // hawkBit's ValidationExceptions for dynamic rollouts (MgmtRolloutResource, JpaRolloutManagement)
+    const template = (targetCount: unknown) => ({ dynamicGroupTemplate: { nameSuffix: '-dyn', targetCount } });
+    expectError(await refused({ ...twoGroups(), dynamic: true }), 400, ERR.constraint, 'Dynamic rollouts are not supported with groups');
+    expectError(await refused(base(template(5))), 400, ERR.constraint, 'Dynamic group template is only allowed for dynamic rollouts');
+    expectError(await refused(base({ amountGroups: 0, dynamic: true })), 400, ERR.constraint, 'a dynamic group template must be provided');
+    for (const count of [0, -3, null]) {
+      expectError(await refused(base({ dynamic: true, ...template(count) })), 400, ERR.constraint, 'targetCount: must be at least 1');
+    }
+    expectInvalid(await refused(base({ dynamic: true, ...template('many') })), 'targetCount');
   });
 
   it('quotas: more than 500 groups, or more targets in a group than allowed: 403 tooManyEntries (429 with compat.managementApi 1.x: test/api/compat)', async () => {
