@@ -12,7 +12,7 @@ export interface SchedulerDeps {
   readonly store: Store;
   readonly runtime: Pick<ActorRuntime, 'send' | 'remove' | 'creation' | 'create' | 'transition'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
-  readonly quotas: Pick<Quotas, 'maxActionsPerTarget'>;
+  readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxRolloutGroupsPerRollout'>;
   readonly tenants: readonly string[];
   now(): number;
 }

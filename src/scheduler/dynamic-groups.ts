@@ -18,18 +18,26 @@ export interface DynamicGroupDeps extends RolloutActionDeps {
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
 }
 
+export interface GrowthPass {
+  readonly now: number;
+  /** `maxRolloutGroupsPerRollout`: no group is appended past it. */
+  readonly maxGroups: number;
+  /** Renews the engine's lease between batches. */
+  readonly keep: () => Promise<void>;
+}
+
 /**
  * One engine pass's growth of a running dynamic rollout (hawkBit's executor,
  * fillDynamicRolloutGroupsWithTargets), one change a pass: the counts of its last group are made
  * those of its actions (a pass cut short between commits heals here); a full or finished last group
- * gets its successor (scheduled); else the last group takes targets that match the rollout's filter
+ * gets its successor (scheduled; none past the group quota); else the last group takes targets that match the rollout's filter
  * now, take the set's type and have no action of this rollout or a newer one, up to its size, as scheduled actions
  * (a running group's are started by the next pass). Returns whether it changed anything.
  */
 export async function growDynamicRollout(
-  deps: DynamicGroupDeps, tenant: Tenant, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[], now: number,
-  keep: () => Promise<void>,
+  deps: DynamicGroupDeps, tenant: Tenant, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[], pass: GrowthPass,
 ): Promise<boolean> {
+  const { now, keep } = pass;
   const { store, runtime } = deps;
   const last = groups.at(-1);
   if (rollout.dynamic !== true || last?.dynamic !== true) return false;
@@ -41,6 +49,8 @@ export async function growDynamicRollout(
     return true;
   }
   if (held >= dynamicSize(last) || last.status === 'finished') {
+    // hawkBit's executor creates no group past the quota either; the last one keeps running
+    if (groups.length >= pass.maxGroups) return false;
     const id = await store.nextIds(tenant, ROLLOUT_GROUP, 1);
     const next = nextDynamicGroup(last, groups.length, id, created(rollout.createdBy, now));
     const result = await runtime.send(

@@ -47,6 +47,7 @@ export function schedulerModule(services: SchedulerDeps, overrides: Partial<Sche
   const rollouts = () =>
     (engine ??= new RolloutEngine({
       store: services.store, runtime: services.runtime, tenantConfig: services.tenantConfig, log: services.ctx.logger,
+      quotas: services.quotas,
     }));
   const tasks: (Task & { readonly reportAs: Exclude<keyof PassReport, 'skipped'> })[] = [
     { name: 'auto-assign', reportAs: 'autoAssigned', intervalMs: settings.autoAssignMs, leased: true, run: (t, now) => autoAssigner.run(t, now) },

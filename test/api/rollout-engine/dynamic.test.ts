@@ -118,6 +118,30 @@ describe.each(STORES)('dynamic rollouts (%s store)', (kind) => {
     expect(await groupTargets(app, older.id, group?.id ?? 0)).toEqual(['y-1']);
   });
 
+  it('maxRolloutGroupsPerRollout: a full last group gets no successor past the quota, and takes no more', async () => {
+    const app = await startRolloutApp(kind, { quotas: { maxRolloutGroupsPerRollout: 2 } });
+    const ds = await seedFleet(app, 'q', 1);
+    const created = await createRollout(app, {
+      name: 'capped', distributionSetId: ds, targetFilterQuery: 'controllerid==q-*', amountGroups: 1, dynamic: true,
+      dynamicGroupTemplate: { targetCount: 1 }, successCondition: threshold('100'),
+    });
+    await statusOf(app, created.id, 'ready');
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${created.id}/start`)).status).toBe(204);
+    await finish(app, 'q-1');
+    await until('group 2 running', () => dynamicGroups(app, created.id), (gs) => gs[1]?.status === 'running');
+    await addTargets(app, 'q-2');
+    await until('group 2 full', () => dynamicGroups(app, created.id), (gs) => gs[1]?.totalTargets === 1);
+    await addTargets(app, 'q-3');
+    // two rollouts made ready one after the other: the pass that readied the first went over the capped one
+    // (it lists rollouts to create first), and had ended before the second was readied
+    for (const name of ['marker-1', 'marker-2']) {
+      const marker = await createRollout(app, { name, distributionSetId: ds, targetFilterQuery: 'controllerid==q-1' });
+      await statusOf(app, marker.id, 'ready');
+    }
+    expect((await dynamicGroups(app, created.id)).map((g) => [g.name, g.totalTargets])).toEqual([['group-1', 1], ['group-2', 1]]);
+    expect(await getRollout(app, created.id)).toMatchObject({ status: 'running', totalTargets: 2, totalGroups: 2 });
+  });
+
   it('dynamic without a template: the dynamic groups take as many targets as the last static group', async () => {
     const app = await startRolloutApp(kind);
     const ds = await seedFleet(app, 'tpl', 3);
