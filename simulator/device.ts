@@ -94,17 +94,24 @@ export class Device {
     if (status >= 500) throw new RetryLater();
     if (refused !== undefined) g.fleet.refusal ??= `the server answered 404 to the first poll of ${this.controllerId}: ${refused}`;
     if (status !== 200 && status !== 304) throw new Error(`poll answered ${status}`);
-    if (!this.registered) { this.registered = true; g.fleet.registered++; }
+    let reported = false;
+    if (!this.registered) {
+      // the run's id (and the attributes) before the device counts: the run selects its targets by it
+      await this.call('configData', 'PUT', `${g.rootOf(this.n)}/configData`, { mode: 'merge', data: g.attributesOf(this.n) });
+      reported = true;
+      this.registered = true;
+      g.fleet.registered++;
+    }
     if (root) {
       this.sleepMs = parseSleep(root.config?.polling?.sleep) ?? this.sleepMs;
-      await this.follow(root);
+      await this.follow(root, reported);
     }
     return this.nextWake(Math.max(now, Date.now()));
   }
 
-  private async follow(root: DdiRoot): Promise<void> {
+  private async follow(root: DdiRoot, reported: boolean): Promise<void> {
     const l = root._links ?? {};
-    if (l.configData) await this.call('configData', 'PUT', l.configData.href, { mode: 'merge', data: this.g.attributesOf(this.n) });
+    if (l.configData && !reported) await this.call('configData', 'PUT', l.configData.href, { mode: 'merge', data: this.g.attributesOf(this.n) });
     if (l.cancelAction) await this.cancel(l.cancelAction.href);
     if (l.confirmationBase) await this.confirm(l.confirmationBase.href);
     if (l.deploymentBase) await this.deploy(l.deploymentBase.href);

@@ -3,11 +3,15 @@
  * behaviour), the devices themselves and the one scheduler that wakes them. Devices move between
  * states through `moved`, so counts by state are kept up to date without scanning.
  */
+import { randomBytes } from 'node:crypto';
 import { Device, STATES, type DeviceState } from './device.js';
 import type { Faults, SimHttp } from './http.js';
 import { serverBase, type AuthInput, type BehaviourInput, type Group, type Scenario } from './scenario.js';
 import { Scheduler } from './scheduler.js';
 import type { Stats } from './stats.js';
+
+/** The attribute every device of a run reports with the run's id (Fleet.runId). */
+export const RUN_ATTRIBUTE = 'sim_run';
 
 export interface Behaviour {
   readonly poll: { readonly jitter: number; readonly minMs: number; readonly maxMs: number };
@@ -76,7 +80,7 @@ export class GroupRuntime {
   attributesOf(n: number): Record<string, string> {
     // configData must not be empty (reference §2): a group without attributes reports its name
     const none = this.lists.length === 0 && Object.keys(this.fixed).length === 0;
-    const out: Record<string, string> = none ? { 'sim.group': this.spec.name } : { ...this.fixed };
+    const out: Record<string, string> = none ? { 'sim.group': this.spec.name, [RUN_ATTRIBUTE]: this.fleet.runId } : { ...this.fixed, [RUN_ATTRIBUTE]: this.fleet.runId };
     this.lists.forEach(([k, list], i) => { out[k] = list[mix32(n * 31 + i) % list.length]!; });
     return out;
   }
@@ -104,6 +108,12 @@ export class Fleet {
   /** Devices by state (index = STATES). */
   readonly counts: number[] = STATES.map(() => 0);
   registered = 0;
+  /**
+   * This run's id: every device reports it as the attribute `sim_run` before it counts as registered,
+   * and the run's rollouts and expectations select targets by it, so an earlier run's targets (other
+   * devices under the same id pattern) never join this run's rollout or counts.
+   */
+  readonly runId = randomBytes(4).toString('hex');
   /**
    * Why the server refused the fleet outright (a 404 to a device's first poll: no such tenant), with
    * the server's message; the run stops on it instead of retrying until its time is over.

@@ -91,8 +91,32 @@ export class Mgmt {
     if (status !== 200) throw new MgmtError(`GET /rest/v1/userinfo answered ${status}`);
   }
 
+  /** What each configuration key the run wrote held before (first write wins), for restoreConfig. */
+  private readonly previous = new Map<string, { readonly value: unknown; readonly global: boolean }>();
+
+  /** Writes a tenant configuration value, remembering the one it replaces the first time. */
   async setConfig(key: string, value: unknown): Promise<void> {
+    if (!this.previous.has(key)) {
+      const was = await this.expect('GET', `/rest/v1/system/configs/${encodeURIComponent(key)}`, [200]) as { value?: unknown; global?: boolean };
+      this.previous.set(key, { value: was.value, global: was.global === true });
+    }
     await this.expect('PUT', `/rest/v1/system/configs/${encodeURIComponent(key)}`, [200, 204], { value });
+  }
+
+  /**
+   * Puts back what setConfig replaced, newest first (pollingTime before minPollingTime): a value the
+   * tenant had set is written again, a default is reset to the default. Answers the keys restored.
+   */
+  async restoreConfig(): Promise<string[]> {
+    const keys = [...this.previous.keys()].reverse();
+    for (const key of keys) {
+      const was = this.previous.get(key)!;
+      const path = `/rest/v1/system/configs/${encodeURIComponent(key)}`;
+      if (was.global) await this.expect('DELETE', path, [200, 204, 404]);
+      else await this.expect('PUT', path, [200, 204], { value: was.value });
+    }
+    this.previous.clear();
+    return keys;
   }
 
   /** Switches on the authentication mode the groups use. */

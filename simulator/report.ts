@@ -13,6 +13,8 @@ export interface ExpectationResult { readonly text: string; readonly passed: boo
 
 export interface Report {
   readonly scenario: string;
+  /** The run's id: its devices report it as the attribute sim_run; its rollout is named with it. */
+  readonly runId: string;
   readonly server: string;
   readonly tenant: string;
   readonly devices: number;
@@ -48,7 +50,7 @@ const ms = (h: RecordableHistogram, unit: number): Percentiles => {
 };
 
 export function buildReport(o: {
-  scenario: string; server: string; tenant: string; devices: number; stats: Stats; seconds: number; exitCode: number;
+  scenario: string; runId: string; server: string; tenant: string; devices: number; stats: Stats; seconds: number; exitCode: number;
   phases: Report['phases']; devicesByState: Report['devicesByState']; rollout?: Report['rollout'];
   expectations: readonly ExpectationResult[];
 }): Report {
@@ -62,7 +64,8 @@ export function buildReport(o: {
     byKind[k] = { count: v.count, errors: v.errors, latencyMs: ms(v.latency, 1000) };
   }
   return {
-    scenario: o.scenario, server: o.server, tenant: o.tenant, devices: o.devices, startedAt: new Date(s.startedAt).toISOString(),
+    scenario: o.scenario, runId: o.runId, server: o.server, tenant: o.tenant, devices: o.devices,
+    startedAt: new Date(s.startedAt).toISOString(),
     seconds: round(o.seconds), exitCode: o.exitCode, phases: o.phases,
     requests: { total: s.requests, perSecond: round(s.requests / Math.max(0.001, o.seconds)), latencyMs: ms(all, 1000), byKind },
     errorsByStatus: { ...s.errorsByStatus }, faults: { ...s.faults }, downloads: { ...s.downloads },
@@ -82,7 +85,7 @@ function table(rows: readonly (readonly string[])[], numeric = true): string {
 
 export function formatReport(r: Report): string {
   const lines: string[] = [];
-  lines.push(`${r.scenario}: ${r.devices} devices against ${r.server} (tenant ${r.tenant}), ${r.seconds} s, exit ${r.exitCode}`);
+  lines.push(`${r.scenario} (run ${r.runId}): ${r.devices} devices against ${r.server} (tenant ${r.tenant}), ${r.seconds} s, exit ${r.exitCode}`);
   lines.push('', table([
     ['request', 'count', 'errors', 'p50 ms', 'p95 ms', 'p99 ms'],
     ...Object.entries(r.requests.byKind).map(([k, v]) => [

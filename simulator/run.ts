@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { LiveDisplay } from './display.js';
 import { isEventual, judge, type Observation, type Verdict } from './expectations.js';
 import { CommandError, runCommand } from './command.js';
-import { Fleet } from './fleet.js';
+import { Fleet, RUN_ATTRIBUTE } from './fleet.js';
 import { SimHttp } from './http.js';
 import { AdminAuthError, groupFilter, Mgmt, MgmtError, reach, UnreachableError, type RolloutView } from './mgmt.js';
 import { buildReport, formatReport, type ExpectationResult, type Report } from './report.js';
@@ -80,6 +80,12 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
   };
   let rollout: RolloutState | undefined;
   let dsId: number | undefined;
+  /** The version of the set this run created (its own release), if it made one. */
+  let release: string | undefined;
+  /** Whether the run's assignments install its release (false when all are download-only, which never install it). */
+  let installs: boolean | undefined;
+  /** This run's targets of these groups: the groups' id patterns and the run's id, which each device reports. */
+  const runFilter = (gs: Parameters<typeof groupFilter>[0]): string => `(${groupFilter(gs)});attribute.${RUN_ATTRIBUTE}==${fleet.runId}`;
   const display = o.quiet ? undefined
     : new LiveDisplay({ fleet, stats, phase: () => phaseName, rollout: () => rollout?.view }, out, o.plainEveryMs);
   const deadline = Date.now() + s.durationSeconds * 1000;
@@ -115,10 +121,14 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     } : {}),
     targets: async (status, group) => {
       const gs = group === undefined ? fleet.groups : fleet.groups.filter((g) => g.spec.name === group);
-      const f = groupFilter(gs);
+      const f = runFilter(gs);
       const devices = gs.reduce((n, g) => n + g.spec.count, 0);
       if (!mgmt) return { devices, found: 0, notIn: devices };
-      return { devices, found: await mgmt.countTargets(f), notIn: await mgmt.countTargets(`(${f});updateStatus!=${status}`) };
+      // in sync means with this run's release installed, pending with it assigned (when the run made a set);
+      // a failed update leaves the assignment where it was, so `error` is judged by the status alone
+      const wanted = { in_sync: 'installedds', pending: 'assignedds' }[status as 'in_sync' | 'pending'] as string | undefined;
+      const set = release === undefined || wanted === undefined || installs === false ? '' : `,${wanted}.version!=${release}`;
+      return { devices, found: await mgmt.countTargets(f), notIn: await mgmt.countTargets(`${f};(updateStatus!=${status}${set})`) };
     },
   });
   /** Judges the open expectations; true when every eventual one is decided. */
@@ -169,14 +179,19 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     if (!mgmt) return;
     const idsOf = (names: readonly string[] | undefined): string[] =>
       fleet.devices.filter((d) => !names || names.includes(d.g.spec.name)).map((d) => d.controllerId);
-    if ('createDistributionSet' in step) dsId = await mgmt.createDistributionSet(step.createDistributionSet);
-    else if ('assign' in step) {
+    if ('createDistributionSet' in step) {
+      const c = step.createDistributionSet;
+      release = c.version ?? fleet.runId;
+      dsId = await mgmt.createDistributionSet({ ...c, version: release });
+    } else if ('assign' in step) {
       const { groups, ...options } = step.assign;
+      installs = installs === true || options.type !== 'downloadonly';
       await mgmt.assign(dsId!, idsOf(groups), options);
     } else if ('createRollout' in step) {
       const c = step.createRollout;
       const gs = c.groups ? fleet.groups.filter((g) => c.groups!.includes(g.spec.name)) : fleet.groups;
-      const body = { name: `${s.name}-${Date.now()}`, distributionSetId: dsId, targetFilterQuery: groupFilter(gs), ...c.body };
+      const body = { name: `${s.name}-${fleet.runId}`, distributionSetId: dsId, targetFilterQuery: runFilter(gs), ...c.body };
+      installs = installs === true || c.body['type'] !== 'downloadonly';
       rollout = { id: await mgmt.createRollout(body), seen: new Set(), pausedByError: false };
       await refreshRollout();
       if (c.start) await startRollout(rollout);
@@ -257,6 +272,12 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     await fleet.stop();
     display?.stop();
   }
+  if (mgmt && !s.keepTenantConfig) {
+    try {
+      const keys = await mgmt.restoreConfig();
+      if (keys.length > 0 && !o.quiet) out.write(`tenant configuration restored: ${keys.join(', ')}\n`);
+    } catch (e) { log(`restoring the tenant configuration failed: ${(e as Error).message}`); }
+  }
   let results: ExpectationResult[] = [];
   // expectations are judged when the fleet ran (a step that failed still leaves its figures to judge)
   if (error === undefined || phases.some((p) => p.name === 'registering')) {
@@ -273,7 +294,7 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
   }
   await http.close();
   const report = buildReport({
-    scenario: s.name, server: s.server, tenant: s.tenant, devices: fleet.size, stats, exitCode,
+    scenario: s.name, runId: fleet.runId, server: s.server, tenant: s.tenant, devices: fleet.size, stats, exitCode,
     seconds: (Date.now() - stats.startedAt) / 1000,
     phases,
     devicesByState: fleet.byState(),

@@ -109,8 +109,9 @@ export const scenarioSchema = z.object({
   tenant: z.string().min(1).max(64).default('DEFAULT'),
   /** Management credentials `user:password`: needed for tenantConfig, provisioning and steps. */
   admin: z.string().regex(/^[^:]+:.*$/, 'expected user:password').optional(),
-  /** Tenant configuration written before the run (needs admin). */
+  /** Tenant configuration written before the run (needs admin); put back as it was at the end unless keepTenantConfig. */
   tenantConfig: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  keepTenantConfig: z.boolean().default(false),
   /** Multiplies device time: 0.01 turns a 00:05:00 polling sleep into 3 s and a 60 s install into 0.6 s. */
   timeScale: z.number().positive().max(10).default(1),
   /** Longest run in seconds; the run ends earlier once every expectation is decided. */
