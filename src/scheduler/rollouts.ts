@@ -43,7 +43,8 @@ export interface RolloutEngineDeps {
  * - running: each running group is evaluated from its counters (error → group error, rollout
  *   paused; success → its success action, once; complete → finished, in the same pass when its
  *   success action PAUSE pauses the rollout); no group running: the next
- *   scheduled one starts, or with none left the rollout is finished;
+ *   scheduled one starts, or with none left the rollout is finished; a dynamic rollout first takes one
+ *   growth step a pass (dynamic-groups.ts), and its last dynamic group never completes;
  * - stopping / deleting: scheduled actions removed, open groups finished, active actions canceled
  *   (force-quit on delete); a rollout that never started an action is removed entirely.
  * A group therefore starts at the first pass after its predecessor meets its success condition.

@@ -42,7 +42,9 @@ const FAILED_ROLLOUT = /^failedrollout==([0-9]+)$/;
  * its groups and their members in one commit through the runtime; the engine moves it on to ready.
  * A filter that matches no target the set's type takes is refused with 400 constraintViolation
  * "Rollout does not match any existing targets" (a retry without failed targets: "No failed targets
- * in Rollout"), as every hawkBit release does.
+ * in Rollout"), as every hawkBit release does, unless the rollout is of dynamic groups only
+ * (`amountGroups: 0`). A dynamic rollout gets its first dynamic group after the static ones
+ * (rollout-dynamic.ts); the engine fills it while the rollout runs.
  */
 export async function createRollout(
   deps: RolloutCreateDeps, tenant: Tenant, body: CreateRolloutBody, creator: Creator,
