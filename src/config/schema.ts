@@ -70,6 +70,12 @@ const ddi = z.strictObject({
       gatewayToken: z.boolean().default(true),
       anonymous: z.boolean().default(false),
       certificate: z.boolean().default(true),
+      /**
+       * Which generation's proxy headers name the certificate: 0.9's X-Ssl-Client-Cn / X-Ssl-Issuer-Hash-N,
+       * 1.x's X-Controller-Id / X-Authority-N, or both. 0.9 by default: a proxy configured before 1.x names
+       * existed clears only the X-Ssl-* ones, and would pass a client's own X-Controller-Id through.
+       */
+      certificateHeaders: z.enum(['0.9', '1.x', 'both']).default('0.9'),
     })
     .prefault({}),
   pollFlushMs: positiveInt.default(1000), // 1 second

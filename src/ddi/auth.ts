@@ -24,6 +24,8 @@ export interface AuthSwitches {
   readonly gatewayToken: boolean;
   readonly anonymous: boolean;
   readonly certificate: boolean;
+  /** The proxy header names read (default 0.9's: see config `ddi.authentication.certificateHeaders`). */
+  readonly certificateHeaders?: '0.9' | '1.x' | 'both';
 }
 
 export interface AuthInput {
@@ -72,7 +74,10 @@ export function authenticateDevice(input: AuthInput): AuthOutcome {
     }
   }
   // the http layer drops certificate headers from untrusted peers; checking here as well costs nothing
-  const certificates = input.fromTrustedProxy ? CERTIFICATE_HEADERS.filter((names) => headers[names.controllerId] !== undefined) : [];
+  const generation = system.certificateHeaders ?? '0.9';
+  const certificates = input.fromTrustedProxy
+    ? CERTIFICATE_HEADERS.filter((names) => (generation === 'both' || names.generation === generation) && headers[names.controllerId] !== undefined)
+    : [];
   if (certificates.length > 0 && system.certificate && config.bool('authentication.header.enabled')) {
     const trusted = authorities(String(config.get('authentication.header.authority')));
     const vouched = (names: CertificateHeaderNames): boolean =>

@@ -7,14 +7,16 @@
 
 /** One generation's pair: the header naming the controller id, and the authority header's base name. */
 export interface CertificateHeaderNames {
+  /** The hawkBit generation that uses these names (config `ddi.authentication.certificateHeaders`). */
+  readonly generation: '0.9' | '1.x';
   readonly controllerId: string;
   readonly authority: string;
 }
 
 /** Lower case, as the http layer keys headers; the 1.0 names are tried first. */
 export const CERTIFICATE_HEADERS: readonly CertificateHeaderNames[] = [
-  { controllerId: 'x-controller-id', authority: 'x-authority' },
-  { controllerId: 'x-ssl-client-cn', authority: 'x-ssl-issuer-hash' },
+  { generation: '1.x', controllerId: 'x-controller-id', authority: 'x-authority' },
+  { generation: '0.9', controllerId: 'x-ssl-client-cn', authority: 'x-ssl-issuer-hash' },
 ];
 
 /** Whether a (lower-case) header name is one a client may not set itself. */

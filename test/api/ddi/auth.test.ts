@@ -151,8 +151,18 @@ describe.each(STORES)('DDI authentication, %s store', (kind) => {
     const cert = (id: string, authorityHeader = 'x-authority-1', authority = 'DEF456') => ({ 'x-controller-id': id, [authorityHeader]: authority });
     const authority = { 'authentication.header.authority': 'abc123; def456' };
 
+    it('reads them only when switched on: a proxy set up before 1.x would pass a client\'s own X-Controller-Id', async () => {
+      const old = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority });
+      const refused = await old.device('cert-n0', cert('cert-n0')).get();
+      expect(refused.status).toBe(401);
+      expect(refused.json().message).toContain('Authentication required');
+      const only1x = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority, auth: { certificateHeaders: '1.x' } });
+      expect((await only1x.device('cert-n0', cert('cert-n0')).get()).status).toBe(200);
+      expect((await only1x.device('cert-n0', { 'x-ssl-client-cn': 'cert-n0', 'x-ssl-issuer-hash-1': 'abc123' }).get()).status).toBe(401);
+    });
+
     it('accepts X-Controller-Id equal to the controller id with a known X-Authority, read as hawkBit reads them', async () => {
-      const app = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority });
+      const app = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority, auth: { certificateHeaders: 'both' } });
       expect((await app.device('cert-n1', cert('cert-n1')).get()).status).toBe(200);
       expect((await targetOf(app, 'cert-n1')).updateStatus).toBe('registered');
       expect((await app.device('cert-n1', cert('cert-n1', 'x-authority', 'zzz;ABC123')).get()).status).toBe(200);
@@ -177,7 +187,7 @@ describe.each(STORES)('DDI authentication, %s store', (kind) => {
       expect(res.status).toBe(401);
       expect(res.json().message).toContain('Authentication required');
       await expect(targetOf(untrusted, 'cert-n3')).rejects.toThrow('no target');
-      const off = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority, auth: { certificate: false } });
+      const off = await startDdiApp(kind, { trustedProxies: ['127.0.0.1'], tenantConfig: authority, auth: { certificate: false, certificateHeaders: 'both' } });
       expect((await off.device('cert-n3', cert('cert-n3')).get()).status).toBe(401);
     });
   });

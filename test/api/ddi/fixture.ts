@@ -15,7 +15,7 @@ export const GATEWAY = { authorization: `GatewayToken ${GATEWAY_KEY}` } as const
 export interface DdiOptions {
   /** Tenant configuration values (added to: gateway token on with GATEWAY_KEY, target token on). */
   readonly tenantConfig?: Readonly<Record<string, ConfigValue>>;
-  readonly auth?: Partial<Record<'targetToken' | 'gatewayToken' | 'anonymous' | 'certificate', boolean>>;
+  readonly auth?: Partial<Record<'targetToken' | 'gatewayToken' | 'anonymous' | 'certificate', boolean> & { certificateHeaders: '0.9' | '1.x' | 'both' }>;
   readonly trustedProxies?: readonly string[];
   readonly quotas?: Readonly<Record<string, number>>;
   readonly pollFlushMs?: number;

@@ -34,7 +34,7 @@ describe('config loading', () => {
       jsonBodyBytes: 1048576, uploadBytes: 1074790400, defaultPageSize: 50, maxPageSize: 500, eventBufferBytes: 1048576,
     });
     expect(c.ddi).toEqual({
-      authentication: { targetToken: true, gatewayToken: true, anonymous: false, certificate: true },
+      authentication: { targetToken: true, gatewayToken: true, anonymous: false, certificate: true, certificateHeaders: '0.9' },
       pollFlushMs: 1000, pollAddressRefreshMs: 10_000,
       pollLimiter: { exemptCidrs: ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'] },
     });
