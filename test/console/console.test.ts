@@ -139,6 +139,7 @@ describe('console', () => {
     await dialog.getByLabel('Type', { exact: true }).selectOption({ index: 0 });
     await dialog.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: 'agent 1.2.3' }).waitFor();
+    const moduleUrl = page.url();
     const content = Buffer.alloc(300_000, 7);
     // a slow uplink (Chromium's own throttling, ~150 KB/s): the upload shows its progress as it goes
     const cdp = await page.context().newCDPSession(page);
@@ -166,7 +167,18 @@ describe('console', () => {
     await page.getByLabel('Add a module', { exact: true }).selectOption({ label: 'agent 1.2.3 (Application)' });
     await page.getByRole('button', { name: 'Add module' }).click();
     await expect.poll(() => page.getByRole('table', { name: 'Modules of the set' }).textContent()).toContain('agent 1.2.3');
-  }));
+    // delete the set, then the module: each asks first, then goes back to its list
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('table', { name: 'distribution sets' }).waitFor();
+    expect((await app.mgmt.get(`/rest/v1/distributionsets?q=${encodeURIComponent('name==bundle')}`)).json().total).toBe(0);
+    await page.goto(moduleUrl);
+    await page.getByRole('heading', { name: 'agent 1.2.3' }).waitFor();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('table', { name: 'software modules' }).waitFor();
+    expect((await app.mgmt.get(`/rest/v1/softwaremodules?q=${encodeURIComponent('name==agent')}`)).json().total).toBe(0);
+  }), 60_000);
 
   it('changes and resets a tenant configuration value', () => withPage(async ({ page }) => {
     await signIn(page, app.url, 'admin', 'admin');
@@ -191,6 +203,10 @@ describe('console', () => {
     await table.locator('tbody tr').first().getByRole('link').click();
     await page.getByRole('heading', { name: 'Actions' }).waitFor();
     expect(await page.getByRole('button', { name: /Assign|Delete/ }).count()).toBe(0);
+    await page.goto(`${app.url}/ui/#/repository?tab=sets`);
+    await page.getByRole('table', { name: 'distribution sets' }).getByRole('link').first().click();
+    await page.getByRole('table', { name: 'Modules of the set' }).waitFor();
+    expect(await page.getByRole('button', { name: /Delete|Remove|Add/ }).count()).toBe(0);
     await page.goto(`${app.url}/ui/#/repository?tab=sets`);
     await page.getByRole('table', { name: 'distribution sets' }).getByRole('link').first().waitFor();
     expect(await page.getByRole('button', { name: /Create/ }).count()).toBe(0);

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Button } from '../../components/button.js';
 import { DataTable, type Column } from '../../components/data-table.js';
+import { DeleteButton } from '../../components/delete-button.js';
 import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { formatTime } from '../../components/format.js';
@@ -50,7 +51,12 @@ export function DistributionSetView({ params }: RouteProps) {
     });
   };
   return (
-    <Page title={nameVersion(s)} subtitle={<><a href={href('/repository?tab=sets')}>Distribution sets</a> / {s.typeName ?? s.type}</>}>
+    <Page title={nameVersion(s)} subtitle={<><a href={href('/repository?tab=sets')}>Distribution sets</a> / {s.typeName ?? s.type}</>}
+      actions={(
+        <DeleteButton what="distribution set" path={base} then="/repository?tab=sets" permission={PERM.deleteSet}>
+          <p>Delete <strong>{nameVersion(s)}</strong>? A set that was assigned is only marked deleted: its actions and history stay.</p>
+        </DeleteButton>
+      )}>
       <div class="card">
         <dl class="props">
           <dt>State</dt><dd><SetState set={s} /></dd>

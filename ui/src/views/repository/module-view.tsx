@@ -1,6 +1,7 @@
 import { api } from '../../api.js';
 import { Button } from '../../components/button.js';
 import { DataTable, type Column } from '../../components/data-table.js';
+import { DeleteButton } from '../../components/delete-button.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { formatBytes, formatTime } from '../../components/format.js';
 import { Page } from '../../components/page.js';
@@ -41,7 +42,15 @@ export function ModuleView({ params }: RouteProps) {
     ) });
   }
   return (
-    <Page title={nameVersion(m)} subtitle={<><a href={href('/repository?tab=modules')}>Software modules</a> / {m.typeName ?? m.type}</>}>
+    <Page title={nameVersion(m)} subtitle={<><a href={href('/repository?tab=modules')}>Software modules</a> / {m.typeName ?? m.type}</>}
+      actions={(
+        <DeleteButton what="software module" path={base} then="/repository?tab=modules" permission={PERM.deleteModule}>
+          <p>
+            Delete <strong>{nameVersion(m)}</strong> and its artifacts? A module of an assigned set is only marked deleted
+            and stays in the sets that use it.
+          </p>
+        </DeleteButton>
+      )}>
       <div class="card">
         <dl class="props">
           <dt>Type</dt><dd>{m.typeName ?? m.type}</dd>

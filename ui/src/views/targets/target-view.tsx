@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Button } from '../../components/button.js';
-import { Dialog } from '../../components/dialog.js';
+import { DeleteButton } from '../../components/delete-button.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { formatAgo, formatTime } from '../../components/format.js';
 import { Page } from '../../components/page.js';
@@ -11,7 +11,7 @@ import { StatusPill } from '../../components/status-pill.js';
 import { useLoad } from '../../hooks/use-load.js';
 import { nameVersion, type DistributionSet } from '../../model/repository.js';
 import type { Target } from '../../model/target.js';
-import { href, navigate, type RouteProps } from '../../router.js';
+import { href, type RouteProps } from '../../router.js';
 import { useSession } from '../../session.js';
 import { ActionRow, type Action } from './action-history.js';
 import { AssignDialog } from './assign-dialog.js';
@@ -52,30 +52,21 @@ export function TargetView({ params }: RouteProps) {
   const [offset, setOffset] = useState(0);
   const actions = useLoad(() => api.page<Action>(`${base}/actions`, { offset, limit: ACTIONS_LIMIT, sort: 'id:DESC' }),
     [base, offset]);
-  const [dialog, setDialog] = useState<'assign' | 'delete' | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  const [dialog, setDialog] = useState<'assign' | undefined>(undefined);
   const t = target.data;
   if (t === undefined) {
     const body = target.error === undefined ? <Spinner /> : <ErrorBanner error={target.error} onRetry={target.reload} />;
     return <Page title={id}>{body}</Page>;
   }
-  const remove = async (): Promise<void> => {
-    try {
-      await api.send('DELETE', base);
-      navigate('/targets');
-    } catch (err) {
-      setDialog(undefined);
-      setError(err);
-    }
-  };
   const canAssign = session.can('UPDATE_TARGET') && session.can(['READ_REPOSITORY', 'READ_DISTRIBUTION_SET']);
   return (
     <Page title={t.name ?? t.controllerId} subtitle={<><a href={href('/targets')}>Targets</a> / <span class="mono">{t.controllerId}</span></>}
       actions={<>
         {canAssign && <Button variant="primary" onClick={() => { setDialog('assign'); }}>Assign distribution set</Button>}
-        <Button permission="DELETE_TARGET" variant="danger" onClick={() => { setDialog('delete'); }}>Delete</Button>
+        <DeleteButton what="target" path={base} then="/targets" permission="DELETE_TARGET">
+          <p>Delete <strong class="mono">{t.controllerId}</strong> and its actions? The device registers again when it next polls.</p>
+        </DeleteButton>
       </>}>
-      <ErrorBanner error={error} />
       <div class="grid grid-2">
         <div class="card">
           <h2>Target</h2>
@@ -111,15 +102,6 @@ export function TargetView({ params }: RouteProps) {
       </div>
       {dialog === 'assign' && <AssignDialog open controllerIds={[t.controllerId]} onClose={() => { setDialog(undefined); }}
         onDone={() => { setDialog(undefined); target.reload(); sets.reload(); actions.reload(); }} />}
-      {dialog === 'delete' && (
-        <Dialog title="Delete target" open onClose={() => { setDialog(undefined); }}>
-          <p>Delete <strong class="mono">{t.controllerId}</strong> and its actions? The device registers again when it next polls.</p>
-          <div class="form-actions">
-            <Button onClick={() => { setDialog(undefined); }}>Cancel</Button>
-            <Button variant="danger" onClick={() => { void remove(); }}>Delete</Button>
-          </div>
-        </Dialog>
-      )}
     </Page>
   );
 }
