@@ -1,6 +1,6 @@
 /**
  * `peregrine serve [--config FILE] [--workers N]` and `peregrine hash-password`.
- * serve prints exactly one line with the URL once listening and shuts down gracefully on
+ * serve prints exactly one line with the URL and its pid once listening and shuts down gracefully on
  * SIGTERM/SIGINT (exit 0); a second signal exits at once (exit 1).
  */
 import { realpathSync } from 'node:fs';
@@ -37,7 +37,8 @@ export async function runCli(argv: readonly string[], overrides: ServerOverrides
         void started.close(SHUTDOWN_GRACE_MS).finally(() => process.exit(1));
       }));
       const { server } = running;
-      process.stdout.write(`peregrine listening on ${server.url} (store: ${config.store.kind})${loopsNote(config.server.workers, running.loops)}\n`);
+      // its own pid: under `npm start` (npm and sh in between) the pid to signal is this process's, not the one that started it
+      process.stdout.write(`peregrine listening on ${server.url} (store: ${config.store.kind})${loopsNote(config.server.workers, running.loops)}, pid ${process.pid}\n`);
       let stopping = false;
       const onSignal = (signal: NodeJS.Signals): void => {
         if (stopping) {

@@ -153,12 +153,14 @@ describe('config loading', () => {
 });
 
 describe('the shipped config.yaml', () => {
-  it('is valid and has admin on DEFAULT with ALL', async () => {
+  it('is valid, has admin on DEFAULT with ALL and listens on 127.0.0.1', async () => {
     const { verifyPassword } = await import('../../../src/config/index.js');
     const c = loadConfig({ file: join(import.meta.dirname, '../../../config.yaml'), env: {} });
     expect(c.server.port).toBe(8080);
     const admin = c.tenants.find((t) => t.name === 'DEFAULT')?.users.find((u) => u.username === 'admin');
     expect(admin?.permissions).toEqual(['ALL']);
     expect(verifyPassword('admin', admin?.password ?? '')).toBe(true);
+    // while it holds admin/admin it listens on this machine only
+    expect(c.server.host).toBe('127.0.0.1');
   });
 });
