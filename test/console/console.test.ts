@@ -85,7 +85,12 @@ describe('console', () => {
     await expect.poll(() => table.locator('tbody tr').count()).toBe(25);
     await expect.poll(() => page.locator('.fiql-count').textContent()).toBe(`${fleet.counts.total} matching targets`);
     for (const row of [1, 2, 4]) await table.locator('tbody tr').nth(row).getByRole('checkbox').check();
-    expect(await page.getByRole('region', { name: 'Selected targets' }).textContent()).toContain('3 selected');
+    const bulk = page.getByRole('region', { name: 'Selected targets' });
+    expect(await bulk.textContent()).toContain('3 selected');
+    // every target the search matches, not only this page's 25: read page by page
+    await bulk.getByRole('button', { name: `Select all ${fleet.counts.total} matching` }).click();
+    await expect.poll(() => bulk.textContent()).toContain(`${fleet.counts.total} selected`);
+    expect(await bulk.getByRole('button', { name: /Select all/ }).count()).toBe(0);
     await p.screenshot('targets');
     docImage('targets');
     const search = page.getByLabel('Search (FIQL)');
@@ -119,7 +124,7 @@ describe('console', () => {
     await action.click();
     await expect.poll(() => page.locator('.timeline li').count()).toBeGreaterThan(0);
     await p.screenshot('target');
-  }));
+  }), 60_000);
 
   it('creates a module, uploads an artifact, shows the hashes the server computed, adds the module to a new set', () => withPage(async (p) => {
     const { page } = p;

@@ -6,6 +6,7 @@ import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { useSubmit } from '../../hooks/use-submit.js';
 import { nameVersion, type DistributionSet } from '../../model/repository.js';
+import { inChunks } from './all-matching.js';
 
 interface Reply {
   readonly assigned?: number;
@@ -26,13 +27,19 @@ export function AssignDialog({ open, controllerIds, onClose, onDone }: Props) {
   const [setId, setSetId] = useState<number | undefined>(undefined);
   const [type, setType] = useState<'forced' | 'soft'>('forced');
   const { busy, error, run } = useSubmit();
+  const [progress, setProgress] = useState<string | undefined>(undefined);
   const submit = (e: Event): void => {
     e.preventDefault();
     if (setId === undefined) return;
     void run(async () => {
-      const reply = await api.send<Reply>('POST', `/rest/v1/distributionsets/${setId}/assignedTargets`,
-        controllerIds.map((id) => ({ id, type })));
-      onDone(`Assigned to ${reply?.assigned ?? 0} target(s); ${reply?.alreadyAssigned ?? 0} had it already.`);
+      let assigned = 0;
+      let already = 0;
+      await inChunks(controllerIds, async (chunk) => {
+        const reply = await api.send<Reply>('POST', `/rest/v1/distributionsets/${setId}/assignedTargets`, chunk.map((id) => ({ id, type })));
+        assigned += reply?.assigned ?? 0;
+        already += reply?.alreadyAssigned ?? 0;
+      }, (done, total) => { setProgress(`${done.toLocaleString()} of ${total.toLocaleString()} sent`); });
+      onDone(`Assigned to ${assigned} target(s); ${already} had it already.`);
     });
   };
   return (
@@ -46,6 +53,7 @@ export function AssignDialog({ open, controllerIds, onClose, onDone }: Props) {
           <label class="inline"><input type="radio" name="assign-type" checked={type === 'forced'} onChange={() => { setType('forced'); }} /> Forced</label>
           <label class="inline"><input type="radio" name="assign-type" checked={type === 'soft'} onChange={() => { setType('soft'); }} /> Soft</label>
         </fieldset>
+        {busy && progress !== undefined && <p class="muted" role="status">{progress}</p>}
         <div class="form-actions">
           <Button onClick={onClose}>Cancel</Button>
           <Button type="submit" variant="primary" busy={busy} disabled={setId === undefined}>Assign</Button>

@@ -6,6 +6,7 @@ import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { useSubmit } from '../../hooks/use-submit.js';
 import { useSession } from '../../session.js';
+import { inChunks } from './all-matching.js';
 
 interface Tag {
   readonly id: number;
@@ -25,6 +26,7 @@ export function TagDialog({ open, controllerIds, onClose, onDone }: Props) {
   const [tag, setTag] = useState<Tag | undefined>(undefined);
   const [newName, setNewName] = useState('');
   const { busy, error, run } = useSubmit();
+  const [progress, setProgress] = useState<string | undefined>(undefined);
   const submit = (e: Event): void => {
     e.preventDefault();
     void run(async () => {
@@ -34,7 +36,9 @@ export function TagDialog({ open, controllerIds, onClose, onDone }: Props) {
         target = created?.[0];
       }
       if (target === undefined) return;
-      await api.send('POST', `/rest/v1/targettags/${target.id}/assigned`, controllerIds);
+      const tagId = target.id;
+      await inChunks(controllerIds, async (chunk) => { await api.send('POST', `/rest/v1/targettags/${tagId}/assigned`, chunk); },
+        (done, total) => { setProgress(`${done.toLocaleString()} of ${total.toLocaleString()} tagged`); });
       onDone(`Tagged ${controllerIds.length} target(s) with ${target.name}.`);
     });
   };
@@ -50,6 +54,7 @@ export function TagDialog({ open, controllerIds, onClose, onDone }: Props) {
             <input id="tag-new" class="input" maxLength={64} value={newName} onInput={(e) => { setNewName(e.currentTarget.value); }} />
           </>
         )}
+        {busy && progress !== undefined && <p class="muted" role="status">{progress}</p>}
         <div class="form-actions">
           <Button onClick={onClose}>Cancel</Button>
           <Button type="submit" variant="primary" busy={busy} disabled={tag === undefined && newName.trim() === ''}>Tag</Button>

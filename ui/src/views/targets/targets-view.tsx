@@ -13,6 +13,7 @@ import { useLoad } from '../../hooks/use-load.js';
 import type { Target } from '../../model/target.js';
 import { href, type RouteProps } from '../../router.js';
 import { useSession } from '../../session.js';
+import { matchingIds } from './all-matching.js';
 import { AssignDialog } from './assign-dialog.js';
 import { CreateTargetDialog } from './create-target-dialog.js';
 import { TagDialog } from './tag-dialog.js';
@@ -37,6 +38,21 @@ export function TargetsView(_props: RouteProps) {
   const [selected, setSelected] = useState<Set<string | number>>(new Set());
   const [open, setOpen] = useState<Open>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  /** While every matching id is read: how far it got. */
+  const [collecting, setCollecting] = useState<string | undefined>(undefined);
+  const [collectError, setCollectError] = useState<unknown>(undefined);
+  const selectAll = async (): Promise<void> => {
+    setCollectError(undefined);
+    try {
+      const all = await matchingIds(list.q, (done, total) => { setCollecting(`Selecting ${done.toLocaleString()} of ${total.toLocaleString()}…`); });
+      setSelected(new Set(all));
+    } catch (err) {
+      setCollectError(err);
+    } finally {
+      setCollecting(undefined);
+    }
+  };
+  const total = page.data?.total ?? 0;
   // the selection survives paging, not a new search: what is selected is always what the search found
   useEffect(() => { setSelected(new Set()); }, [list.q]);
   const canAssign = session.can('UPDATE_TARGET') && session.can(['READ_REPOSITORY', 'READ_DISTRIBUTION_SET']);
@@ -57,10 +73,16 @@ export function TargetsView(_props: RouteProps) {
       </div>
       {notice !== undefined && <div class="banner banner-info" role="status">{notice}
         <button type="button" class="btn btn-plain" onClick={() => { setNotice(undefined); }}>Dismiss</button></div>}
-      <ErrorBanner error={page.error} onRetry={page.reload} />
+      <ErrorBanner error={page.error ?? collectError} onRetry={page.reload} />
       {selected.size > 0 && (canAssign || canTag) && (
         <div class="bulkbar" role="region" aria-label="Selected targets">
-          <strong>{selected.size} selected</strong>
+          <strong>{selected.size.toLocaleString()} selected</strong>
+          {selected.size < total && (
+            <Button busy={collecting !== undefined} onClick={() => { void selectAll(); }}>
+              Select all {total.toLocaleString()} matching
+            </Button>
+          )}
+          {collecting !== undefined && <span class="muted" role="status">{collecting}</span>}
           {canAssign && <Button variant="primary" onClick={() => { setOpen('assign'); }}>Assign distribution set</Button>}
           {canTag && <Button onClick={() => { setOpen('tag'); }}>Tag</Button>}
           <Button onClick={() => { setSelected(new Set()); }}>Clear selection</Button>
