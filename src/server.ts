@@ -13,6 +13,8 @@ import { loadUws } from './http/uws.js';
 import { createLogger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { platformRoutes } from './observability/platform-routes.js';
+import { registerStatusGauges } from './observability/status-gauges.js';
+import { canonicalTenant } from './domain/ids.js';
 import { openStore } from './store/index.js';
 import type { Schema, Store } from './store/port.js';
 
@@ -74,6 +76,8 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     schema: mergeSchemas(modules),
   });
   const opened = store;
+  // counted from the store when scraped: by the primary loop alone, so the loops' sum counts each once
+  if (overrides.role !== 'http-only') registerStatusGauges(metrics.registry, opened, config.tenants.map((t) => canonicalTenant(t.name)));
 
   const started: AppModule[] = [];
   const stopModules = async (): Promise<void> => {

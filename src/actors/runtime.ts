@@ -67,6 +67,23 @@ export type ActorChange = { readonly [K in ActorKind]: {
  */
 export type ActorObserver = (tenant: Tenant, changes: readonly ActorChange[]) => readonly Effect[];
 
+/** The event a `send` applied, for a listener that wants its details (a pause's reason). */
+export interface CommitCause {
+  readonly kind: ActorKind;
+  readonly id: number;
+  readonly event: { readonly type: string };
+}
+
+/**
+ * Told of every commit with actor changes once the store accepted it, on the instance that made it:
+ * so it hears each change exactly once, however many instances and loops run (the activity log and
+ * counters, src/observability/activity.ts). `writes` are all of the commit's writes (status entries
+ * too). Must not throw (it is guarded) and should be quick.
+ */
+export type CommitListener = (
+  tenant: Tenant, changes: readonly ActorChange[], writes: readonly Write[], cause: CommitCause | undefined,
+) => void;
+
 /** Attempts for events (devices and effects contend on busy actors) and for field edits. */
 const SEND_ATTEMPTS = 40;
 const EDIT_ATTEMPTS = 8;
@@ -88,11 +105,13 @@ export class ActorRuntime {
   readonly #defs: ActorDefinitions;
   readonly #observers: readonly ActorObserver[];
   readonly #lock = new KeyedLock();
+  readonly #listener: CommitListener | undefined;
 
-  constructor(store: Store, definitions: ActorDefinitions, observers: readonly ActorObserver[] = []) {
+  constructor(store: Store, definitions: ActorDefinitions, observers: readonly ActorObserver[] = [], listener?: CommitListener) {
     this.#store = store;
     this.#defs = definitions;
     this.#observers = observers;
+    this.#listener = listener;
   }
 
   definition<K extends ActorKind>(kind: K): ActorDefinition<K> {
@@ -110,8 +129,11 @@ export class ActorRuntime {
   ): Promise<CreateResult> {
     const list = Array.isArray(records) ? (records as readonly RecordOf<K>[]) : [records as RecordOf<K>];
     const writes = [...list.map((r) => this.creation(kind, r)), ...also];
-    const result = await this.#store.commit(tenant, this.#observed(tenant, { writes }));
-    if (result.ok) return { ok: true };
+    const commit = this.#observed(tenant, { writes });
+    const result = await this.#store.commit(tenant, commit);
+    if (result.ok) {
+      return this.#committed(tenant, commit, undefined, { ok: true });
+    }
     if (result.reason === 'unique-conflict') return { ok: false, reason: 'unique-conflict', index: result.index };
     return { ok: false, reason: 'exists' };
   }
@@ -179,7 +201,8 @@ export class ActorRuntime {
         records.push(after as unknown as RecordOf<K>);
       }
       if (writes.length === 0) return { done: { kind: 'unchanged', records } };
-      return { commit: this.#observed(tenant, { writes }), result: () => ({ kind: 'updated', records }) };
+      const commit = this.#observed(tenant, { writes });
+      return { commit, result: () => this.#committed(tenant, commit, undefined, { kind: 'updated', records }) };
     }, EDIT_ATTEMPTS);
     if (outcome.ok) return outcome.value;
     if (outcome.reason === 'unique-conflict') return { kind: 'unique-conflict', index: outcome.index, key: outcome.key };
@@ -195,7 +218,8 @@ export class ActorRuntime {
         if (options.when !== undefined && !options.when(stored.value)) return { done: { kind: 'kept' } };
         const also = options.also === undefined ? [] : await options.also(stored);
         const writes: Write[] = [{ kind, id, expect: stored.version, before: stored.value, after: null }, ...also];
-        return { commit: this.#observed(tenant, { writes }), result: () => ({ kind: 'removed' }) };
+        const commit = this.#observed(tenant, { writes });
+        return { commit, result: () => this.#committed(tenant, commit, undefined, { kind: 'removed' }) };
       }, EDIT_ATTEMPTS);
       if (outcome.ok) return outcome.value;
       if (outcome.reason === 'contended') return { kind: 'contended' };
@@ -228,9 +252,10 @@ export class ActorRuntime {
       // after `also`: what it decided (e.g. which actions a new assignment replaces) may shape the effects
       const extra = options.effects ? options.effects(typed, current) : [];
       const effects = [...next.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
+      const commit = this.#observed(tenant, { writes, effects, ...dedupe });
       return {
-        commit: this.#observed(tenant, { writes, effects, ...dedupe }),
-        result: (versions) => ({
+        commit,
+        result: (versions) => this.#committed(tenant, commit, { kind, id, event }, {
           kind: 'committed', record: typed, version: versions[0] ?? stored.version + 1, effectIds: effects.map((e) => e.eid),
         }),
       };
@@ -277,12 +302,9 @@ export class ActorRuntime {
    * observers derive from them (not among a send's `effectIds`).
    */
   #observed(tenant: Tenant, commit: Commit): Commit {
-    const changes: ActorChange[] = [];
+    const changes = this.#changes(commit.writes);
     const counters: CounterIncrement[] = [];
-    for (const w of commit.writes) {
-      if (!Object.hasOwn(this.#defs, w.kind)) continue;
-      const change = { kind: w.kind, id: w.id, before: w.before, after: w.after } as ActorChange;
-      changes.push(change);
+    for (const change of changes) {
       const count = (this.#defs[change.kind] as ActorDefinition<ActorKind>).counters;
       if (count !== undefined) counters.push(...count(change.before, change.after));
     }
@@ -296,6 +318,25 @@ export class ActorRuntime {
       ...(derived.length === 0 ? {} : { effects: [...(commit.effects ?? []), ...derived.map((e) => ({ ...e, eid: randomUUID() }))] }),
       ...(counters.length === 0 ? {} : { counters: [...(commit.counters ?? []), ...counters] }),
     };
+  }
+
+  #changes(writes: readonly Write[]): ActorChange[] {
+    const changes: ActorChange[] = [];
+    for (const w of writes) {
+      if (Object.hasOwn(this.#defs, w.kind)) changes.push({ kind: w.kind, id: w.id, before: w.before, after: w.after } as ActorChange);
+    }
+    return changes;
+  }
+
+  /** Tells the listener of a commit the store accepted, then answers `result`; a listener's failure never fails the commit. */
+  #committed<T>(tenant: Tenant, commit: Commit, cause: CommitCause | undefined, result: T): T {
+    const changes = this.#listener === undefined ? [] : this.#changes(commit.writes);
+    try {
+      if (changes.length > 0) this.#listener?.(tenant, changes, commit.writes, cause);
+    } catch {
+      // the commit stands; the listener only reports it
+    }
+    return result;
   }
 
   #checkVersion(def: { readonly kind: string; readonly machineVersion: number }, stored: Stored<Json>): void {

@@ -6,6 +6,7 @@ import { ACTORS } from '../actors/kinds.js';
 import { EffectDispatcher } from '../actors/dispatcher.js';
 import { effectHandlers, type DmfHooks } from '../actors/effects.js';
 import { ArtifactStorage } from '../artifacts/index.js';
+import { activityListener } from '../observability/activity.js';
 import { EventHub } from '../events/hub.js';
 import { createHashPool } from '../artifacts/hash-pool.js';
 import { createAuth, type Auth } from '../auth/index.js';
@@ -80,7 +81,8 @@ export function createServices(ctx: ModuleContext): Services {
     quotas,
     tenants,
     get runtime() {
-      return (runtime ??= new ActorRuntime(ctx.store, ACTORS, dmf === undefined ? [] : [dmf.observer]));
+      const observers = dmf === undefined ? [] : [dmf.observer];
+      return (runtime ??= new ActorRuntime(ctx.store, ACTORS, observers, activityListener(ctx.logger, ctx.metrics)));
     },
     get dispatcher() {
       return (dispatcher ??= new EffectDispatcher(ctx.store, {

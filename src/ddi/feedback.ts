@@ -56,6 +56,7 @@ export function deploymentFeedbackHandler(services: Services): Handler {
     }
     if (!final) checkEntryQuota(services, a);
     await sendToAction(services, d.tenant, action, { type: 'device.feedback', ...report(body, services.now()) });
+    services.ctx.metrics.ddiFeedback('deployment', body.status.execution);
     return { status: 200 };
   };
 }
@@ -91,6 +92,7 @@ export function cancelFeedbackHandler(services: Services): Handler {
     const line = cancelFeedbackLine(body.status.execution, body.status.result.finished);
     const details = line === undefined ? r.details : [line, ...r.details];
     await sendToAction(services, d.tenant, action, { type: 'device.cancelFeedback', ...r, details });
+    services.ctx.metrics.ddiFeedback('cancel', body.status.execution);
     return { status: 200 };
   };
 }

@@ -16,8 +16,8 @@ export type RolloutGroupEvent =
   | { readonly type: 'engine.succeeded'; readonly at: number }
   /** Complete, or the rollout stopped or is deleted (remaining groups are finished). */
   | { readonly type: 'engine.finished'; readonly at: number }
-  /** Its error condition held. */
-  | { readonly type: 'engine.failed'; readonly at: number }
+  /** Its error condition held (`reason`: the counts against the threshold, for the log). */
+  | { readonly type: 'engine.failed'; readonly at: number; readonly reason?: string }
   /** A dynamic group took more targets: it holds `totalTargets` now. */
   | { readonly type: 'engine.grown'; readonly at: number; readonly totalTargets: number };
 

@@ -17,8 +17,8 @@ export type RolloutEvent =
   | { readonly type: 'mgmt.start'; readonly at: number; readonly by: string }
   /** Every group has its scheduled actions and the first group runs. */
   | { readonly type: 'engine.started'; readonly at: number }
-  /** POST pause, or a group's error action / success action PAUSE (`by` is the engine then). */
-  | { readonly type: 'mgmt.pause'; readonly at: number; readonly by: string }
+  /** POST pause, or a group's error action / success action PAUSE (`by` is the engine then, `reason` says which). */
+  | { readonly type: 'mgmt.pause'; readonly at: number; readonly by: string; readonly reason?: string }
   | { readonly type: 'mgmt.resume'; readonly at: number; readonly by: string }
   /** A dynamic rollout took more targets (`totalTargets` now) or appended a dynamic group (`groups` now). */
   | { readonly type: 'engine.grown'; readonly at: number; readonly totalTargets: number; readonly groups: readonly number[] }

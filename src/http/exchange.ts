@@ -11,7 +11,8 @@ import { METHODS } from '../observability/metrics.js';
 import { StoreUnavailableError } from '../store/port.js';
 import { AbortedError, BufferBody, UploadStream, type Throttle } from './body.js';
 import { isCertificateHeader } from './certificate-headers.js';
-import { errorReply, FALLBACK_ERROR_JSON, toErrorReply } from './errors.js';
+import { randomUUID } from 'node:crypto';
+import { errorReply, fallbackErrorJson, toErrorReply } from './errors.js';
 import { withEtag } from './etag.js';
 import { Linger } from './linger.js';
 import { isCborContentType, isJsonContentType, negotiate, type Flavour } from './negotiate.js';
@@ -44,7 +45,6 @@ export interface Shared {
 const METHOD_OF: Readonly<Record<string, string>> = { get: 'GET', head: 'HEAD', post: 'POST', put: 'PUT', delete: 'DELETE', patch: 'PATCH', options: 'OPTIONS' };
 const METHOD_INDEX = new Map<string, number>(METHODS.map((m, i) => [m, i]));
 const OTHER_METHOD = METHODS.length - 1;
-const FALLBACK_PREPARED: Prepared = { status: 500, headers: undefined, contentType: 'application/json', body: FALLBACK_ERROR_JSON, stream: undefined };
 
 // req.forEach without a closure per request: the callback writes into this scratch target.
 let headerTarget: Record<string, string> = {};
@@ -219,7 +219,13 @@ export class Exchange implements Throttle {
 
   errorToReply(err: unknown): Reply {
     if (err instanceof StoreUnavailableError) this.s.metrics.storeError();
-    return toErrorReply(err, this.s.logger);
+    return toErrorReply(err, this.s.logger, this.logContext());
+  }
+
+  /** What a log line of this request says of it. */
+  logContext(): { method: string; path: string } | Record<string, never> {
+    const r = this.request;
+    return r === undefined ? {} : { method: r.method, path: r.path };
   }
 
   /**
@@ -254,8 +260,9 @@ export class Exchange implements Throttle {
           prepared = withEtag(prepared, this.request?.headers['if-none-match'], this.flavour === 'cbor' ? undefined : reply.etag);
         }
       } catch (err) {
-        this.s.logger.error({ err }, 'reply could not be serialised');
-        prepared = FALLBACK_PREPARED;
+        const requestId = randomUUID();
+        this.s.logger.error({ err, requestId, ...this.logContext() }, 'reply could not be serialised');
+        prepared = { status: 500, headers: undefined, contentType: 'application/json', body: fallbackErrorJson(requestId), stream: undefined };
       }
       this.status = prepared.status;
       if (prepared.stream === undefined || this.head) {

@@ -86,7 +86,10 @@ export function laneHandler(s: Shared, lane: Lane, metrics: RouteMetrics, generi
       adapter.req = undefined;
       adapter.res = undefined;
     }
-    if (reply === undefined) return generic(res, req);
+    if (reply === undefined) {
+      metrics.laneMiss();
+      return generic(res, req);
+    }
     if (reply.status === 200) {
       res.writeStatus(OK);
       res.writeHeader('ETag', reply.etag);

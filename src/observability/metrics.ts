@@ -13,6 +13,8 @@ export interface RouteMetrics {
   observe(methodIndex: number, status: number, seconds: number): void;
   /** Counts a request its route's express lane answered (it is observed as well). */
   lane(): void;
+  /** Counts a request its route's express lane passed to the generic path. */
+  laneMiss(): void;
 }
 
 export interface Metrics {
@@ -25,6 +27,10 @@ export interface Metrics {
   feedOpened(): void;
   /** A live event stream ended: the client left, the server ended it, or it was dropped as a slow consumer. */
   feedEnded(why: 'client' | 'server' | 'slow'): void;
+  /** An action entered this status (a committed change; the finished and failed updates are counted too). */
+  actionStatus(status: string): void;
+  /** A DDI feedback a device sent and the server took: on a deployment or a cancellation, by its `execution` value. */
+  ddiFeedback(kind: 'deployment' | 'cancel', execution: string): void;
   /** Prometheus text exposition. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -43,6 +49,8 @@ interface RouteCounts {
   count: number;
   /** answered by the route's express lane (src/http/lane.ts) */
   lane: number;
+  /** passed by the express lane to the generic path */
+  laneMisses: number;
 }
 
 type MetricValue = { value: number; labels: Record<string, string | number>; metricName?: string };
@@ -72,15 +80,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     reset: () => counts.forEach((c) => { c.buckets.fill(0); c.sum = 0; c.count = 0; }),
   } as never);
-  registry.registerMetric({
-    name: 'http_express_lane_requests_total', help: "Requests answered by a route's express lane (also in http_requests_total)", type: 'counter',
-    aggregator: 'sum',
+  // the lane's hits and misses: a per-route counter each, read at scrape time
+  const laneCounter = (name: string, help: string, field: 'lane' | 'laneMisses'): void => registry.registerMetric({
+    name, help, type: 'counter', aggregator: 'sum',
     get: async () => ({
-      name: 'http_express_lane_requests_total', help: "Requests answered by a route's express lane (also in http_requests_total)", type: 'counter',
-      aggregator: 'sum', values: counts.filter((c) => c.lane > 0).map((c): MetricValue => ({ value: c.lane, labels: { route: c.route } })),
+      name, help, type: 'counter', aggregator: 'sum',
+      values: counts.filter((c) => c[field] > 0).map((c): MetricValue => ({ value: c[field], labels: { route: c.route } })),
     }),
-    reset: () => counts.forEach((c) => { c.lane = 0; }),
+    reset: () => counts.forEach((c) => { c[field] = 0; }),
   } as never);
+  laneCounter('http_express_lane_requests_total', "Requests answered by a route's express lane (also in http_requests_total)", 'lane');
+  laneCounter('http_express_lane_misses_total', "Requests a route's express lane passed to the generic path (the lane's misses)", 'laneMisses');
   const storeErrors = new Counter({
     name: 'store_errors_total',
     help: 'Requests that failed because the store was unavailable',
@@ -96,13 +106,23 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     name: 'event_streams_ended_total', help: 'Live event streams ended, by reason: client (left), server (ended it), slow (dropped: did not read)',
     labelNames: ['reason'], registers: [registry],
   });
+  const actionStatuses = new Counter({
+    name: 'actions_status_changes_total', help: 'Actions that entered a status, by the status (committed changes)',
+    labelNames: ['status'], registers: [registry],
+  });
+  const updatesFinished = new Counter({ name: 'updates_finished_total', help: 'Actions that ended finished (a successful update)', registers: [registry] });
+  const updatesFailed = new Counter({ name: 'updates_failed_total', help: 'Actions that ended in error (a failed update)', registers: [registry] });
+  const feedback = new Counter({
+    name: 'ddi_feedback_total', help: 'DDI feedback taken from devices, by kind (deployment, cancel) and execution value',
+    labelNames: ['kind', 'execution'], registers: [registry],
+  });
   const routes = new Map<string, RouteMetrics>();
 
   function forRoute(route: string): RouteMetrics {
     const existing = routes.get(route);
     if (existing !== undefined) return existing;
     const buckets = new Array<number>(BUCKETS.length + 1).fill(0);
-    const c: RouteCounts = { route, requests: new Map(), buckets, sum: 0, count: 0, lane: 0 };
+    const c: RouteCounts = { route, requests: new Map(), buckets, sum: 0, count: 0, lane: 0, laneMisses: 0 };
     counts.push(c);
     const made: RouteMetrics = {
       observe(methodIndex, status, seconds) {
@@ -116,6 +136,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       },
       lane() {
         c.lane++;
+      },
+      laneMiss() {
+        c.laneMisses++;
       },
     };
     routes.set(route, made);
@@ -132,6 +155,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       feedsOpen.dec();
       feedsEnded.inc({ reason: why });
     },
+    actionStatus: (status) => {
+      actionStatuses.inc({ status });
+      if (status === 'finished') updatesFinished.inc();
+      else if (status === 'error') updatesFailed.inc();
+    },
+    ddiFeedback: (kind, execution) => feedback.inc({ kind, execution }),
     render: () => registry.metrics(),
     contentType: registry.contentType,
   };

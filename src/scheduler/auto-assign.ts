@@ -3,6 +3,7 @@ import { ACTION, type ActionRecord } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
 import { TARGET_FILTER, type TargetFilterRecord } from '../domain/targeting.js';
 import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../actors/distribution-sets.js';
+import { logAssignment } from '../observability/activity.js';
 import { parseFilter } from '../query/filter.js';
 import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../query/targets.js';
 import type { Store, Tenant } from '../store/port.js';
@@ -78,6 +79,10 @@ export class AutoAssigner {
       }));
       assigned += outcomes.filter((o) => o?.kind === 'assigned').length;
     }
+    logAssignment(services.ctx.logger, {
+      tenant, source: 'auto-assignment', dsId, targets: todo.length, assigned, actionType: filter.autoAssignActionType ?? 'forced',
+      by: filter.autoAssignInitiatedBy ?? filter.createdBy, filterId: filter.id,
+    });
     return assigned;
   }
 

@@ -147,8 +147,9 @@ export class RolloutEngine {
       const measured = evaluateGroup(c, open ? dynamicSize(g) : g.totalTargets, g, downloadOnly);
       const ev = open ? { ...measured, complete: false } : measured;
       if (ev.error) {
-        await this.#group(tenant, g.id, { type: 'engine.failed', at: now });
-        await this.#rollout(tenant, rollout.id, { type: 'mgmt.pause', at: now, by: ENGINE });
+        const reason = `${c['error'] ?? 0} of ${g.totalTargets} actions in error, over the error threshold of ${g.errorCondition.expression}%`;
+        await this.#group(tenant, g.id, { type: 'engine.failed', at: now, reason });
+        await this.#rollout(tenant, rollout.id, { type: 'mgmt.pause', at: now, by: ENGINE, reason: `group ${g.id} '${g.name}': ${reason}` });
         return steps + 1;
       }
       if (ev.success || ev.complete) {
@@ -158,7 +159,8 @@ export class RolloutEngine {
           for (const child of children) await this.#startGroup(tenant, rollout, child.id, now);
         } else if (children.length > 0) {
           await this.#group(tenant, g.id, { type: 'engine.succeeded', at: now });
-          await this.#rollout(tenant, rollout.id, { type: 'mgmt.pause', at: now, by: ENGINE });
+          const reason = `group ${g.id} '${g.name}' met its success condition; its success action is PAUSE`;
+          await this.#rollout(tenant, rollout.id, { type: 'mgmt.pause', at: now, by: ENGINE, reason });
           // the pass that pauses also finishes a complete group, as hawkBit's executor does (a paused rollout gets no pass)
           if (ev.complete) await this.#group(tenant, g.id, { type: 'engine.finished', at: now });
           return steps + 1;

@@ -6,6 +6,7 @@ import type { Authenticator, Route } from '../../src/http/types.js';
 import { StoreUnavailableError } from '../../src/store/port.js';
 import { ADMIN, ADMIN_HASH, http, rawHttp, startTestServer, type TestServer } from '../helpers/server.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const probe = z.object({ name: z.string().min(1), count: z.number().int().min(1).max(500) });
 let calls = 0;
 let auth: Authenticator = () => {
@@ -191,7 +192,10 @@ describe('failures', () => {
   it.each(['/probe/throw', '/probe/reject', '/probe/bigint'])('turns %s into a 500 error body and keeps serving', async (path) => {
     const res = await api.get(path);
     expect(res.status).toBe(500);
-    expect(res.json()).toEqual({ exceptionClass: 'org.eclipse.hawkbit.exception.GenericSpServerException', errorCode: 'hawkbit.server.error.repo.genericError', message: 'An unexpected error occurred on the server.' });
+    expect(res.json()).toEqual({
+      exceptionClass: 'org.eclipse.hawkbit.exception.GenericSpServerException', errorCode: 'hawkbit.server.error.repo.genericError',
+      message: 'An unexpected error occurred on the server.', requestId: expect.stringMatching(UUID),
+    });
     expect((await api.get('/health')).status).toBe(200);
   });
 

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
+import type { Logger } from 'pino';
 import type { ModuleFactory } from '../../src/app/module.js';
 import { parseConfig, type Config, type ConfigInput } from '../../src/config/index.js';
 import type { Route } from '../../src/http/types.js';
@@ -26,6 +27,8 @@ export interface TestServerOptions {
   /** memory (default), a Redis URL, or the node URLs of a Redis Cluster. */
   readonly redisUrl?: string;
   readonly redisCluster?: readonly string[];
+  /** The server's logger (a test that reads the log lines); else quiet at the test log level. */
+  readonly logger?: Logger;
 }
 
 export interface TestServer {
@@ -66,7 +69,8 @@ export async function startTestServer(overrides: DeepPartial<ConfigInput> = {}, 
     tenants: [{ name: 'DEFAULT', users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }],
   };
   const config = parseConfig(merge(base, overrides), { source: 'test config', env: {} });
-  const server = await startServer(config, { routes: opts.routes, modules: opts.modules });
+  const logger = opts.logger === undefined ? {} : { logger: opts.logger };
+  const server = await startServer(config, { routes: opts.routes, modules: opts.modules, ...logger });
   let closing: Promise<void> | undefined;
   const handle: TestServer = {
     url: `http://127.0.0.1:${server.port}`,

@@ -5,6 +5,7 @@ import { validateMaintenanceWindow } from '../../domain/maintenance.js';
 import type { DistributionSetRecord } from '../../domain/repository.js';
 import type { TargetRecord } from '../../domain/target.js';
 import type { Request } from '../../http/types.js';
+import { logAssignment } from '../../observability/activity.js';
 import { link } from '../kit/hal.js';
 import { findTargets } from '../targets/target-store.js';
 import type { DeploymentDeps } from './deps.js';
@@ -50,6 +51,13 @@ export async function assignFromRequest(
   }));
   const run = await runAssignments(deps, tenant, requests, offline, now);
   await run.settled;
+  for (const ds of sets.keys()) {
+    const mine = requests.flatMap((r, i) => (r.ds === ds ? [i] : []));
+    logAssignment(deps.ctx.logger, {
+      tenant, source: 'management', dsId: ds, targets: mine.length, assigned: mine.filter((i) => run.outcomes[i]?.kind === 'assigned').length,
+      actionType: [...new Set(mine.map((i) => requests[i]?.actionType))].join(','), by, offline,
+    });
+  }
   const assignedActions = run.outcomes.flatMap((o, i) => (o.kind !== 'assigned' ? [] : [{
     id: o.actionId,
     _links: { self: link(req, actionPath({ controllerId: (targets[i] as TargetRecord).controllerId, id: o.actionId })) },

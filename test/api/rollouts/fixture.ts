@@ -7,6 +7,7 @@
  * @see reference/hawkbit-api.md sections 3.7, 4.6, 4.7, 8; spec sections 2.9, 4.6
  */
 import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
 import { expect } from 'vitest';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
 import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../../helpers/app.js';
@@ -59,6 +60,8 @@ export interface RolloutAppOptions {
   readonly tenantConfig?: Readonly<Record<string, ConfigValue>>;
   /** Share another app's store and tenant (a second server instance); the store options must match. */
   readonly sameAs?: { readonly tenant: string };
+  /** The server's logger (tests that read its log lines). */
+  readonly logger?: Logger;
 }
 
 export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions = {}): Promise<RolloutApp> {
@@ -79,7 +82,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
       ],
     }],
     quotas: opts.quotas ?? {},
-  }, storeOptions(kind));
+  }, { ...storeOptions(kind), ...(opts.logger === undefined ? {} : { logger: opts.logger }) });
   const client = http(server.url);
   return {
     url: server.url,

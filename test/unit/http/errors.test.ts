@@ -16,6 +16,19 @@ describe('error replies', () => {
     expect(withHeaders).toMatchObject({ status: 401, headers: { 'WWW-Authenticate': 'Basic' } });
   });
 
+  it('gives every 5xx a fresh request id, logged with it; a 4xx has none', () => {
+    const lines: { requestId?: string; path?: string }[] = [];
+    const capture = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const first = toErrorReply(new StoreUnavailableError('down'), capture, { method: 'GET', path: '/x' });
+    const second = toErrorReply(new TypeError('x'), capture);
+    const ids = [first, second].map((r) => (r.json as { requestId: string }).requestId);
+    expect(new Set(ids).size).toBe(2);
+    expect(lines.map((l) => l.requestId)).toEqual(ids);
+    expect(lines[0]).toMatchObject({ path: '/x' });
+    expect(toErrorReply(notFound('Target', 'dev1'), capture).json).not.toHaveProperty('requestId');
+    expect(lines).toHaveLength(2);
+  });
+
   it('maps StoreUnavailableError to 503 without leaking its detail', () => {
     const reply = toErrorReply(new StoreUnavailableError('ECONNREFUSED 10.0.0.5:6379'), logger);
     expect(reply.status).toBe(503);
@@ -27,7 +40,10 @@ describe('error replies', () => {
     for (const thrown of [new TypeError('x is undefined'), 'a string', null, { weird: true }]) {
       const reply = toErrorReply(thrown, logger);
       expect(reply.status).toBe(500);
-      expect(reply.json).toEqual({ exceptionClass: 'org.eclipse.hawkbit.exception.GenericSpServerException', errorCode: 'hawkbit.server.error.repo.genericError', message: 'An unexpected error occurred on the server.' });
+      expect(reply.json).toEqual({
+        exceptionClass: 'org.eclipse.hawkbit.exception.GenericSpServerException', errorCode: 'hawkbit.server.error.repo.genericError',
+        message: 'An unexpected error occurred on the server.', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
     }
   });
 });
