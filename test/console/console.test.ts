@@ -111,6 +111,21 @@ describe('console', () => {
     const controllerId = await first.textContent();
     await first.click();
     await page.getByRole('heading', { name: 'Attributes' }).waitFor();
+    // metadata: add an entry, edit it, delete it; the server holds what the page shows
+    const addForm = page.getByRole('form', { name: 'Add metadata' });
+    await addForm.getByLabel('Key').fill('site');
+    await addForm.getByLabel('Value').fill('berlin-2');
+    await addForm.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => page.getByRole('definition').filter({ hasText: 'berlin-2' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Edit site' }).click();
+    await page.getByLabel('Value of site').fill('berlin-3');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('definition').filter({ hasText: 'berlin-3' }).count()).toBe(1);
+    const controllerOfPage = decodeURIComponent(page.url().split('/targets/')[1] ?? '');
+    expect((await app.mgmt.get(`/rest/v1/targets/${encodeURIComponent(controllerOfPage)}/metadata/site`)).json().value).toBe('berlin-3');
+    await page.getByRole('button', { name: 'Delete site' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Edit site' }).count()).toBe(0);
+    expect((await app.mgmt.get(`/rest/v1/targets/${encodeURIComponent(controllerOfPage)}/metadata/site`)).status).toBe(404);
     await expect.poll(() => page.locator('dl.props').nth(1).textContent()).toContain('hw.revision');
     expect(await page.locator('.page-head').textContent()).toContain(controllerId);
     // assign the seeded set: the action appears, and expands to its status history
@@ -207,7 +222,8 @@ describe('console', () => {
     expect(await table.getByRole('checkbox').count()).toBe(0);
     await table.locator('tbody tr').first().getByRole('link').click();
     await page.getByRole('heading', { name: 'Actions' }).waitFor();
-    expect(await page.getByRole('button', { name: /Assign|Delete/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /Assign|Delete|Edit|Add/ }).count()).toBe(0);
+    expect(await page.getByRole('form', { name: 'Add metadata' }).count()).toBe(0);
     await page.goto(`${app.url}/ui/#/repository?tab=sets`);
     await page.getByRole('table', { name: 'distribution sets' }).getByRole('link').first().click();
     await page.getByRole('table', { name: 'Modules of the set' }).waitFor();

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Button } from '../../components/button.js';
 import { DeleteButton } from '../../components/delete-button.js';
+import { MetadataCard } from '../../components/metadata-card.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { formatAgo, formatTime } from '../../components/format.js';
 import { Page } from '../../components/page.js';
@@ -41,8 +42,6 @@ export function TargetView({ params }: RouteProps) {
   const session = useSession();
   const target = useLoad(() => api.get<Target>(base), [base]);
   const attributes = useLoad(async () => Object.entries((await api.get<Record<string, string> | undefined>(`${base}/attributes`)) ?? {}), [base]);
-  const metadata = useLoad(async () => (await api.page<{ key: string; value: string }>(`${base}/metadata`, { limit: 100 }))
-    .content.map((m): [string, string] => [m.key, m.value]), [base]);
   const sets = useLoad(async () => {
     const [assigned, installed] = await Promise.all([
       api.get<DistributionSet | undefined>(`${base}/assignedDS`), api.get<DistributionSet | undefined>(`${base}/installedDS`),
@@ -86,8 +85,7 @@ export function TargetView({ params }: RouteProps) {
         <div>
           <KeyValues title="Attributes" entries={attributes.data} empty="The device has reported no attributes." />
           <ErrorBanner error={attributes.error} />
-          <KeyValues title="Metadata" entries={metadata.data} empty="No metadata." />
-          <ErrorBanner error={metadata.error} />
+          <MetadataCard base={base} canEdit={session.can('UPDATE_TARGET')} />
         </div>
       </div>
       <div class="card section">
