@@ -12,12 +12,16 @@
  *   sim-fleet        the simulator's own cost per device and poll lag (peregrine or the ceiling); by name only
  *   events           1,000 SSE subscribers to a rollout of 10,000 devices: event lag, memory per subscriber, poll with/without them (memory)
  * `poll` is another name for `ddi`. `--smoke` (all, or one) runs each with tiny sizes and a second of load.
+ * The terminal gets narrow tables; latest.md the wide ones, latest.svg a bar per ratio row. A run where a benchmark
+ * fails writes <time>-failed.json only (latest.* stay). `--help` (alone, or after a name) prints the options and
+ * runs nothing; `compare A.json B.json` prints two result files side by side with the change in each row.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compareFiles } from './lib/compare.js';
 import { SECTION_FILE_ENV, writeRun, type Section } from './lib/results.js';
 
 interface Bench {
@@ -43,15 +47,52 @@ const BENCHMARKS: readonly Bench[] = [
   { name: 'events', all: [], smoke: ['--smoke'], what: 'live events: 1,000 SSE subscribers, lag, memory, poll with/without' },
 ];
 
+const USAGE = [
+  'usage: npm run bench [-- <benchmark> [options]] [--smoke]',
+  '       npm run bench -- <benchmark> --help     the benchmark\'s options; runs nothing',
+  '       npm run bench -- compare A.json B.json  two result files side by side, with the change in each row',
+  '',
+  'Without a benchmark, runs the ones marked * in turn. Results: bench/results/<time>.json, latest.md (wide',
+  'tables), latest.svg (ratio chart); a run where a benchmark fails writes <time>-failed.json and keeps latest.*.',
+  '  --smoke      tiny sizes and a second of load (the figures mean nothing; checks that everything runs)',
+  '  -h, --help   this text',
+  '',
+  'benchmarks:',
+  ...BENCHMARKS.map((b) => `  ${b.all === undefined ? ' ' : '*'} ${b.name.padEnd(16)} ${b.what}`),
+].join('\n');
+
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const positional = args.filter((a) => a !== '--smoke');
 const asked = positional[0]?.startsWith('-') === false ? positional[0] : undefined;
 const rest = asked === undefined ? positional : positional.slice(1);
+const help = rest.includes('--help') || rest.includes('-h');
+if (asked === undefined && help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (asked === 'compare') {
+  if (rest.length !== 2) {
+    console.error('usage: npm run bench -- compare A.json B.json');
+    process.exit(2);
+  }
+  try {
+    console.log(compareFiles(rest[0]!, rest[1]!));
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+  process.exit(0);
+}
 const name = asked === 'poll' ? 'ddi' : asked;
 if (name !== undefined && !BENCHMARKS.some((b) => b.name === name)) {
-  console.error(`usage: npm run bench [-- <${BENCHMARKS.map((b) => b.name).join('|')}> [options]] [--smoke]   (each takes --help)`);
+  console.error(`unknown benchmark ${name}\n${USAGE}`);
   process.exit(2);
+}
+if (name !== undefined && help) {
+  // the benchmark's own --help: prints its options and exits; nothing is run and no results are written
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL(`./${name}.js`, import.meta.url)), '--help'], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
 }
 const chosen = name === undefined ? BENCHMARKS.filter((b) => b.all !== undefined) : BENCHMARKS.filter((b) => b.name === name);
 
@@ -84,5 +125,6 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const total = Math.round((Date.now() - startedAt.getTime()) / 1000);
-writeRun(sections, startedAt, { 'total wall time (s)': total, 'load average at the end (1, 5, 15 min)': loadavg().map((x) => x.toFixed(2)).join(' '), ...(smoke ? { smoke: 'yes: tiny sizes, figures mean nothing' } : {}) });
+const extra = { 'total wall time (s)': total, 'load average at the end (1, 5, 15 min)': loadavg().map((x) => x.toFixed(2)).join(' '), ...(smoke ? { smoke: 'yes: tiny sizes, figures mean nothing' } : {}) };
+writeRun(sections, startedAt, extra, failed);
 process.exit(failed ? 1 : 0);

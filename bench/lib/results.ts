@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { ratioChart } from './ratio-chart.js';
+import { cell, sectionTerminal } from './terminal-table.js';
 
 /** One benchmark's outcome: its rows (one table) and loose figures. */
 export interface Section {
@@ -29,12 +31,6 @@ export function machine() {
   };
 }
 
-const cell = (v: unknown): string => {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return v === undefined || v === null ? '' : JSON.stringify(v);
-};
-
 export function sectionMarkdown(s: Section): string {
   const cols = [...new Set(s.rows.flatMap((r) => Object.keys(r)))];
   return [
@@ -45,22 +41,31 @@ export function sectionMarkdown(s: Section): string {
   ].join('\n');
 }
 
-/** bench/results/<time>.json and bench/results/latest.md for the sections of one run; prints the markdown. */
-export function writeRun(sections: readonly Section[], startedAt: Date, extra: Record<string, unknown> = {}): string {
+/**
+ * bench/results/<time>.json, bench/results/latest.md and latest.svg (the ratio rows as bars) for the sections of
+ * one run; prints narrow tables (the wide ones are in latest.md). A failed run writes <time>-failed.json only:
+ * the last good latest.md and latest.svg stay.
+ */
+export function writeRun(sections: readonly Section[], startedAt: Date, extra: Record<string, unknown> = {}, failed = false): string {
   const time = startedAt.toISOString().replace(/[:.]/g, '-');
   const m = machine();
   const dir = join(process.cwd(), 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${time}.json`);
+  const file = join(dir, failed ? `${time}-failed.json` : `${time}.json`);
   writeFileSync(file, JSON.stringify({ time: startedAt.toISOString(), machine: m, ...extra, sections }, null, 2));
-  const md = [
-    `# peregrine benchmarks (${startedAt.toISOString()})`, '',
+  const title = `peregrine benchmarks (${startedAt.toISOString()})`;
+  const head = [
     `machine: ${m.cores} cores, ${m.cpu}, ${m.memGiB} GiB; Node ${m.node}; Redis ${m.redis}; wrk ${m.wrk}`,
-    ...Object.entries(extra).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`), '',
-    ...sections.map(sectionMarkdown),
-  ].join('\n');
-  writeFileSync(join(dir, 'latest.md'), md);
-  console.log('\n' + md);
+    ...Object.entries(extra).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
+  ];
+  console.log(['', ...head, '', ...sections.map(sectionTerminal)].join('\n'));
+  if (failed) {
+    console.log(`a benchmark failed: results in ${file}; latest.md and latest.svg not replaced`);
+    return file;
+  }
+  writeFileSync(join(dir, 'latest.md'), [`# ${title}`, '', ...head, '', ...sections.map(sectionMarkdown)].join('\n'));
+  writeFileSync(join(dir, 'latest.svg'), ratioChart(sections, title));
+  console.log(`results: ${file}, bench/results/latest.md (wide tables), bench/results/latest.svg (ratio chart)`);
   return file;
 }
 
@@ -84,5 +89,5 @@ export function writeResults(
   writeFileSync(join(dir, `${name}-${time}.json`), JSON.stringify({ time, machine: machine(), ...section }, null, 2));
   const md = sectionMarkdown(section);
   writeFileSync(join(dir, `${name}-${time}.md`), md);
-  console.log('\n' + md);
+  console.log(`\n${sectionTerminal(section)}wide table: bench/results/${name}-${time}.md`);
 }
