@@ -187,6 +187,14 @@ describe('console', () => {
     await page.getByLabel('Add a module', { exact: true }).selectOption({ label: 'agent 1.2.3 (Application)' });
     await page.getByRole('button', { name: 'Add module' }).click();
     await expect.poll(() => page.getByRole('table', { name: 'Modules of the set' }).textContent()).toContain('agent 1.2.3');
+    // a set's metadata, as a target's
+    const setMeta = page.getByRole('form', { name: 'Add metadata' });
+    await setMeta.getByLabel('Key').fill('channel');
+    await setMeta.getByLabel('Value').fill('beta');
+    await setMeta.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('button', { name: 'Edit channel' }).waitFor();
+    const setId = page.url().split('/repository/sets/')[1];
+    expect((await app.mgmt.get(`/rest/v1/distributionsets/${setId}/metadata/channel`)).json().value).toBe('beta');
     // delete the set, then the module: each asks first, then goes back to its list
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();

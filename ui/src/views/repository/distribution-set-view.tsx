@@ -3,6 +3,7 @@ import { api } from '../../api.js';
 import { Button } from '../../components/button.js';
 import { DataTable, type Column } from '../../components/data-table.js';
 import { DeleteButton } from '../../components/delete-button.js';
+import { MetadataCard } from '../../components/metadata-card.js';
 import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { formatTime } from '../../components/format.js';
@@ -82,6 +83,7 @@ export function DistributionSetView({ params }: RouteProps) {
         )}
         {s.locked === true && <p class="muted">The set is locked (it has been assigned): its modules cannot change.</p>}
       </div>
+      <div class="section"><MetadataCard base={base} canEdit={session.can(PERM.updateSet)} /></div>
     </Page>
   );
 }

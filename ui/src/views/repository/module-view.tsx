@@ -2,6 +2,7 @@ import { api } from '../../api.js';
 import { Button } from '../../components/button.js';
 import { DataTable, type Column } from '../../components/data-table.js';
 import { DeleteButton } from '../../components/delete-button.js';
+import { MetadataCard } from '../../components/metadata-card.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { formatBytes, formatTime } from '../../components/format.js';
 import { Page } from '../../components/page.js';
@@ -66,6 +67,7 @@ export function ModuleView({ params }: RouteProps) {
         <DataTable columns={columns} rows={artifacts.data ?? []} rowKey={(a) => a.id} caption="Artifacts" empty={artifacts.loading ? 'Loading…' : 'No artifacts yet.'} />
         {session.can(PERM.createModule) && m.locked !== true && <ArtifactUpload moduleId={id} onUploaded={() => { artifacts.reload(); }} />}
       </div>
+      <div class="section"><MetadataCard base={base} canEdit={session.can(PERM.updateModule)} /></div>
     </Page>
   );
 }
