@@ -115,3 +115,38 @@ describe.each(LOCAL_STORES)('activity log and metrics on the %s store', (kind) =
     expect(text).toMatch(/^# TYPE rollouts_by_status gauge$/m);
   }, LONG);
 });
+
+describe('two server instances on one Redis', () => {
+  it('write each transition line once between them: the instance whose commit made the change', async () => {
+    const logs: Line[][] = [[], []];
+    const logger = (i: number) => createLogger('info', { write: (line: string) => void logs[i]!.push(JSON.parse(line) as Line) });
+    const first = await startRolloutApp('redis', { logger: logger(0) });
+    const second = await startRolloutApp('redis', { sameAs: { tenant: first.tenant }, logger: logger(1) });
+    const ds = (await createSet(first)).id;
+    const p = uid('two');
+    await createTargets(first, p, 4);
+    const r = await runningRollout(first, {
+      name: uid('twice'), targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 2,
+      successCondition: { condition: 'THRESHOLD', expression: '100' },
+    });
+    const [g1, g2] = await waitGroups(first, r.id, ['running', 'scheduled']);
+    // devices report to either instance
+    for (const [i, cid] of (await groupTargets(first, r.id, g1.id)).entries()) await runDevice(i % 2 === 0 ? first : second, cid, 'success');
+    await waitGroups(first, r.id, ['finished', 'running']);
+    for (const [i, cid] of (await groupTargets(first, r.id, g2.id)).entries()) await runDevice(i % 2 === 0 ? second : first, cid, 'success');
+    await waitStatus(first, r.id, 'finished');
+    const all = (): Line[] => [...logs[0]!, ...logs[1]!];
+    const path = (match: Line): string[] => all()
+      .filter((l) => Object.entries(match).every(([k, v]) => l[k] === v))
+      .map((l) => `${String(l['from'])}>${String(l['to'])}`);
+    await vi.waitFor(() => expect(path({ activity: 'rollout', rolloutId: r.id })).toContain('running>finished'), { timeout: 15_000, interval: 50 });
+    expect(path({ activity: 'rollout', rolloutId: r.id }).sort()).toEqual(
+      ['null>creating', 'creating>ready', 'ready>starting', 'starting>running', 'running>finished'].sort(),
+    );
+    for (const g of [g1, g2]) {
+      await vi.waitFor(() => expect(path({ activity: 'rollout.group', groupId: g.id })).toContain('running>finished'), { timeout: 15_000, interval: 50 });
+      expect(path({ activity: 'rollout.group', groupId: g.id }).sort())
+        .toEqual(['null>creating', 'creating>ready', 'ready>scheduled', 'scheduled>running', 'running>finished'].sort());
+    }
+  }, LONG);
+});
