@@ -1,5 +1,6 @@
 /**
- * `peregrine serve [--config FILE] [--workers N]` and `peregrine hash-password`.
+ * `peregrine serve [--config FILE] [--workers N]`, `peregrine hash-password`, and the operator
+ * commands against a running server (src/ops-cli: rollouts list, rollout watch, targets find).
  * serve prints exactly one line with the URL and its pid once listening and shuts down gracefully on
  * SIGTERM/SIGINT (exit 0); a second signal exits at once (exit 1).
  */
@@ -7,6 +8,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { ConfigError, hashPassword, loadConfig } from './config/index.js';
+import { addOpsCommands } from './ops-cli/index.js';
 import type { ServerOverrides } from './server.js';
 import { startLoops, type RunningLoops } from './workers.js';
 
@@ -70,6 +72,8 @@ export async function runCli(argv: readonly string[], overrides: ServerOverrides
       if (password === '') throw new ConfigError('hash-password: no password on stdin (try: echo -n secret | peregrine hash-password)');
       process.stdout.write(`${hashPassword(password)}\n`);
     });
+
+  addOpsCommands(program);
 
   await program.parseAsync([...argv]);
 }
