@@ -60,6 +60,7 @@ export class DmfInbound {
     const thingId = header(msg, HEADER.thingId);
     const topic = header(msg, HEADER.topic);
     const context = { type, topic, tenant: tenantHeader, thingId };
+    this.#o.metrics.message('in', { type, topic });
     try {
       if (type === undefined || tenantHeader === undefined) throw new DmfRejection('Invalid message! tenant and type header are mandatory!');
       const tenant = canonicalTenant(tenantHeader);
@@ -144,6 +145,7 @@ export class DmfInbound {
         if (amqpCode(err) === 'NOT_FOUND') throw err;
         return this.#o.channel.publish(reply);
       });
+      this.#o.metrics.message('out', reply.headers);
     } catch (err) {
       // as for outbound messages: retrying cannot make the exchange appear
       if (amqpCode(err) === 'NOT_FOUND') throw new DmfRejection(`the reply-to exchange '${msg.replyTo}' does not exist`);

@@ -274,6 +274,7 @@ export class DmfOutbound implements DmfOutboundPort {
         if (r.status === 'fulfilled') {
           done.push(...p.items);
           confirmed++;
+          this.#o.metrics.message('out', p.message.headers);
         } else if (amqpCode(r.reason) === 'NOT_FOUND') missing.add(p.message.exchange);
         else failed.push(p);
       });

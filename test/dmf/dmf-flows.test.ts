@@ -83,6 +83,9 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     const pong = await app.gateway.take((m) => m.type === 'PING_RESPONSE', 'PING_RESPONSE');
     expect(pong).toMatchObject({ correlationId: 'ping-1', contentType: 'text/plain', tenant: app.tenant });
     expect(Number(pong.raw.toString())).toBeGreaterThanOrEqual(before);
+    const metrics = (await app.anon.get('/metrics')).text;
+    expect(metrics).toMatch(/^dmf_messages_total\{direction="in",kind="PING"\} [1-9]/m);
+    expect(metrics).toMatch(/^dmf_messages_total\{direction="out",kind="PING_RESPONSE"\} [1-9]/m);
   });
 
   it('delivers an assignment with artifacts a DDI download accepts, and takes success and failure through the action machine', async () => {
@@ -133,6 +136,9 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     await app.gateway.status(app.tenant, bad, badAction, 'ERROR', { message: ['disk full'] });
     await actionStatus(badAction, 'error');
     await vi.waitFor(async () => expect(await app.target(bad)).toMatchObject({ updateStatus: 'error', assignedDs: null }));
+    const metrics = (await app.anon.get('/metrics')).text;
+    expect(metrics).toMatch(/^dmf_messages_total\{direction="in",kind="UPDATE_ACTION_STATUS"\} [1-9]/m);
+    expect(metrics).toMatch(/^dmf_messages_total\{direction="out",kind="DOWNLOAD_AND_INSTALL"\} [1-9]/m);
   });
 
   it('sends a download-only action as DOWNLOAD; DOWNLOADED closes it, a later FINISHED installs it (the DMF-only path)', async () => {
