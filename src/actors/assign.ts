@@ -1,5 +1,5 @@
 import { ACTION, ACTION_STATUS, SERVER_MESSAGE_PREFIX, type ActionRecord, type ActionStatusRecord, type ActionType, type MaintenanceWindow } from '../domain/action.js';
-import { AppError, notFound } from '../domain/errors.js';
+import { AppError, concurrent, notFound } from '../domain/errors.js';
 import { DS, type DistributionSetRecord } from '../domain/repository.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
@@ -79,7 +79,7 @@ export async function assignOnline(
       })),
     });
     if (result.kind === 'missing') throw notFound('Target', req.targetId);
-    if (result.kind !== 'committed') throw new AppError('CONCURRENT_MODIFICATION', `target ${req.targetId} is being modified concurrently; retry`);
+    if (result.kind !== 'committed') throw concurrent('target', req.targetId);
     return { kind: 'assigned', actionId, effectIds: result.effectIds };
   } catch (err) {
     if (err instanceof AlreadyAssigned) return { kind: 'alreadyAssigned' };
@@ -104,7 +104,7 @@ export async function assignOffline(deps: AssignDeps, tenant: Tenant, req: Assig
       },
     });
     if (result.kind === 'missing') throw notFound('Target', req.targetId);
-    if (result.kind !== 'committed') throw new AppError('CONCURRENT_MODIFICATION', `target ${req.targetId} is being modified concurrently; retry`);
+    if (result.kind !== 'committed') throw concurrent('target', req.targetId);
     return { kind: 'assigned', actionId, effectIds: result.effectIds };
   } catch (err) {
     if (err instanceof AlreadyAssigned) return { kind: 'alreadyAssigned' };

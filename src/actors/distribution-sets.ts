@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../domain/errors.js';
+import { AppError, concurrent, notFound } from '../domain/errors.js';
 import {
   ARTIFACT, DS, DS_TYPE, SM, SM_TYPE, incompleteness, isModuleComplete, needsArtifacts,
   type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord, type SoftwareModuleTypeRecord,
@@ -96,5 +96,5 @@ export async function lockImplicitly(store: Store, tenant: Tenant, ds: Distribut
     }
     return writes.length === 0 ? { done: undefined } : { commit: { writes }, result: () => undefined };
   });
-  if (!result.ok) throw new AppError('CONCURRENT_MODIFICATION', `distribution set {${ds.id}} is being modified concurrently; retry`);
+  if (!result.ok) throw concurrent('distribution set', ds.id);
 }

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../domain/errors.js';
+import { concurrent, keyTaken, notFound } from '../domain/errors.js';
 import type { EditResult, RemoveResult } from './runtime.js';
 
 /**
@@ -15,9 +15,9 @@ export function edited<R>(result: EditResult<R>, label: string, id?: string | nu
     case 'missing':
       throw notFound(label, id ?? result.id);
     case 'unique-conflict':
-      throw new AppError('ALREADY_EXISTS', `${label} already exists (${result.index} '${result.key.replaceAll('\u0000', ':')}' is taken)`);
+      throw keyTaken(label, result.index, result.key);
     case 'contended':
-      throw new AppError('CONCURRENT_MODIFICATION', `${label} ${id ?? ''} is being modified concurrently; retry the request`);
+      throw concurrent(label, id);
   }
 }
 
@@ -30,6 +30,6 @@ export function removed(result: RemoveResult, label: string, id: string | number
     case 'missing':
       throw notFound(label, id);
     case 'contended':
-      throw new AppError('CONCURRENT_MODIFICATION', `${label} ${id} is being modified concurrently; retry the request`);
+      throw concurrent(label, id);
   }
 }

@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import type { ActorRuntime } from '../actors/runtime.js';
 import type { Services } from '../app/services.js';
 import { created } from '../domain/audit.js';
-import { AppError, notFound } from '../domain/errors.js';
+import { AppError, concurrent, notFound } from '../domain/errors.js';
 import { canonicalTenant, isValidControllerId } from '../domain/ids.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
@@ -184,7 +184,7 @@ export async function registerController(
   if (result.ok) return record;
   // another request of the same device registered it first
   const found = await findTarget(deps.store, tenant, controllerId);
-  if (found === undefined) throw new AppError('CONCURRENT_MODIFICATION', `target '${controllerId}' is being registered concurrently; retry`);
+  if (found === undefined) throw concurrent('target', `'${controllerId}'`);
   return found;
 }
 

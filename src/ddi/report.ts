@@ -7,7 +7,7 @@
 import type { Services } from '../app/services.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import type { ActionEvent } from '../domain/action.machine.js';
-import { AppError, notFound } from '../domain/errors.js';
+import { AppError, concurrent, notFound } from '../domain/errors.js';
 import type { Quotas } from '../domain/quotas.js';
 import type { Stored } from '../store/port.js';
 
@@ -47,6 +47,6 @@ export async function sendToAction(
     case 'missing':
       throw notFound('Action', action.id);
     case 'contended':
-      throw new AppError('CONCURRENT_MODIFICATION', `action ${action.id} is being modified concurrently; retry`);
+      throw concurrent('action', action.id);
   }
 }

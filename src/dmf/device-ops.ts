@@ -10,7 +10,7 @@ import { deleteTarget, type RemovalDeps } from '../actors/removal.js';
 import type { ActorRuntime } from '../actors/runtime.js';
 import { ACTION, SERVER_MESSAGE_PREFIX, type ActionRecord } from '../domain/action.js';
 import type { DmfEffect } from '../domain/effects.js';
-import { AppError } from '../domain/errors.js';
+import { concurrent } from '../domain/errors.js';
 import { isValidControllerId } from '../domain/ids.js';
 import type { Quotas } from '../domain/quotas.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
@@ -135,7 +135,7 @@ export class DeviceOps {
     const next = (record: ActionRecord): DmfEffect[] => (proceeds(record, now) ? [{ type: 'dmf.next', targetId: a.targetId }] : []);
     const r = await deps.runtime.send(tenant, ACTION, a.id, decision.event, { effects: next });
     if (r.kind === 'missing') throw new DmfRejection(`action ${a.id} does not exist`);
-    if (r.kind === 'contended') throw new AppError('CONCURRENT_MODIFICATION', `action ${a.id} is being modified concurrently; retry`);
+    if (r.kind === 'contended') throw concurrent('action', a.id);
   }
 
   async #target(tenant: string, thingId: string): Promise<TargetRecord> {

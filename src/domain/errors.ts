@@ -123,6 +123,16 @@ export function notFound(entity: string, id: string | number): AppError {
   return new AppError('NOT_FOUND', `${entity} with given identifier {${id}} does not exist.`);
 }
 
+/** A race lost to another writer (the store's version check, a commit that kept failing): 409, the client retries. */
+export function concurrent(entity: string, id?: string | number): AppError {
+  return new AppError('CONCURRENT_MODIFICATION', `${entity}${id === undefined ? '' : ` ${id}`} is being modified concurrently; retry the request`);
+}
+
+/** A unique key another record holds (`index` and its `key`, parts joined by NUL in the store). */
+export function keyTaken(entity: string, index: string, key: string): AppError {
+  return new AppError('ALREADY_EXISTS', `${entity} already exists (${index} '${key.replaceAll('\u0000', ':')}' is taken)`);
+}
+
 export function badRequest(message: string): AppError {
   return new AppError('BODY_NOT_READABLE', message);
 }

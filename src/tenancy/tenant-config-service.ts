@@ -1,7 +1,7 @@
 import type { Store, Tenant } from '../store/port.js';
 import { retryCommit } from '../store/retry.js';
 import type { KindSchema } from '../store/port.js';
-import { AppError, notFound } from '../domain/errors.js';
+import { AppError, concurrent, notFound } from '../domain/errors.js';
 import { DS_TYPE, STANDARD_TYPE_KEYS } from '../domain/repository.js';
 import {
   CONFIG_KEY_NAMES, DEFAULT_DS_TYPE, coerceValue, isConfigKey, viewOf,
@@ -249,7 +249,7 @@ export class TenantConfigService {
         },
       };
     });
-    if (!result.ok) throw new AppError('CONCURRENT_MODIFICATION', 'tenant configuration was modified concurrently; retry');
+    if (!result.ok) throw concurrent('tenant configuration');
     return result.value;
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deleteActions } from '../../actors/removal.js';
 import { ACTION, ACTION_TYPES, statusSet, type ActionRecord } from '../../domain/action.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError, concurrent } from '../../domain/errors.js';
 import type { Request, Route } from '../../http/types.js';
 import type { Tenant } from '../../store/port.js';
 import { ACCESS } from '../kit/access.js';
@@ -77,7 +77,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
             `Action [id: ${action.id}] has status ${action.value.status.toUpperCase()}, which action.delete.allowed.statuses does not allow to delete.`);
         }
         if ((await deleteActions(deps, tenant, [action.id], (a) => allowed.has(a.status))) === 0) {
-          throw new AppError('CONCURRENT_MODIFICATION', `action ${action.id} was modified concurrently; retry`);
+          throw concurrent('action', action.id);
         }
         return { status: 204 };
       },

@@ -1,6 +1,6 @@
 import type { EffectDispatcher } from '../../actors/dispatcher.js';
 import type { ActorRuntime } from '../../actors/runtime.js';
-import { AppError, notFound } from '../../domain/errors.js';
+import { concurrent, notFound, type AppError } from '../../domain/errors.js';
 import { ENTITY, type ActorKind, type EventOf, type RecordOf } from '../../domain/kinds.js';
 import type { Tenant } from '../../store/port.js';
 
@@ -31,6 +31,6 @@ export async function command<K extends ActorKind>(
       throw notFound(ENTITY[kind], id);
     case 'duplicate':
     case 'contended':
-      throw new AppError('CONCURRENT_MODIFICATION', `${ENTITY[kind]} ${id} is being modified concurrently; retry`);
+      throw concurrent(ENTITY[kind], id);
   }
 }

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../domain/errors.js';
+import { concurrent, keyTaken, notFound } from '../../domain/errors.js';
 import { ENTITY, type PlainKind, type PlainTypes } from '../../domain/kinds.js';
 import type { Store, Stored, Tenant, Write } from '../../store/port.js';
 import { retryCommit, type Attempt, type Retried } from '../../store/retry.js';
@@ -44,10 +44,10 @@ export function committed<T>(result: Retried<T>, what: string): T {
   if (result.ok) return result.value;
   switch (result.reason) {
     case 'unique-conflict':
-      throw new AppError('ALREADY_EXISTS', `${what} already exists (${result.index} '${result.key.replaceAll('\u0000', ':')}' is taken)`);
+      throw keyTaken(what, result.index, result.key);
     case 'contended':
     case 'duplicate':
-      throw new AppError('CONCURRENT_MODIFICATION', `${what} is being modified concurrently; retry the request`);
+      throw concurrent(what);
   }
 }
 
