@@ -88,6 +88,17 @@ describe.each(LOCAL_STORES)('activity log and metrics on the %s store', (kind) =
     expect(String(line['msg'])).toBe(`set ${ds} assigned to 3 of 3 targets (soft) by admin`);
   });
 
+  it('logs an auto-assignment pass of a target filter as one batch line', async () => {
+    const p = uid('auto');
+    await createTargets(app, p, 2);
+    const filter = await app.mgmt.post('/rest/v1/targetfilters', { json: { name: p, query: fleet(p) } });
+    expect(filter.status, filter.text).toBe(201);
+    const set = await app.mgmt.post(`/rest/v1/targetfilters/${filter.json().id}/autoAssignDS`, { json: { id: ds, type: 'forced' } });
+    expect(set.status, set.text).toBe(200);
+    const line = await waitLine('assignment', { source: 'auto-assignment', filterId: filter.json().id });
+    expect(line).toMatchObject({ dsId: ds, targets: 2, assigned: 2, actionType: 'forced', by: 'admin', tenant: app.tenant });
+  });
+
   it('/metrics counts rollouts and actions by status, finished and failed updates, feedback and the lane', async () => {
     const p = uid('met');
     const [ok, bad] = await createTargets(app, p, 2);
