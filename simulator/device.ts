@@ -142,10 +142,10 @@ export class Device {
       : report('rejected', 'none', 'cancel rejected by the simulator');
     await this.call('cancel', 'POST', subResource(href, '/feedback'), body, [410]);
     if (accept) {
-      this.g.stats.counters['cancels accepted']++;
+      this.g.stats.counters.cancelsAccepted++;
       this.settled = stopId;
       if (this.work?.actionId === stopId) { this.work = undefined; this.setState(IDLE); }
-    } else this.g.stats.counters['cancels rejected']++;
+    } else this.g.stats.counters.cancelsRejected++;
   }
 
   private async deploy(href: string): Promise<void> {

@@ -22,8 +22,12 @@
 
 const ROLLOUT_STATES = ['ready', 'running', 'paused', 'finished', 'stopped'] as const;
 const TARGET_STATES = ['in_sync', 'pending', 'error', 'registered'] as const;
-const COUNTERS = ['updates', 'successes', 'failures', 'cancels accepted', 'cancels rejected', 'confirmations', 'denials'] as const;
+const COUNTERS = ['updates', 'successes', 'failures', 'cancelsAccepted', 'cancelsRejected', 'confirmations', 'denials'] as const;
+/** A device counter: its key in the report (camelCase) and, as words, in an expectation (`cancels accepted`). */
 export type Counter = (typeof COUNTERS)[number];
+
+/** `cancelsAccepted` as an expectation says it: `cancels accepted`. */
+export const counterWords = (c: Counter): string => c.replace(/[A-Z]/g, (x) => ` ${x.toLowerCase()}`);
 
 export type Expectation = { readonly text: string } & (
   | { readonly kind: 'rollout'; readonly status: (typeof ROLLOUT_STATES)[number]; readonly withinS?: number }
@@ -58,8 +62,8 @@ export function parseExpectation(raw: string): Expectation | string {
   if ((m = /^failure share below (\d+(?:\.\d+)?) ?%$/.exec(text))) return { text, kind: 'failureShare', belowPercent: Number(m[1]) };
   if (text === 'no 5xx' || text === 'no errors') return { text, kind: 'noErrors', only5xx: text === 'no 5xx' };
   if ((m = /^at least (\d+) ([a-z ]+)$/.exec(text))) {
-    const counter = m[2]!;
-    if (!oneOf(COUNTERS, counter)) return `unknown counter '${counter}' (one of ${COUNTERS.join(', ')})`;
+    const counter = COUNTERS.find((c) => counterWords(c) === m![2]);
+    if (counter === undefined) return `unknown counter '${m[2]!}' (one of ${COUNTERS.map(counterWords).join(', ')})`;
     return { text, kind: 'atLeast', n: Number(m[1]), counter };
   }
   return `unknown expectation '${text}' (e.g. 'rollout finished within 120 s', 'rollout paused by its error threshold', `
@@ -74,8 +78,8 @@ export interface Observation {
   readonly rollout?: {
     readonly status: string;
     readonly startedAt?: number;
-    /** States seen so far (a check for `paused` passes even when the rollout resumed since). */
-    readonly seen: ReadonlySet<string>;
+    /** States seen so far, with when each was first seen (a check for `paused` passes even when the rollout resumed since). */
+    readonly seen: ReadonlyMap<string, number>;
     readonly pausedByError: boolean;
   };
   readonly counters: Readonly<Record<Counter, number>>;
@@ -100,7 +104,11 @@ export async function judge(e: Expectation, o: Observation, final: boolean): Pro
       const started = o.rollout.startedAt;
       const took = started === undefined ? undefined : (o.now - started) / 1000;
       const seen = `rollout ${o.rollout.status}${took === undefined ? ' (not started)' : ` after ${took.toFixed(1)} s`}`;
-      if (o.rollout.seen.has(e.status)) return { state: 'pass', expected, seen };
+      const reached = o.rollout.seen.get(e.status);
+      if (reached !== undefined) {
+        const at = started === undefined ? '' : ` ${(Math.max(0, reached - started) / 1000).toFixed(1)} s after its start`;
+        return { state: 'pass', expected, seen: `rollout ${e.status}${at}${o.rollout.status === e.status ? '' : `, now ${o.rollout.status}`}` };
+      }
       if (e.withinS !== undefined && took !== undefined && took > e.withinS) return { state: 'fail', expected, seen };
       return open(expected, seen);
     }
@@ -121,7 +129,8 @@ export async function judge(e: Expectation, o: Observation, final: boolean): Pro
       // vacuous truth does not count: every device must exist on the server as a target
       const t = await o.targets(e.status, e.group);
       if (t.found < t.devices) return notYet(`${t.found} of ${t.devices} devices known to the server`);
-      return t.notIn === 0 ? { state: 'pass', expected, seen: `0${since}` } : notYet(`${t.notIn} targets not ${e.status}`);
+      const seen = `${t.notIn} of ${t.found} targets not ${e.status}`;
+      return t.notIn === 0 ? { state: 'pass', expected, seen: seen + since } : notYet(seen);
     }
     case 'noUpdateLost': {
       const expected = 'targets in_sync on the server >= devices that finished an acknowledged update';
@@ -132,8 +141,9 @@ export async function judge(e: Expectation, o: Observation, final: boolean): Pro
     }
     case 'atLeast': {
       const n = o.counters[e.counter];
-      const expected = `${e.counter} >= ${e.n}`;
-      return n >= e.n ? { state: 'pass', expected, seen: String(n) } : open(expected, `${e.counter} = ${n}`);
+      const expected = `${counterWords(e.counter)} >= ${e.n}`;
+      const seen = `${counterWords(e.counter)} = ${n}`;
+      return n >= e.n ? { state: 'pass', expected, seen } : open(expected, seen);
     }
     case 'failureShare': {
       const done = o.counters.successes + o.counters.failures;

@@ -207,8 +207,11 @@ export class Mgmt {
     return r;
   }
 
-  async rolloutGroups(id: number): Promise<readonly { status: string }[]> {
-    const r = await this.expect('GET', `/rest/v1/rollouts/${id}/deploygroups?limit=500`, [200]) as { content?: { status: string }[] };
+  /** The rollout's deploy groups with their counts per status (the full representation). */
+  async rolloutGroups(id: number): Promise<readonly RolloutGroupView[]> {
+    const r = await this.expect('GET', `/rest/v1/rollouts/${id}/deploygroups?limit=500&representation=full`, [200]) as {
+      content?: RolloutGroupView[];
+    };
     return r.content ?? [];
   }
 
@@ -220,6 +223,13 @@ export class Mgmt {
 
 export interface RolloutView {
   readonly id: number;
+  readonly status: string;
+  readonly totalTargets?: number;
+  readonly totalTargetsPerStatus?: Readonly<Record<string, number>>;
+}
+
+export interface RolloutGroupView {
+  readonly name: string;
   readonly status: string;
   readonly totalTargets?: number;
   readonly totalTargetsPerStatus?: Readonly<Record<string, number>>;

@@ -5,7 +5,7 @@
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import type { DeviceState } from './device.js';
 import { KINDS, type Kind, type Stats } from './stats.js';
-import type { Counter } from './expectations.js';
+import { counterWords, type Counter } from './expectations.js';
 
 export interface Percentiles { readonly p50: number; readonly p95: number; readonly p99: number; readonly max: number }
 
@@ -103,7 +103,7 @@ export function formatReport(r: Report): string {
     ['poll lag', `p50 ${r.polls.lagMs.p50} ms, p99 ${r.polls.lagMs.p99} ms, max ${r.polls.lagMs.max} ms, `
       + `${r.polls.lateOver1s} polls late > 1 s`],
     ['devices by state', Object.entries(r.devicesByState).map(([k, v]) => `${k} ${v}`).join(', ')],
-    ['device counters', Object.entries(r.counters).map(([k, v]) => `${k} ${v}`).join(', ')],
+    ['device counters', Object.entries(r.counters).map(([k, v]) => `${counterWords(k as Counter)} ${v}`).join(', ')],
     ['updates per minute', r.updatesCompletedPerMinute.join(' ') || '-'],
     ...(r.rollout ? [['rollout', rolloutLine(r.rollout)]] : []),
     ['phases', r.phases.map((p) => `${p.name} ${p.seconds} s`).join(', ')],

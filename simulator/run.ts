@@ -12,7 +12,7 @@ import { isEventual, judge, type Observation, type Verdict } from './expectation
 import { CommandError, runCommand } from './command.js';
 import { Fleet, RUN_ATTRIBUTE } from './fleet.js';
 import { SimHttp } from './http.js';
-import { AdminAuthError, groupFilter, Mgmt, MgmtError, reach, UnreachableError, type RolloutView } from './mgmt.js';
+import { AdminAuthError, groupFilter, Mgmt, MgmtError, reach, UnreachableError, type RolloutGroupView, type RolloutView } from './mgmt.js';
 import { buildReport, formatReport, type ExpectationResult, type Report } from './report.js';
 import { loadScenario, ScenarioError, serverBase, validateScenario, withOverrides, type Overrides, type Scenario, type Step } from './scenario.js';
 import { Stats } from './stats.js';
@@ -49,7 +49,9 @@ class StepError extends Error {}
 class RefusedError extends Error {}
 
 interface RolloutState {
-  id: number; startedAt?: number; endedAt?: number; view?: RolloutView; readonly seen: Set<string>; pausedByError: boolean;
+  id: number; startedAt?: number; endedAt?: number; view?: RolloutView; readonly seen: Map<string, number>; pausedByError: boolean;
+  /** Its deploy groups as last read (only for the live view on a terminal, and to tell an error pause). */
+  groups?: readonly RolloutGroupView[];
 }
 
 export async function runScenario(source: string | object, o: RunOptions = {}): Promise<RunResult> {
@@ -87,7 +89,10 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
   /** This run's targets of these groups: the groups' id patterns and the run's id, which each device reports. */
   const runFilter = (gs: Parameters<typeof groupFilter>[0]): string => `(${groupFilter(gs)});attribute.${RUN_ATTRIBUTE}==${fleet.runId}`;
   const display = o.quiet ? undefined
-    : new LiveDisplay({ fleet, stats, phase: () => phaseName, rollout: () => rollout?.view }, out, o.plainEveryMs);
+    : new LiveDisplay({
+      fleet, stats, phase: () => phaseName, rollout: () => rollout?.view, groups: () => rollout?.groups,
+    }, out, o.plainEveryMs);
+  const tty = display !== undefined && out.isTTY === true;
   const deadline = Date.now() + s.durationSeconds * 1000;
   const over = (): boolean => Date.now() >= deadline || o.signal?.aborted === true;
   const verdicts = new Map<number, Verdict>();
@@ -98,12 +103,12 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     if (!rollout || !mgmt) return;
     const view = await mgmt.rollout(rollout.id);
     rollout.view = view;
-    rollout.seen.add(view.status);
+    if (!rollout.seen.has(view.status)) rollout.seen.set(view.status, Date.now());
     if (['finished', 'stopped', 'paused'].includes(view.status)) rollout.endedAt ??= Date.now();
     else rollout.endedAt = undefined;
-    if (view.status === 'paused' && !rollout.pausedByError) {
-      rollout.pausedByError = (await mgmt.rolloutGroups(rollout.id)).some((g) => g.status === 'error');
-    }
+    const paused = view.status === 'paused' && !rollout.pausedByError;
+    if (paused || tty) rollout.groups = await mgmt.rolloutGroups(rollout.id);
+    if (paused) rollout.pausedByError = (rollout.groups ?? []).some((g) => g.status === 'error');
   };
   /** When the server answered again after a `run` step or an outage the Management calls saw. */
   let stepBackAt: number | undefined;
@@ -192,7 +197,7 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
       const gs = c.groups ? fleet.groups.filter((g) => c.groups!.includes(g.spec.name)) : fleet.groups;
       const body = { name: `${s.name}-${fleet.runId}`, distributionSetId: dsId, targetFilterQuery: runFilter(gs), ...c.body };
       installs = installs === true || c.body['type'] !== 'downloadonly';
-      rollout = { id: await mgmt.createRollout(body), seen: new Set(), pausedByError: false };
+      rollout = { id: await mgmt.createRollout(body), seen: new Map(), pausedByError: false };
       await refreshRollout();
       if (c.start) await startRollout(rollout);
     } else if ('rollout' in step) {

@@ -18,7 +18,7 @@ export class Stats {
   /** Unexpected answers by status code; `network` for transport errors (refused, reset, timeout). */
   readonly errorsByStatus: Record<string, number> = {};
   readonly counters: Record<Counter, number> = {
-    updates: 0, successes: 0, failures: 0, 'cancels accepted': 0, 'cancels rejected': 0, confirmations: 0, denials: 0,
+    updates: 0, successes: 0, failures: 0, cancelsAccepted: 0, cancelsRejected: 0, confirmations: 0, denials: 0,
   };
   /** Injected faults (not counted as errors: the scenario asked for them). */
   readonly faults = { dropped: 0, delayed: 0 };

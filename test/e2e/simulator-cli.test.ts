@@ -57,7 +57,7 @@ describe('peregrine-sim', () => {
     expect(json).toMatchObject({ scenario: 'small', devices: 4, exitCode: 0, devicesByState: { done: 4 } });
     expect(json.requests.byKind.poll.latencyMs).toHaveProperty('p99');
     expect(json.expectations).toEqual([
-      { text: 'all devices in_sync', passed: true, expected: '0 targets of the fleet not in_sync', seen: '0' },
+      { text: 'all devices in_sync', passed: true, expected: '0 targets of the fleet not in_sync', seen: '0 of 4 targets not in_sync' },
       { text: 'no 5xx', passed: true, expected: 'no device request answered 5xx', seen: 'none' },
     ]);
     const quiet = await cli(['--scenario', file('quiet.yaml', SMALL), ...server, '--devices', '2', '--quiet']);

@@ -50,6 +50,10 @@ describe('simulator runs are isolated', () => {
     const rollout = (await app.mgmt.get(`/rest/v1/rollouts/${second.report!.rollout!.id}`)).json();
     expect(rollout.totalTargets).toBe(3);
     expect(rollout.name).toBe(`iso-${second.report!.runId}`);
+    // what satisfied each expectation: the state with its time, the count of targets
+    expect(second.report!.expectations.map((e) => e.seen)).toEqual([
+      expect.stringMatching(/^rollout finished \d+\.\d s after its start$/), '0 of 3 targets not in_sync',
+    ]);
     expect(await config('pollingTime')).toMatchObject({ global: false, value: '00:05:00' }); // kept
   }, 150_000);
 
@@ -57,6 +61,6 @@ describe('simulator runs are isolated', () => {
     // the devices are in sync with an earlier run's set; this run makes a set and never assigns it
     const r = await run(scenario([{ createDistributionSet: { name: 'iso-unused' } }], ['all devices in_sync'], { durationSeconds: 4 }), 3);
     expect(r.exitCode).toBe(1);
-    expect(r.report!.expectations[0]).toMatchObject({ passed: false, seen: '3 targets not in_sync' });
+    expect(r.report!.expectations[0]).toMatchObject({ passed: false, seen: '3 of 3 targets not in_sync' });
   }, 60_000);
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
+import { bar, groupBars, stateBars } from '../../simulator/bars.js';
 import { LiveDisplay } from '../../simulator/display.js';
 import { parseExpectation, judge, type Observation } from '../../simulator/expectations.js';
 import { Fleet, idPattern, resolveBehaviour } from '../../simulator/fleet.js';
@@ -132,7 +133,7 @@ describe('simulator fleet pieces', () => {
 describe('simulator expectations', () => {
   const obs = (o: Partial<Observation> = {}): Observation => ({
     now: 100_000,
-    counters: { updates: 10, successes: 9, failures: 1, 'cancels accepted': 0, 'cancels rejected': 0, confirmations: 0, denials: 0 },
+    counters: { updates: 10, successes: 9, failures: 1, cancelsAccepted: 0, cancelsRejected: 0, confirmations: 0, denials: 0 },
     errorsByStatus: {}, devicesDone: 5, targets: async () => ({ devices: 5, found: 5, notIn: 0 }), ...o,
   });
   const parsed = (text: string) => {
@@ -143,11 +144,16 @@ describe('simulator expectations', () => {
 
   it('decides a rollout deadline and reports what it saw', async () => {
     const e = parsed('rollout finished within 120 s');
-    const running = { status: 'running', startedAt: 0, seen: new Set(['running']), pausedByError: false };
+    const running = { status: 'running', startedAt: 0, seen: new Map([['running', 0]]), pausedByError: false };
     expect((await judge(e, obs({ now: 60_000, rollout: running }), false)).state).toBe('open');
     const late = await judge(e, obs({ now: 121_000, rollout: running }), false);
     expect(late).toMatchObject({ state: 'fail', seen: 'rollout running after 121.0 s' });
-    expect((await judge(e, obs({ rollout: { ...running, seen: new Set(['running', 'finished']) } }), false)).state).toBe('pass');
+    const finished = new Map([['running', 0], ['finished', 34_600]]);
+    expect(await judge(e, obs({ rollout: { ...running, status: 'finished', seen: finished } }), false))
+      .toMatchObject({ state: 'pass', seen: 'rollout finished 34.6 s after its start' });
+    // the state that satisfied it, and when, even when the rollout moved on since
+    expect(await judge(parsed('rollout finished'), obs({ rollout: { ...running, status: 'stopped', seen: finished } }), true))
+      .toMatchObject({ state: 'pass', seen: 'rollout finished 34.6 s after its start, now stopped' });
     expect(await judge(e, obs(), true)).toMatchObject({ state: 'fail', seen: 'no rollout was created' });
   });
 
@@ -160,12 +166,13 @@ describe('simulator expectations', () => {
     expect((await judge(parsed('no 5xx'), obs({ errorsByStatus: { '503': 1 } }), false)).state).toBe('fail');
     expect((await judge(parsed('at least 9 successes'), obs(), false)).state).toBe('pass');
     expect((await judge(parsed('at least 2 failures'), obs(), true))).toMatchObject({ state: 'fail', seen: 'failures = 1' });
+    expect(await judge(parsed('at least 0 cancels accepted'), obs(), false)).toMatchObject({ state: 'pass', expected: 'cancels accepted >= 0', seen: 'cancels accepted = 0' });
     expect((await judge(parsed('all devices of g1 in_sync'), obs({ targets: async () => ({ devices: 5, found: 5, notIn: 3 }) }), true)))
-      .toMatchObject({ state: 'fail', expected: '0 targets of group g1 not in_sync', seen: '3 targets not in_sync' });
+      .toMatchObject({ state: 'fail', expected: '0 targets of group g1 not in_sync', seen: '3 of 5 targets not in_sync' });
     // no targets at all is not "all in sync"
     expect((await judge(parsed('all devices in_sync'), obs({ targets: async () => ({ devices: 5, found: 0, notIn: 0 }) }), true)))
       .toMatchObject({ state: 'fail', seen: '0 of 5 devices known to the server' });
-    expect((await judge(parsed('all devices in_sync'), obs(), false)).state).toBe('pass');
+    expect(await judge(parsed('all devices in_sync'), obs(), false)).toMatchObject({ state: 'pass', seen: '0 of 5 targets not in_sync' });
     expect(parseExpectation('at least 3 bananas')).toMatch(/unknown counter/);
   });
 
@@ -176,10 +183,10 @@ describe('simulator expectations', () => {
     expect(await judge(e, obs({ targets: twoBehind }), false)).toMatchObject({ state: 'open', seen: 'the server was never away and back' });
     expect((await judge(e, obs({ targets: twoBehind }), true)).state).toBe('fail');
     expect(await judge(e, obs({ serverBackAt: 80_000, targets: twoBehind }), false))
-      .toMatchObject({ state: 'open', seen: '2 targets not in_sync 20.0 s after the server was back' });
+      .toMatchObject({ state: 'open', seen: '2 of 5 targets not in_sync 20.0 s after the server was back' });
     expect(await judge(e, obs({ serverBackAt: 60_000, targets: twoBehind }), false))
       .toMatchObject({ state: 'fail', expected: '0 targets of the fleet not in_sync within 30 s after the server is back' });
-    expect(await judge(e, obs({ serverBackAt: 90_000 }), false)).toMatchObject({ state: 'pass', seen: '0 10.0 s after the server was back' });
+    expect(await judge(e, obs({ serverBackAt: 90_000 }), false)).toMatchObject({ state: 'pass', seen: '0 of 5 targets not in_sync 10.0 s after the server was back' });
     expect(parsed('all devices of g1 error within 5 s after the server is back')).toMatchObject({ group: 'g1', status: 'error', afterBackS: 5 });
 
     const lost = parsed('no update lost');
@@ -205,7 +212,8 @@ describe('simulator live display', () => {
     stats.completed(true);
     const out = new Sink(tty);
     const rollout = { id: 7, status: 'running', totalTargetsPerStatus: { running: 2, finished: 1 } };
-    return { out, display: new LiveDisplay({ fleet, stats, phase: () => 'running', rollout: () => rollout }, out, 60_000) };
+    const deploy = () => [{ name: 'g1', status: 'running', totalTargets: 4, totalTargetsPerStatus: { finished: 1, error: 1, running: 2 } }];
+    return { out, display: new LiveDisplay({ fleet, stats, phase: () => 'running', rollout: () => rollout, groups: deploy }, out, 60_000) };
   };
 
   it('shows devices by state, rates, errors and rollout progress', () => {
@@ -227,6 +235,48 @@ describe('simulator live display', () => {
     tty.display.start();
     tty.display.stop();
     expect(tty.out.text.startsWith('[0 s] running')).toBe(true);
-    expect(tty.out.text.endsWith('\n\u001b[4A\u001b[J')).toBe(true); // cursor up over the 4 lines, clear
+    // header, 6 state bars, rates, rollout, 1 group bar: cursor up over the 10 lines, clear
+    expect(tty.out.text.endsWith('\n\u001b[10A\u001b[J')).toBe(true);
+  });
+
+  it('draws bars on a TTY: one per device state, one per rollout group', () => {
+    const lines = setup(true).display.lines(true);
+    expect(lines).toHaveLength(10);
+    expect(lines[1]).toBe(`  idle         ${'█'.repeat(18)}${'░'.repeat(12)}  3`);
+    expect(lines[3]).toBe(`  installing   ${'█'.repeat(6)}${'░'.repeat(24)}  1`);
+    expect(lines[8]).toBe('  rollout #7 running running 2 finished 1  (█ finished ▓ error ▒ running)');
+    expect(lines[9]).toBe(`    g1  ${'█'.repeat(8)}${'▓'.repeat(7)}${'▒'.repeat(15)}  finished 1  error 1  running 2  of 4  (running)`);
+  });
+});
+
+describe('simulator progress bars', () => {
+  it('fills the parts of the total in proportion, never past the width', () => {
+    expect(bar([5], 10, 10)).toBe('█████░░░░░');
+    expect(bar([1, 1, 1], 3, 10, ['a', 'b', 'c'])).toBe('aaabbbbccc'); // rounded on the running sum (3.3, 6.7, 10): all 10 cells
+    expect(bar([10], 10, 7)).toBe('███████');
+    expect(bar([12], 10, 5)).toBe('█████'); // more than the total: full, not longer
+    expect(bar([1], 10_000, 30)).toBe('░'.repeat(30)); // below half a cell
+    expect(bar([2, 0, 1], 4, 8, ['x', 'y', 'z'])).toBe('xxxxzz░░'); // an empty part draws nothing
+  });
+
+  it('draws an empty bar of full width for a zero total', () => {
+    expect(bar([0], 0, 12)).toBe('░'.repeat(12));
+    expect(bar([3], 0, 4)).toBe('░░░░');
+    expect(stateBars([0, 0, 0, 0, 0, 0], 0, 4)).toEqual(['idle', 'downloading', 'installing', 'waiting', 'done', 'failed']
+      .map((s) => `  ${s.padEnd(11)}  ░░░░  0`));
+    expect(groupBars([{ name: 'empty', status: 'scheduled' }], 4))
+      .toEqual(['  empty  ░░░░  finished 0  error 0  running 0  of 0  (scheduled)']);
+  });
+
+  it('pads the labels and counts of the bars to one column', () => {
+    const lines = groupBars([
+      { name: 'a', status: 'finished', totalTargets: 2, totalTargetsPerStatus: { finished: 2 } },
+      { name: 'group-2', status: 'running', totalTargetsPerStatus: { running: 1, notstarted: 3 } },
+    ], 4);
+    expect(lines).toEqual([
+      '  a        ████  finished 2  error 0  running 0  of 2  (finished)',
+      '  group-2  ▒░░░  finished 0  error 0  running 1  of 4  (running)', // total from the counts when totalTargets is absent
+    ]);
+    expect(stateBars([900, 0, 0, 0, 100, 0], 1000, 10)[4]).toBe('  done         █░░░░░░░░░   100');
   });
 });
