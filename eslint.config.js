@@ -123,8 +123,8 @@ export default tseslint.config(
     ignores: ['src/actors/**'],
     rules: {
       'no-restricted-syntax': ['error', {
-        selector: "ObjectExpression:has(> Property[key.name='expect']) > Property[key.name='kind'][value.name=/^(TARGET|ACTION|ACTION_STATUS)$/]",
-        message: 'actor records (targets, actions and their status history) are written only by the actor runtime (src/actors)',
+        selector: "ObjectExpression:has(> Property[key.name='expect']) > Property[key.name='kind'][value.name=/^(TARGET|ACTION|ACTION_STATUS|ROLLOUT|ROLLOUT_GROUP)$/]",
+        message: 'actor records (targets, actions and their status history, rollouts and their groups) are written only by the actor runtime (src/actors)',
       }],
     },
   },
