@@ -18,7 +18,7 @@ const ms = z.number().int().min(0).max(86_400_000);
 
 /** A mix of outcomes by relative weight (`{ success: 9, failure: 1 }` = 90 % / 10 %). */
 function mix<K extends string>(...keys: readonly [K, ...K[]]) {
-  const shape = Object.fromEntries(keys.map((k) => [k, weight.optional()])) as Record<K, z.ZodOptional<typeof weight>>;
+  const shape = Object.fromEntries(keys.map((k) => [k, weight.describe(`weight of ${k}`).optional()])) as Record<K, z.ZodOptional<typeof weight>>;
   const positive = (m: object): boolean => Object.values(m as Record<string, number | undefined>).some((v) => (v ?? 0) > 0);
   return z.object(shape).strict().refine(positive, 'at least one weight must be above 0');
 }
@@ -30,40 +30,52 @@ const installTime = z.union([
 ]);
 
 export const behaviourSchema = z.object({
-  /** Poll interval: the server's `config.polling.sleep` times the scenario's timeScale, +/- jitter, clamped. */
-  poll: z.object({ jitter: probability, minMs: ms, maxMs: ms }).partial().strict(),
-  /** whole: one GET with sha1 check; range: Range requests of pieceBytes, resumed after a drop; skip: no download. */
-  download: z.object({ mode: z.enum(['whole', 'range', 'skip']), pieceBytes: z.number().int().min(1) }).partial().strict(),
-  /** Install time in device seconds (scaled by timeScale): a constant, uniform {min,max} or normal {mean,sd}. */
-  installSeconds: installTime,
-  outcome: mix('success', 'failure', 'noAnswer'),
-  confirmation: mix('confirm', 'deny', 'autoConfirm'),
-  cancel: mix('accept', 'reject'),
-  /** Network faults: the share of requests dropped (downloads cut mid-body) and delayed by delayMs. */
-  faults: z.object({ drop: probability, delay: probability, delayMs: ms }).partial().strict(),
+  poll: z.object({
+    jitter: probability.describe('share of the interval added or taken at random'),
+    minMs: ms.describe('shortest interval, ms'), maxMs: ms.describe('longest interval, ms'),
+  }).partial().strict().describe("poll interval: the server's `config.polling.sleep` times timeScale, +/- jitter, clamped"),
+  download: z.object({
+    mode: z.enum(['whole', 'range', 'skip'])
+      .describe('`whole`: one GET with sha1 check; `range`: Range requests of pieceBytes, resumed after a cut; `skip`: no download'),
+    pieceBytes: z.number().int().min(1).describe('bytes per Range request'),
+  }).partial().strict().describe('how artifacts are downloaded'),
+  installSeconds: installTime.describe('install time in device seconds (times timeScale): a constant, uniform `{min,max}` or normal `{mean,sd}`'),
+  outcome: mix('success', 'failure', 'noAnswer').describe('how installs end, by weight (`{ success: 9, failure: 1 }` = 90 % / 10 %)'),
+  confirmation: mix('confirm', 'deny', 'autoConfirm').describe('answer to an action waiting for confirmation, by weight'),
+  cancel: mix('accept', 'reject').describe('answer to a cancel, by weight'),
+  faults: z.object({
+    drop: probability.describe('share of requests dropped (downloads cut mid-body)'),
+    delay: probability.describe('share of requests delayed'), delayMs: ms.describe('delay, ms'),
+  }).partial().strict().describe('network faults the devices inject'),
 }).partial().strict();
 export type BehaviourInput = z.infer<typeof behaviourSchema>;
 
-const authSchema = z.discriminatedUnion('mode', [
-  z.object({ mode: z.literal('anonymous') }).strict(),
-  z.object({ mode: z.literal('gateway'), token: z.string().min(1) }).strict(),
-  /** Per-device tokens `<tokenPrefix>-<controllerId>`; provision creates the targets with them in bulk first. */
-  z.object({ mode: z.literal('target'), tokenPrefix: z.string().min(1).default('sim'), provision: z.boolean().default(true) }).strict(),
-  /** What a TLS-terminating proxy forwards: X-Ssl-Client-Cn = controllerId and the issuer hash. */
-  z.object({ mode: z.literal('certificate'), issuerHash: z.string().min(1) }).strict(),
-]);
+export const authSchema = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('anonymous').describe('which of the four') }).strict(),
+  z.object({ mode: z.literal('gateway'), token: z.string().min(1).describe('`gateway`: the gateway token') }).strict(),
+  z.object({
+    mode: z.literal('target'),
+    tokenPrefix: z.string().min(1).default('sim').describe('`target`: each device\'s token is `<tokenPrefix>-<controllerId>`'),
+    provision: z.boolean().default(true)
+      .describe('`target`: create the targets with their tokens first over the Management API, 500 per request'),
+  }).strict(),
+  z.object({
+    mode: z.literal('certificate'),
+    issuerHash: z.string().min(1).describe('`certificate`: the issuer hash a TLS proxy forwards (`X-Ssl-Issuer-Hash-1`; `X-Ssl-Client-Cn` is the controller id)'),
+  }).strict(),
+]).describe('how devices authenticate: `anonymous`, `gateway`, `target` (a token per device), `certificate` (the headers a TLS proxy forwards)');
 export type AuthInput = z.infer<typeof authSchema>;
 
 const groupSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - (1-40)'),
-  count: z.number().int().min(0).max(1_000_000),
-  /** `{n}` is the device number in the group, `{n:6}` zero-padded to 6 digits; default `<name>-{n:6}`. */
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - (1-40)').describe('group name: letters, digits, _ and - (1-40)'),
+  count: z.number().int().min(0).max(1_000_000).describe('devices in the group'),
   idPattern: z.string()
-    .regex(/^[A-Za-z0-9_.:-]*\{n(:\d{1,2})?\}[A-Za-z0-9_.:-]*$/, 'needs exactly one {n} or {n:W} and id characters').optional(),
-  /** Fixed values, or a list to pick from per device. */
-  attributes: z.record(z.string().max(128), z.union([z.string().max(128), z.array(z.string().max(128)).min(1)])).default({}),
-  auth: authSchema.optional(),
-  behaviour: behaviourSchema.optional(),
+    .regex(/^[A-Za-z0-9_.:-]*\{n(:\d{1,2})?\}[A-Za-z0-9_.:-]*$/, 'needs exactly one {n} or {n:W} and id characters').optional()
+    .describe('controller ids: `{n}` is the device number, `{n:6}` zero-padded to 6 digits; `<name>-{n:6}` when absent'),
+  attributes: z.record(z.string().max(128), z.union([z.string().max(128), z.array(z.string().max(128)).min(1)])).default({})
+    .describe('attributes the devices report: a value, or a list picked from per device'),
+  auth: authSchema.optional().describe("the group's own auth instead of the fleet's"),
+  behaviour: behaviourSchema.optional().describe("the group's behaviour, over the fleet's key by key"),
 }).strict();
 
 const groupsRef = z.array(z.string()).min(1).optional();
@@ -72,68 +84,75 @@ const rolloutStates = z.enum(['ready', 'running', 'paused', 'finished', 'stopped
 
 const stepSchema = z.union([
   z.object({ createDistributionSet: z.object({
-    name: z.string().min(1).default('sim-release'), version: z.string().min(1).optional(),
-    artifacts: z.number().int().min(1).max(10).default(1), artifactBytes: z.number().int().min(1).max(1 << 30).default(65_536),
-  }).strict() }).strict(),
+    name: z.string().min(1).default('sim-release').describe('set name'),
+    version: z.string().min(1).optional().describe("set version; the run's id when absent"),
+    artifacts: z.number().int().min(1).max(10).default(1).describe('artifacts of random content'),
+    artifactBytes: z.number().int().min(1).max(1 << 30).default(65_536).describe('bytes per artifact'),
+  }).strict().describe('creates a distribution set: a module of type os with random artifacts') }).strict(),
   z.object({ assign: z.object({
-    groups: groupsRef, type: actionType.optional(), confirmationRequired: z.boolean().optional(),
-    maintenanceWindow: z.object({ schedule: z.string(), duration: z.string(), timezone: z.string() }).strict().optional(),
-  }).strict() }).strict(),
-  /** Any body the rollout API accepts; name, distributionSetId and targetFilterQuery default from the scenario. */
+    groups: groupsRef.describe('fleet groups (all when absent)'), type: actionType.optional().describe('action type'),
+    confirmationRequired: z.boolean().optional().describe('the devices must confirm first'),
+    maintenanceWindow: z.object({
+      schedule: z.string().describe('cron expression of the openings'), duration: z.string().describe('how long each is open, HH:mm:ss'),
+      timezone: z.string().describe('offset the schedule is in, +HH:mm'),
+    }).strict().optional().describe('the devices install only while it is open'),
+  }).strict().describe("assigns the set to the groups' targets") }).strict(),
   z.object({ createRollout: z.object({
-    groups: groupsRef, start: z.boolean().default(true), body: z.record(z.string(), z.unknown()).default({}),
-  }).strict() }).strict(),
-  z.object({ rollout: z.enum(['start', 'pause', 'resume', 'stop']) }).strict(),
-  /** Waits until the rollout reaches a state (fails the run after timeoutSeconds). */
-  z.object({ waitRollout: z.object({ status: rolloutStates, timeoutSeconds: z.number().positive().default(120) }).strict() }).strict(),
-  /** Waits until this many updates finished on the devices (success or failure). */
+    groups: groupsRef.describe('fleet groups (all when absent)'),
+    start: z.boolean().default(true).describe('start it once it is ready'),
+    body: z.record(z.string(), z.unknown()).default({})
+      .describe('any body `POST /rest/v1/rollouts` accepts; name, distributionSetId and targetFilterQuery filled in'),
+  }).strict().describe("creates a rollout of the set over the groups' targets") }).strict(),
+  z.object({ rollout: z.enum(['start', 'pause', 'resume', 'stop']).describe("acts on the run's rollout") }).strict(),
+  z.object({ waitRollout: z.object({
+    status: rolloutStates.describe('the state to wait for'),
+    timeoutSeconds: z.number().positive().default(120).describe('fails the run after this'),
+  }).strict().describe('waits until the rollout reaches a state') }).strict(),
   z.object({
-    waitUpdates: z.object({ atLeast: z.number().int().min(0), timeoutSeconds: z.number().positive().default(120) }).strict(),
+    waitUpdates: z.object({
+      atLeast: z.number().int().min(0).describe('updates finished on the devices (success or failure)'),
+      timeoutSeconds: z.number().positive().default(120).describe('fails the run after this'),
+    }).strict().describe('waits until this many updates finished'),
   }).strict(),
-  z.object({ sleep: z.number().min(0).max(86_400) }).strict(),
-  /**
-   * Runs a shell command (restart the server, cut a link) and waits until the server answers again;
-   * a non-zero exit fails the run. Background processes it starts keep running.
-   */
+  z.object({ sleep: z.number().min(0).max(86_400).describe('waits this many seconds') }).strict(),
   z.object({
-    run: z.object({ command: z.string().min(1), timeoutSeconds: z.number().positive().max(3600).default(120) }).strict(),
+    run: z.object({
+      command: z.string().min(1).describe('shell command (restart the server, cut a link); a non-zero exit fails the run'),
+      timeoutSeconds: z.number().positive().max(3600).default(120).describe('for the command and for the server to answer again'),
+    }).strict().describe('runs a command, then waits until the server answers again and notes when'),
   }).strict(),
 ]);
 export type Step = z.infer<typeof stepSchema>;
 
 export const scenarioSchema = z.object({
-  name: z.string().default('scenario'),
-  /** http(s)://host:port, with a path prefix when the server runs under one (hawkBit under a context path). */
+  name: z.string().default('scenario').describe('names the run, its rollout (`<name>-<run id>`) and its report'),
   server: z.string().refine(isServerUrl, { message: 'expected http://host:port or https://host:port, optionally with a path prefix' })
-    .default('http://127.0.0.1:8080'),
-  tenant: z.string().min(1).max(64).default('DEFAULT'),
-  /** Management credentials `user:password`: needed for tenantConfig, provisioning and steps. */
-  admin: z.string().regex(/^[^:]+:.*$/, 'expected user:password').optional(),
-  /** Tenant configuration written before the run (needs admin); put back as it was at the end unless keepTenantConfig. */
-  tenantConfig: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
-  keepTenantConfig: z.boolean().default(false),
-  /** Multiplies device time: 0.01 turns a 00:05:00 polling sleep into 3 s and a 60 s install into 0.6 s. */
-  timeScale: z.number().positive().max(10).default(1),
-  /** Longest run in seconds; the run ends earlier once every expectation is decided. */
-  durationSeconds: z.number().positive().max(7 * 24 * 3600),
-  /** First polls spread over this many seconds (at a 60 s interval, 60 spreads a large fleet evenly). */
-  rampSeconds: z.number().min(0).max(86_400).default(1),
-  /** HTTP connections to the server (undici keep-alive pool); further requests queue. */
-  connections: z.number().int().min(1).max(10_000).default(64),
-  /** Attempts to reach the server before giving up (exponential backoff from 250 ms). */
-  connectAttempts: z.number().int().min(1).max(20).default(5),
+    .default('http://127.0.0.1:8080').describe('http(s)://host:port, with a path prefix when the server runs under one'),
+  tenant: z.string().min(1).max(64).default('DEFAULT').describe('the tenant the devices poll'),
+  admin: z.string().regex(/^[^:]+:.*$/, 'expected user:password').optional()
+    .describe('Management credentials `user:password`: needed for tenantConfig, provisioning, steps and server-side expectations'),
+  tenantConfig: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({})
+    .describe('tenant configuration written first (`minPollingTime` before `pollingTime`), put back as it was at the end'),
+  keepTenantConfig: z.boolean().default(false).describe('leave the tenant configuration the run wrote in place'),
+  timeScale: z.number().positive().max(10).default(1)
+    .describe('multiplies device time: 0.01 turns a 00:05:00 polling sleep into 3 s and a 60 s install into 0.6 s'),
+  durationSeconds: z.number().positive().max(7 * 24 * 3600)
+    .describe('longest run; it ends earlier once every expectation is decided'),
+  rampSeconds: z.number().min(0).max(86_400).default(1).describe('first polls spread over this many seconds'),
+  connections: z.number().int().min(1).max(10_000).default(64).describe('HTTP keep-alive connections to the server; further requests queue'),
+  connectAttempts: z.number().int().min(1).max(20).default(5)
+    .describe('attempts to reach the server before giving up (backoff from 250 ms)'),
   fleet: z.object({
     auth: authSchema,
-    /** Defaults for every group's behaviour (a group's own behaviour overrides key by key). */
-    behaviour: behaviourSchema.optional(),
-    groups: z.array(groupSchema).min(1),
-  }).strict(),
-  steps: z.array(stepSchema).default([]),
+    behaviour: behaviourSchema.optional().describe("every group's behaviour (a group's own overrides it key by key)"),
+    groups: z.array(groupSchema).min(1).describe('device groups'),
+  }).strict().describe('the virtual devices'),
+  steps: z.array(stepSchema).default([]).describe('driven in order over the Management API, each a one-key object'),
   expect: z.array(z.string().transform((text, ctx): Expectation => {
     const e = parseExpectation(text);
     if (typeof e === 'string') { ctx.addIssue({ code: 'custom', message: e }); return z.NEVER; }
     return e;
-  })).default([]),
+  })).default([]).describe('checks that decide the exit code, one line of English each (see the list below)'),
 }).strict();
 
 export type Scenario = z.infer<typeof scenarioSchema>;
