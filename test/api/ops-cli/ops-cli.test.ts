@@ -13,6 +13,8 @@ import { rolloutsList } from '../../../src/ops-cli/rollouts-list.js';
 import { targetsFind } from '../../../src/ops-cli/targets-find.js';
 import { LOCAL_STORES, startApp, type App } from '../../helpers/app.js';
 import { built, CLI, run } from '../../helpers/cli.js';
+import { oidcConfig, startOidcProvider } from '../../helpers/oidc.js';
+import { ADMIN, http, startTestServer } from '../../helpers/server.js';
 import {
   createRollout, createSet, createTargets, fleet, groupTargets, op, readyRollout, runDevice, runningRollout, startRolloutApp, uid, waitFor,
   type RolloutApp,
@@ -233,5 +235,26 @@ describe.each(LOCAL_STORES)('rollout watch on the %s store', (kind) => {
     expect(out.startsWith('\x1b[2Krollout ')).toBe(true);
     expect(out).toContain('\x1b[3A\x1b[2K'); // back up over the three lines, then redraw them
     expect(out.split('\x1b[3A').at(-1)).toMatch(new RegExp(`^\\x1b\\[2Krollout ${r.id} \\S+\\s+finished\\s+\\[#{20}\\] 4/4\\n\\x1b\\[2K  group-1 `));
+  }, LONG);
+});
+
+describe('operator CLI with a bearer token (PEREGRINE_TOKEN)', () => {
+  it('sends the token instead of Basic credentials; a token the server does not accept is wrong credentials', async () => {
+    const provider = await startOidcProvider({ users: [{ username: 'alice', roles: ['peregrine-admin'] }] });
+    const server = await startTestServer({ auth: { oidc: oidcConfig(provider, { roles: { 'peregrine-admin': ['ALL'] } }) } });
+    try {
+      const controllerId = uid('token');
+      expect((await http(server.url).post('/rest/v1/targets', { auth: ADMIN, json: [{ controllerId }] })).status).toBe(201);
+      const token = await provider.accessToken('alice');
+      const io = capture({ PEREGRINE_TOKEN: token, PEREGRINE_USER: 'admin', PEREGRINE_PASSWORD: 'wrong' });
+      expect(await exitCodeOf(io, () => targetsFind(`controllerId==${controllerId}`, { url: server.url }, io))).toBe(0);
+      expect(io.text().out.trimEnd().split('\n')[1]).toMatch(new RegExp(`^${controllerId}\\s`));
+      const forged = capture({ PEREGRINE_TOKEN: 'not.a.token' });
+      expect(await exitCodeOf(forged, () => targetsFind('name==x', { url: server.url }, forged))).toBe(2);
+      expect(forged.text().err).toMatch(/^peregrine: wrong credentials/);
+    } finally {
+      await server.close();
+      await provider.close();
+    }
   }, LONG);
 });
