@@ -14,7 +14,7 @@ import type { PermissionRequirement } from '../http/auth-basic.js';
 import { requiring } from '../http/auth-doc.js';
 import type { Authenticator } from '../http/types.js';
 import { canonicalTenant } from '../domain/ids.js';
-import { resolveQuotas, type Quotas } from '../domain/quotas.js';
+import type { Quotas } from '../domain/quotas.js';
 import { builtInDefaults, isConfigKey, seedProblem, type ConfigKey, type ConfigValue } from '../domain/tenant-config.js';
 import { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import type { Config } from '../config/index.js';
@@ -59,7 +59,7 @@ export interface Services {
 
 export function createServices(ctx: ModuleContext): Services {
   const { config } = ctx;
-  const quotas = resolveQuotas(config.quotas);
+  const quotas: Quotas = config.quotas;
   const tenants = config.tenants.map((t) => canonicalTenant(t.name));
   // checked here, so a bad seed stops the start rather than a later request
   const seeds = new Map(config.tenants.map((t) => [canonicalTenant(t.name), seedValues(t.config as Record<string, unknown>)]));

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { MANAGEMENT_API_GENERATIONS } from '../domain/compat.js';
+import { QUOTA_DEFAULTS } from '../domain/quotas.js';
 import { parseCidr } from './cidr.js';
 import { isPermission } from './permissions.js';
 import { isPasswordHash } from './password.js';
@@ -18,6 +19,11 @@ const port = z
   .max(65535);
 
 const positiveInt = z.number().int().min(1);
+
+/** Every quota with its default; the schema is their one check. */
+const quotaShape = Object.fromEntries(Object.entries(QUOTA_DEFAULTS).map(([k, v]) => [k, positiveInt.default(v)])) as {
+  [K in keyof typeof QUOTA_DEFAULTS]: z.ZodDefault<typeof positiveInt>;
+};
 
 /** Far beyond the cores of any host this runs on; a typo like 100 or 1000 is refused rather than spawning threads. */
 const MAX_WORKERS = 64;
@@ -221,18 +227,30 @@ export const configSchema = z
     ddi: ddi.prefault({}),
     dmf: dmf.prefault({}),
     auth: auth.prefault({}),
-    quotas: z.looseObject({}).prefault({}),
+    /** hawkbit.server.security.dos.* (src/domain/quotas.ts): each a positive whole number; an unknown name is an error. */
+    quotas: z.strictObject(quotaShape).prefault({}),
     compat: compat.prefault({}),
-    /** Background work intervals (ms); see src/scheduler/settings.ts. */
+    /**
+     * Background work intervals (ms). Defaults follow hawkBit where it has one (auto-assignment every 2 s).
+     * The only definition: src/scheduler/settings.ts takes its type from here.
+     */
     scheduler: z
       .strictObject({
+        /** false: no loops run (runOnce still works). */
         enabled: z.boolean().default(true),
         autoAssignMs: positiveInt.default(2_000), // 2 seconds
         cleanupMs: positiveInt.default(3_600_000), // 1 hour
         maintenanceMs: positiveInt.default(60_000), // 1 minute
         overdueMs: positiveInt.default(30_000), // 30 seconds
+        /** Targets assigned per batch by auto-assignment (hawkBit: 999). */
         autoAssignBatch: positiveInt.default(100),
+        /**
+         * The rollout engine's pass interval. hawkBit ticks every 2 s and starts at most one step per tick;
+         * here a pass costs a few reads when nothing is due, so it runs often and a group starts within
+         * this long of its predecessor meeting its success condition.
+         */
         rolloutMs: positiveInt.default(200), // 0.2 seconds
+        /** The rollout engine's per-tenant lease: a surviving instance takes over this long after the holder died. */
         rolloutLeaseMs: positiveInt.default(5_000), // 5 seconds
       })
       .prefault({}),

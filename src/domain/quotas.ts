@@ -1,6 +1,7 @@
 /**
  * Quotas (reference §8, hawkbit.server.security.dos.*). Exceeding one answers 403 with the quota error
- * code (spec section 7). Every value can be changed in config.yaml under `quotas:`.
+ * code (spec section 7; 429 with compat.managementApi 1.x). Every value can be changed in config.yaml
+ * under `quotas:`, where the config schema checks it.
  */
 export const QUOTA_DEFAULTS = {
   maxStatusEntriesPerAction: 1000,
@@ -23,18 +24,3 @@ export const QUOTA_DEFAULTS = {
 } as const;
 
 export type Quotas = { readonly [K in keyof typeof QUOTA_DEFAULTS]: number };
-
-/** Defaults overridden by the positive whole numbers given in config; unknown keys are an error. */
-export function resolveQuotas(overrides: Readonly<Record<string, unknown>>): Quotas {
-  const out: Record<string, number> = { ...QUOTA_DEFAULTS };
-  for (const [key, value] of Object.entries(overrides)) {
-    if (!Object.hasOwn(QUOTA_DEFAULTS, key)) {
-      throw new Error(`config.yaml: quotas.${key}: unknown quota; known: ${Object.keys(QUOTA_DEFAULTS).join(', ')}`);
-    }
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-      throw new Error(`config.yaml: quotas.${key}: expected a positive whole number, got ${JSON.stringify(value)}`);
-    }
-    out[key] = value;
-  }
-  return out as Quotas;
-}

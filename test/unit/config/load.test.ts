@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../../../src/config/index.js';
+import { QUOTA_DEFAULTS } from '../../../src/domain/quotas.js';
 
 const ADMIN_HASH = 'scrypt$16384$8$1$/2IbPaJoZua8l8nJztftPA==$ru9/PNbA1RlflkrcmK83vYqBNMoegJmyOfbK6+Yr9O0='; // 'admin'
 
@@ -38,7 +39,7 @@ describe('config loading', () => {
       pollFlushMs: 1000, pollAddressRefreshMs: 10_000,
       pollLimiter: { exemptCidrs: ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'] },
     });
-    expect(c.quotas).toEqual({});
+    expect(c.quotas).toEqual(QUOTA_DEFAULTS);
     expect(c.tenants).toEqual([]);
   });
 
@@ -60,11 +61,11 @@ describe('config loading', () => {
     expect(Object.isFrozen(c.tenants[0])).toBe(true);
   });
 
-  it('upper-cases tenant names and keeps passthrough sections', () => {
-    const c = parseConfig({ quotas: { maxTargets: 5 }, tenants: [{ name: 'acme_1', config: { pollingTime: '00:01:00' } }] });
+  it('upper-cases tenant names and keeps their configuration as given', () => {
+    const c = parseConfig({ quotas: { maxActionsPerTarget: 5 }, tenants: [{ name: 'acme_1', config: { pollingTime: '00:01:00' } }] });
     expect(c.tenants[0]?.name).toBe('ACME_1');
     expect(c.tenants[0]?.config).toEqual({ pollingTime: '00:01:00' });
-    expect(c.quotas).toEqual({ maxTargets: 5 });
+    expect(c.quotas.maxActionsPerTarget).toBe(5);
   });
 
   it.each([
