@@ -148,6 +148,18 @@ describe.each(LOCAL_STORES)('operator CLI on the %s store', (kind) => {
     expect(await missing.exited).toBe(2);
     expect(missing.stderr).toContain("missing required argument 'id'");
   });
+
+  it.skipIf(!built)('the built binary: rollout watch ends on Ctrl-C (SIGINT) with exit 1', async () => {
+    const p = uid('sigint');
+    await createTargets(app, p, 2);
+    const r = await runningRollout(app, { name: uid('sigint'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    const watch = run([CLI, 'rollout', 'watch', String(r.id)], { cwd: process.cwd(), env: { ...ADMIN_ENV, PEREGRINE_URL: app.url } });
+    await waitFor(async () => watch.stdout, (o) => o.includes('group-1'), { what: 'the first lines' });
+    watch.proc.kill('SIGINT');
+    expect(await watch.exited).toBe(1);
+    expect(watch.stderr).toBe('interrupted\n');
+    expect(watch.stdout).toMatch(new RegExp(`^rollout ${r.id} \\S+\\s+running `));
+  }, LONG);
 });
 
 describe.each(LOCAL_STORES)('rollout watch on the %s store', (kind) => {
