@@ -267,7 +267,7 @@ describe('console', () => {
     await p.screenshot('phone-menu');
     await targets.click();
     await page.getByRole('table', { name: 'Targets' }).locator('tbody tr').first().waitFor();
-    expect(await targets.isVisible()).toBe(false);
+    await expect.poll(() => targets.isVisible()).toBe(false);
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await p.screenshot('phone-targets');
   }, { width: 390, height: 844 }));

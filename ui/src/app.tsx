@@ -83,7 +83,7 @@ export function App() {
           <ul>
             {nav.map((r) => (
               <li key={r.pattern}>
-                <a href={href(r.pattern)} aria-current={active(r.pattern) ? 'page' : undefined}>{r.nav?.label}</a>
+                <a href={href(r.pattern)} aria-current={active(r.pattern) ? 'page' : undefined} onClick={() => { setMenuOpen(false); }}>{r.nav?.label}</a>
               </li>
             ))}
           </ul>
