@@ -24,8 +24,8 @@ export interface AuthSwitches {
   readonly gatewayToken: boolean;
   readonly anonymous: boolean;
   readonly certificate: boolean;
-  /** The proxy header names read (default 0.9's: see config `ddi.authentication.certificateHeaders`). */
-  readonly certificateHeaders?: '0.9' | '1.x' | 'both';
+  /** The proxy header names read (config `ddi.authentication.certificateHeaders`). */
+  readonly certificateHeaders: '0.9' | '1.x' | 'both';
 }
 
 export interface AuthInput {
@@ -74,7 +74,7 @@ export function authenticateDevice(input: AuthInput): AuthOutcome {
     }
   }
   // the http layer drops certificate headers from untrusted peers; checking here as well costs nothing
-  const generation = system.certificateHeaders ?? '0.9';
+  const generation = system.certificateHeaders;
   const certificates = input.fromTrustedProxy
     ? CERTIFICATE_HEADERS.filter((names) => (generation === 'both' || names.generation === generation) && headers[names.controllerId] !== undefined)
     : [];

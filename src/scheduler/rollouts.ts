@@ -3,7 +3,7 @@ import type { ActorRuntime } from '../actors/runtime.js';
 import type { ActionRecord } from '../domain/action.js';
 import { ACTION } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
-import { QUOTA_DEFAULTS, type Quotas } from '../domain/quotas.js';
+import type { Quotas } from '../domain/quotas.js';
 import {
   ENGINE_STATUSES, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS,
   type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
@@ -25,8 +25,8 @@ export interface RolloutEngineDeps {
   readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'creation' | 'transition' | 'remove'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
   readonly log: { warn(obj: object, msg: string): void };
-  /** Bounds a dynamic rollout's groups (default: the quota's default). */
-  readonly quotas?: Pick<Quotas, 'maxRolloutGroupsPerRollout'>;
+  /** Bounds a dynamic rollout's groups. */
+  readonly quotas: Pick<Quotas, 'maxRolloutGroupsPerRollout'>;
 }
 
 /**
@@ -132,7 +132,7 @@ export class RolloutEngine {
     const { store } = this.#deps;
     let groups = await this.#groups(tenant, rollout);
     // a dynamic rollout takes one growth step a pass, then is evaluated on the next, as hawkBit's executor does
-    const maxGroups = (this.#deps.quotas ?? QUOTA_DEFAULTS).maxRolloutGroupsPerRollout;
+    const maxGroups = this.#deps.quotas.maxRolloutGroupsPerRollout;
     if (await growDynamicRollout(this.#deps, tenant, rollout, groups, { now, maxGroups, keep })) return 1;
     const counts = await store.counters(tenant, groups.map((g) => groupCounterKey(g.id)));
     const downloadOnly = rollout.actionType === 'downloadonly';

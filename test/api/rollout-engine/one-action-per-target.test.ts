@@ -9,6 +9,7 @@ import { scheduleGroupActions, type RolloutActionDeps } from '../../../src/actor
 import { ACTORS } from '../../../src/actors/kinds.js';
 import { ActorRuntime } from '../../../src/actors/runtime.js';
 import { ACTION } from '../../../src/domain/action.js';
+import { QUOTA_DEFAULTS } from '../../../src/domain/quotas.js';
 import { ROLLOUT, ROLLOUT_GROUP, type RolloutGroupRecord, type RolloutRecord } from '../../../src/domain/rollout.js';
 import { groupCounterKey, rolloutCounterKey } from '../../../src/domain/rollout-counts.js';
 import { RolloutEngine } from '../../../src/scheduler/rollouts.js';
@@ -41,7 +42,7 @@ describe.each(STORES)('%s store: one action of a rollout per target', (kind) => 
     const group = (await app.store.get<RolloutGroupRecord>(app.tenant, ROLLOUT_GROUP, rollout?.groups[0] ?? 0))?.value;
     if (rollout === undefined || group === undefined) throw new Error('rollout not stored');
     const runtime = new ActorRuntime(app.store, ACTORS);
-    const engine = new RolloutEngine({ store: app.store, runtime, tenantConfig: {} as never, log: console });
+    const engine = new RolloutEngine({ store: app.store, runtime, tenantConfig: {} as never, log: console, quotas: QUOTA_DEFAULTS });
     const targets = await engine.members(app.tenant, group.id);
     expect(targets).toHaveLength(3);
 
