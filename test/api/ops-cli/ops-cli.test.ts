@@ -206,7 +206,8 @@ describe.each(LOCAL_STORES)('rollout watch on the %s store', (kind) => {
       const io = capture();
       const watching = exitCodeOf(io, () => rolloutWatch(String(r.id), { url: proxy.url, interval: '50' }, io, new AbortController().signal));
       await waitFor(async () => io.text().out, (o) => o.includes('group-2'));
-      expect(io.text().err).toBe('live events not available; polling every 50 ms\n');
+      // The first state is drawn before the stream is tried, so the notice can come a moment later.
+      expect(await waitFor(async () => io.text().err, (e) => e !== '')).toBe('live events not available; polling every 50 ms\n');
       await Promise.all(r.targets.map((t) => runDevice(app, t, 'success')));
       expect(await watching).toBe(0);
       expectFinished(io.text().out, r.id);
