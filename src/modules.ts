@@ -21,9 +21,10 @@ import { sessionModule } from './session/index.js';
 
 export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppModule[] => {
   const services = createServices(ctx);
+  const scheduler = schedulerModule(services);
   const modules = [
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
-    rolloutsModule(services), schedulerModule(services), dmfModule(services),
+    rolloutsModule(services, scheduler.rollouts), scheduler, dmfModule(services),
     sessionModule(services),
     eventsModule(services),
     consoleModule(),

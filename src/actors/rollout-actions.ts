@@ -89,9 +89,9 @@ export async function inBatches<T>(items: readonly T[], work: (item: T) => Promi
 }
 
 /**
- * Starts every scheduled action of a running group (its NEXTGROUP activation): the engine after a
- * group start, `triggerNextGroup` before it answers. Each start is its own compare-and-set, so two
- * callers starting the same group start each action once.
+ * Starts every scheduled action of a running group (its NEXTGROUP activation): the engine, in its
+ * pass or advancing one rollout before `triggerNextGroup` answers. Each start is its own
+ * compare-and-set, so two callers starting the same group start each action once.
  */
 export async function startGroupActions(
   deps: RolloutActionDeps, tenant: Tenant, rollout: Pick<RolloutRecord, 'createdBy'>, group: RolloutGroupRecord,

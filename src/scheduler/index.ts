@@ -26,6 +26,8 @@ export interface PassReport {
 
 export interface SchedulerModule extends AppModule {
   readonly settings: SchedulerSettings;
+  /** The rollout engine its passes run: Management operations advance one rollout with it. */
+  readonly rollouts: Pick<RolloutEngine, 'advance'>;
   /** Runs every task once now (under the leases), whatever the intervals. */
   runOnce(now?: number): Promise<PassReport>;
 }
@@ -67,6 +69,7 @@ export function schedulerModule(services: SchedulerDeps, overrides: Partial<Sche
     // leases keep it correct on any number of loops; with worker threads one contender per process is enough
     primaryOnly: true,
     settings,
+    rollouts: { advance: (tenant, id, now) => rollouts().advance(tenant, id, now) },
     async start() {
       if (settings.enabled) runner.start(tasks);
     },

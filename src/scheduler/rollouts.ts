@@ -75,6 +75,22 @@ export class RolloutEngine {
     return steps;
   }
 
+  /**
+   * Advances one running rollout now, outside the pass: the scheduled actions of its running groups
+   * start (what the pass would do for them). A Management operation that starts a group
+   * (triggerNextGroup) awaits it, so it answers once the group's actions run, as hawkBit's NEXTGROUP
+   * activation does in one step. Each start is its own compare-and-set, so this is safe beside a pass.
+   */
+  async advance(tenant: Tenant, id: number, now: number): Promise<void> {
+    const rollout = (await this.#deps.store.get<RolloutRecord>(tenant, ROLLOUT, id))?.value;
+    if (rollout?.status !== 'running') return;
+    const groups = await this.#groups(tenant, rollout);
+    const counts = await this.#deps.store.counters(tenant, groups.map((g) => groupCounterKey(g.id)));
+    for (const [i, g] of groups.entries()) {
+      if (g.status === 'running' && (counts[i]?.['scheduled'] ?? 0) > 0) await this.#activate(tenant, rollout, g, now);
+    }
+  }
+
   async #step(tenant: Tenant, id: number, now: number, keep: () => Promise<void>): Promise<number> {
     const stored = await this.#deps.store.get<RolloutRecord>(tenant, ROLLOUT, id);
     if (stored === undefined) return 0;

@@ -1,7 +1,7 @@
 import type { AppModule } from '../../app/module.js';
-import { rolloutRoutes, type RolloutDeps } from './rollout-routes.js';
+import { rolloutRoutes, type RolloutAdvance, type RolloutDeps } from './rollout-routes.js';
 
-/** Rollouts on the Management side (reference §3.7); the engine runs in the scheduler. */
-export function rolloutsModule(deps: RolloutDeps): AppModule {
-  return { name: 'rollouts', schema: {}, routes: rolloutRoutes(deps) };
+/** Rollouts on the Management side (reference §3.7); the engine runs in the scheduler, which hands it over. */
+export function rolloutsModule(deps: RolloutDeps, engine: RolloutAdvance): AppModule {
+  return { name: 'rollouts', schema: {}, routes: rolloutRoutes(deps, engine) };
 }

@@ -1,5 +1,4 @@
 import { edited } from '../../actors/outcomes.js';
-import { startGroupActions } from '../../actors/rollout-actions.js';
 import type { ActorRuntime } from '../../actors/runtime.js';
 import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { AppError, notFound } from '../../domain/errors.js';
@@ -30,6 +29,11 @@ export type RolloutDeps = RolloutCreateDeps & CommandDeps & {
   readonly runtime: Pick<ActorRuntime, 'create' | 'creation' | 'send' | 'update' | 'transition'>;
 };
 
+/** The rollout engine (src/scheduler/rollouts.ts) as the routes use it: a group start's actions start before the answer. */
+export interface RolloutAdvance {
+  advance(tenant: Tenant, rollout: number, now: number): Promise<void>;
+}
+
 const BASE = '/rest/v1/rollouts';
 const ONE = `${BASE}/:rolloutId`;
 const REMARK_MAX = 255;
@@ -45,7 +49,7 @@ const opQuery = (op: string): QueryDoc[] =>
  * their records are written only by the runtime (namedRoutes writes plain records; it is not used).
  * The engine (src/scheduler/rollouts.ts) does the work each status asks for.
  */
-export function rolloutRoutes(deps: RolloutDeps): Route[] {
+export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[] {
   const read = deps.mgmtAuth(ACCESS.rollout.read);
   const handle = deps.mgmtAuth(HANDLE_ROLLOUT);
   const approve = deps.mgmtAuth(APPROVE_ROLLOUT);
@@ -154,9 +158,9 @@ export function rolloutRoutes(deps: RolloutDeps): Route[] {
         const groups = await loadRecords<RolloutGroupRecord>(deps.store, tenant, ROLLOUT_GROUP, rollout.groups);
         const next = groups.find((g) => g.value.status === 'scheduled');
         if (next === undefined) throw new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout ${rollout.id} has no scheduled group left to trigger`);
-        const group = await command(deps, tenant, ROLLOUT_GROUP, next.id, { type: 'engine.started', at: deps.now() }, () => illegal('triggerNextGroup', rollout));
-        // its actions start before the answer, as hawkBit's NEXTGROUP activation does in one step
-        await startGroupActions(deps, tenant, rollout, group, await deps.tenantConfig.view(tenant), deps.now());
+        await command(deps, tenant, ROLLOUT_GROUP, next.id, { type: 'engine.started', at: deps.now() }, () => illegal('triggerNextGroup', rollout));
+        // the engine starts its actions before the answer, as hawkBit's NEXTGROUP activation does in one step
+        await engine.advance(tenant, rollout.id, deps.now());
         return { status: 204 };
       },
     },
