@@ -6,7 +6,7 @@ import type { TenantConfigView } from '../domain/tenant-config.js';
 import type { Effect } from '../domain/effects.js';
 import type { Store, Tenant, Write } from '../store/port.js';
 import { loadMap, loadRecords } from '../store/reads.js';
-import type { ActorRuntime } from './runtime.js';
+import type { ActorEditor } from './roles.js';
 
 /** One distribution set for one target, as the Management API, auto-assignment or a rollout asks. */
 export interface AssignmentRequest {
@@ -31,7 +31,7 @@ export type AssignmentOutcome =
 
 export interface AssignDeps {
   readonly store: Pick<Store, 'count' | 'members' | 'getMany' | 'nextIds'>;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'creation'>;
+  readonly runtime: ActorEditor;
   readonly maxActionsPerTarget: number;
 }
 

@@ -4,7 +4,7 @@ import { TARGET, type AutoConfirm } from '../domain/target.js';
 import type { Store } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { edited } from './outcomes.js';
-import type { ActorRuntime } from './runtime.js';
+import type { ActorEditor } from './roles.js';
 
 /**
  * Auto-confirmation of a target (reference §1.1 #15, §3.1 autoConfirm, §4.9; spec §3 rules 2-3).
@@ -28,7 +28,7 @@ export interface AutoConfirmOptions {
 /** What auto-confirmation reads and writes through. */
 export interface AutoConfirmDeps {
   readonly store: Pick<Store, 'members' | 'getMany'>;
-  readonly runtime: Pick<ActorRuntime, 'update' | 'send'>;
+  readonly runtime: ActorEditor;
   now(): number;
 }
 

@@ -4,7 +4,8 @@ import type { ActorKind, EventOf } from '../domain/kinds.js';
 import { TARGET } from '../domain/target.js';
 import type { Store, Tenant } from '../store/port.js';
 import type { BatchedEffect, BatchHandler, EffectHandlers } from './dispatcher.js';
-import type { ActorObserver, ActorRuntime } from './runtime.js';
+import type { ActorObserver } from './runtime.js';
+import type { ActorSender } from './roles.js';
 
 /** The DS of the target's oldest still-active action, or null when none is left. */
 export async function oldestActiveDs(store: Pick<Store, 'members' | 'getMany'>, tenant: string, targetId: number): Promise<number | null> {
@@ -31,7 +32,7 @@ export interface DmfHooks {
 
 export interface EffectDeps {
   readonly store: Pick<Store, 'members' | 'getMany'>;
-  readonly runtime: Pick<ActorRuntime, 'send'>;
+  readonly runtime: ActorSender;
   /** Undefined while the DMF connector is off (`dmf.enabled: false`). */
   readonly dmf: DmfOutboundPort | undefined;
   readonly log: { error(obj: object, msg: string): void };
@@ -68,7 +69,7 @@ export function effectHandlers({ store, runtime, dmf, log }: EffectDeps): Effect
 }
 
 async function deliver<K extends ActorKind>(
-  runtime: Pick<ActorRuntime, 'send'>, tenant: Tenant, to: { readonly kind: K; readonly id: number }, event: EventOf<K>, dedupe: string,
+  runtime: ActorSender, tenant: Tenant, to: { readonly kind: K; readonly id: number }, event: EventOf<K>, dedupe: string,
 ): Promise<void> {
   await runtime.send(tenant, to.kind, to.id, event, { dedupe });
 }

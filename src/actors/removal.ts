@@ -3,7 +3,7 @@ import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { Store, Stored, Tenant, Write } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { removed } from './outcomes.js';
-import type { ActorRuntime } from './runtime.js';
+import type { ActorEditor } from './roles.js';
 
 /**
  * Deleting actors with what belongs to them: an action with its status history, a target with its
@@ -11,7 +11,7 @@ import type { ActorRuntime } from './runtime.js';
  */
 export interface RemovalDeps {
   readonly store: Pick<Store, 'get' | 'members' | 'getMany' | 'forgetPolls'>;
-  readonly runtime: Pick<ActorRuntime, 'remove' | 'send'>;
+  readonly runtime: ActorEditor;
 }
 
 /**

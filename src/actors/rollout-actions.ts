@@ -6,7 +6,7 @@ import type { TenantConfigView } from '../domain/tenant-config.js';
 import type { Store, Tenant } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { obsoleteActions } from './assign.js';
-import type { ActorRuntime } from './runtime.js';
+import type { ActorComposer } from './roles.js';
 
 /**
  * The actions of a rollout: created scheduled when their group is scheduled, started when their
@@ -15,7 +15,7 @@ import type { ActorRuntime } from './runtime.js';
  */
 export interface RolloutActionDeps {
   readonly store: Pick<Store, 'get' | 'getMany' | 'lookupMany' | 'members' | 'count' | 'nextIds'>;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'transition'>;
+  readonly runtime: ActorComposer;
 }
 
 /** Actions per creation commit: large pipelined batches, each one atomic Lua script on Redis. */

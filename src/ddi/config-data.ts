@@ -9,7 +9,7 @@
  */
 import type { Services } from '../app/services.js';
 import { edited } from '../actors/outcomes.js';
-import type { ActorRuntime } from '../actors/runtime.js';
+import type { ActorEditor } from '../actors/roles.js';
 import { AppError } from '../domain/errors.js';
 import type { Quotas } from '../domain/quotas.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
@@ -63,7 +63,7 @@ export function configDataHandler(services: Services): Handler {
 
 /** What a device's attribute report reads and writes through. */
 export interface AttributeDeps {
-  readonly runtime: Pick<ActorRuntime, 'update'>;
+  readonly runtime: ActorEditor;
   readonly quotas: Pick<Quotas, 'maxAttributeEntriesPerTarget'>;
 }
 

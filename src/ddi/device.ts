@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { ActorRuntime } from '../actors/runtime.js';
+import type { ActorEditor } from '../actors/roles.js';
 import type { Services } from '../app/services.js';
 import { created } from '../domain/audit.js';
 import { AppError, concurrent, notFound } from '../domain/errors.js';
@@ -154,7 +154,7 @@ export function registerTarget(deps: RegisterDeps, d: Device, address: string | 
 /** What registration reads and writes through. */
 export interface RegisterDeps {
   readonly store: Reads & Pick<Store, 'nextIds'>;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'create'>;
+  readonly runtime: ActorEditor;
 }
 
 /** What a device tells about itself when it registers (DMF THING_CREATED carries a name and type too). */

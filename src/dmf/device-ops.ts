@@ -7,7 +7,7 @@
 import { activateAutoConfirm, deactivateAutoConfirm, type AutoConfirmDeps } from '../actors/auto-confirm.js';
 import { edited } from '../actors/outcomes.js';
 import { deleteTarget, type RemovalDeps } from '../actors/removal.js';
-import type { ActorRuntime } from '../actors/runtime.js';
+import type { ActorEditor } from '../actors/roles.js';
 import { ACTION, SERVER_MESSAGE_PREFIX, type ActionRecord } from '../domain/action.js';
 import type { DmfEffect } from '../domain/effects.js';
 import { concurrent } from '../domain/errors.js';
@@ -27,7 +27,7 @@ import { DMF_FALLBACK_REMARK, type ActionUpdateStatusBody, type AttributeUpdateB
 /** What the device operations read and write through (the shared services provide it all). */
 export interface DeviceOpsDeps extends AutoConfirmDeps, RemovalDeps {
   readonly store: Pick<Store, 'get' | 'getMany' | 'members' | 'lookup' | 'nextIds' | 'recordPolls' | 'forgetPolls'>;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'update' | 'remove'>;
+  readonly runtime: ActorEditor;
   readonly quotas: Pick<Quotas, 'maxAttributeEntriesPerTarget' | 'maxMessagesPerActionStatus' | 'maxStatusEntriesPerAction'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
 }

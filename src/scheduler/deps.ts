@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ActorRuntime } from '../actors/runtime.js';
+import type { ActorComposer } from '../actors/roles.js';
 import type { ModuleContext } from '../app/module.js';
 import type { Quotas } from '../domain/quotas.js';
 import type { Store } from '../store/port.js';
@@ -10,7 +10,7 @@ export interface SchedulerDeps {
   readonly ctx: Pick<ModuleContext, 'config' | 'metrics'> & { readonly logger: Pick<Logger, 'info' | 'warn' | 'error'> };
   /** The open store: read it when a task runs, never while the module is built. */
   readonly store: Store;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'remove' | 'creation' | 'create' | 'transition'>;
+  readonly runtime: ActorComposer;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
   readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxRolloutGroupsPerRollout'>;
   readonly tenants: readonly string[];

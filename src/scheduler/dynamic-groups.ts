@@ -1,6 +1,6 @@
 import { scheduleGroupActions, type RolloutActionDeps } from '../actors/rollout-actions.js';
 import { isCompatible, targetTypesOf } from '../actors/distribution-sets.js';
-import type { ActorRuntime } from '../actors/runtime.js';
+import type { ActorComposer } from '../actors/roles.js';
 import { ACTION, rolloutTargetKey, type ActionRecord } from '../domain/action.js';
 import { created } from '../domain/audit.js';
 import { DS, type DistributionSetRecord } from '../domain/repository.js';
@@ -14,7 +14,7 @@ import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
 export interface DynamicGroupDeps extends RolloutActionDeps {
   readonly store: Store;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'transition' | 'creation'>;
+  readonly runtime: ActorComposer;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
 }
 

@@ -1,5 +1,5 @@
 import { inBatches, scheduleGroupActions, startGroupActions } from '../actors/rollout-actions.js';
-import type { ActorRuntime } from '../actors/runtime.js';
+import type { ActorComposer } from '../actors/roles.js';
 import type { ActionRecord } from '../domain/action.js';
 import { ACTION } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
@@ -22,7 +22,7 @@ const ENGINE = 'system';
 
 export interface RolloutEngineDeps {
   readonly store: Store;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'create' | 'creation' | 'transition' | 'remove'>;
+  readonly runtime: ActorComposer;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
   readonly log: { warn(obj: object, msg: string): void };
   /** Bounds a dynamic rollout's groups. */

@@ -1,7 +1,7 @@
 import type { AutoConfirmDeps } from '../../actors/auto-confirm.js';
 import type { ModuleContext } from '../../app/module.js';
 import type { RemovalDeps } from '../../actors/removal.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorEditor } from '../../actors/roles.js';
 import type { Quotas } from '../../domain/quotas.js';
 import type { CommandDeps } from '../kit/commands.js';
 import type { KitDeps } from '../kit/deps.js';
@@ -9,7 +9,7 @@ import type { KitDeps } from '../kit/deps.js';
 /** What the deployment resources use besides the kit: the actor runtime, the quotas of actions and the log. */
 export type DeploymentDeps = KitDeps & CommandDeps & RemovalDeps & AutoConfirmDeps & {
   readonly ctx: Pick<ModuleContext, 'logger'>;
-  readonly runtime: Pick<ActorRuntime, 'send' | 'creation' | 'update' | 'remove'>;
+  readonly runtime: ActorEditor;
   readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxTargetDistributionSetAssignmentsPerManualAssignment'
     | 'maxStatusEntriesPerAction' | 'maxMessagesPerActionStatus'>;
 };

@@ -1,12 +1,12 @@
 import type { EffectDispatcher } from '../../actors/dispatcher.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorSender } from '../../actors/roles.js';
 import { concurrent, notFound, type AppError } from '../../domain/errors.js';
 import { ENTITY, type ActorKind, type EventOf, type RecordOf } from '../../domain/kinds.js';
 import type { Tenant } from '../../store/port.js';
 
 /** What a command on an actor needs: the runtime to send, the dispatcher to wait for the effects. */
 export interface CommandDeps {
-  readonly runtime: Pick<ActorRuntime, 'send'>;
+  readonly runtime: ActorSender;
   readonly dispatcher: Pick<EffectDispatcher, 'settle'>;
 }
 

@@ -11,7 +11,7 @@ export interface PageLimits {
 
 /**
  * What every Management resource uses. A resource declares these plus the few services it needs
- * (`KitDeps & { readonly runtime: Pick<ActorRuntime, 'send'> }`); the composition root passes the
+ * (`KitDeps & { readonly runtime: ActorSender }`, src/actors/roles.ts); the composition root passes the
  * shared services (src/app/services.ts), which provide them all.
  */
 export interface KitDeps {

@@ -1,5 +1,5 @@
 import type { EffectDispatcher } from '../../actors/dispatcher.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorSender } from '../../actors/roles.js';
 import type { ArtifactStorage } from '../../artifacts/index.js';
 import type { Quotas } from '../../domain/quotas.js';
 import type { TenantConfigService } from '../../tenancy/tenant-config-service.js';
@@ -15,6 +15,6 @@ export interface RepositoryDeps extends KitDeps {
     | 'maxSoftwareModulesPerDistributionSet' | 'maxSoftwareModuleTypesPerDistributionSetType' | 'maxMetaDataEntriesPerSoftwareModule'
     | 'maxMetaDataEntriesPerDistributionSet' | 'maxArtifactSize' | 'maxArtifactStorage' | 'maxArtifactsPerSoftwareModule'>;
   readonly artifacts: Pick<ArtifactStorage, 'ingest' | 'open' | 'remove'>;
-  readonly runtime: Pick<ActorRuntime, 'send'>;
+  readonly runtime: ActorSender;
   readonly dispatcher: Pick<EffectDispatcher, 'settle'>;
 }

@@ -1,5 +1,5 @@
 import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../../actors/distribution-sets.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorEditor } from '../../actors/roles.js';
 import { ACTION, WEIGHT_IF_ABSENT, type ActionRecord } from '../../domain/action.js';
 import { created } from '../../domain/audit.js';
 import { AppError, badRequest, notFound } from '../../domain/errors.js';
@@ -20,7 +20,7 @@ import { evalContext } from '../kit/list.js';
 import { actionTypeOf, conditionsOf, type CreateRolloutBody } from './rollout-body.js';
 
 export type RolloutCreateDeps = KitDeps & {
-  readonly runtime: Pick<ActorRuntime, 'create' | 'creation'>;
+  readonly runtime: ActorEditor;
   readonly quotas: Pick<Quotas, 'maxRolloutGroupsPerRollout' | 'maxTargetsPerRolloutGroup'>;
 };
 

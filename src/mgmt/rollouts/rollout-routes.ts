@@ -1,5 +1,5 @@
 import { edited } from '../../actors/outcomes.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorEditor } from '../../actors/roles.js';
 import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { AppError, notFound } from '../../domain/errors.js';
 import {
@@ -26,7 +26,7 @@ import { rolloutGroupResponse, rolloutResponse } from './responses.js';
 import { targetResponse } from '../targets/responses.js';
 
 export type RolloutDeps = RolloutCreateDeps & CommandDeps & {
-  readonly runtime: Pick<ActorRuntime, 'create' | 'creation' | 'send' | 'update' | 'transition'>;
+  readonly runtime: ActorEditor;
 };
 
 /** The rollout engine (src/scheduler/rollouts.ts) as the routes use it: a group start's actions start before the answer. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { edited } from '../../actors/outcomes.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorEditor } from '../../actors/roles.js';
 import { AppError } from '../../domain/errors.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import type { Request, Route } from '../../http/types.js';
@@ -20,7 +20,7 @@ import { LIMITS } from './target-body.js';
 import { renderTargets } from './target-json.js';
 import { findTargets } from './target-store.js';
 
-export type TargetGroupDeps = KitDeps & { readonly runtime: Pick<ActorRuntime, 'updateMany'> };
+export type TargetGroupDeps = KitDeps & { readonly runtime: ActorEditor };
 
 /**
  * Target groups (hawkBit 1.0-1.1 `MgmtTargetGroupRestApi`, reference §3.5): the `group` text of

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { edited } from '../../actors/outcomes.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorEditor } from '../../actors/roles.js';
 import type { TagRecord } from '../../domain/repository.js';
 import { TARGET } from '../../domain/target.js';
 import type { Route } from '../../http/types.js';
@@ -16,7 +16,7 @@ import { findTargets, targetsNotFound } from './target-store.js';
 import { targetResponse } from './responses.js';
 
 export interface TargetTagDeps extends KitDeps {
-  readonly runtime: Pick<ActorRuntime, 'updateAll'>;
+  readonly runtime: ActorEditor;
 }
 
 const PATH = '/rest/v1/targettags';

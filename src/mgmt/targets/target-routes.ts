@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { edited } from '../../actors/outcomes.js';
 import { deleteTarget, type RemovalDeps } from '../../actors/removal.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorEditor } from '../../actors/roles.js';
 import { created } from '../../domain/audit.js';
 import { AppError, badRequest } from '../../domain/errors.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
@@ -21,7 +21,7 @@ import { loadTarget } from './target-store.js';
 import { targetResponse } from './responses.js';
 
 export type TargetDeps = KitDeps & RemovalDeps & {
-  readonly runtime: Pick<ActorRuntime, 'create' | 'update' | 'remove'>;
+  readonly runtime: ActorEditor;
 };
 
 /** `/rest/v1/targets` and `/rest/v1/targets/{controllerId}`. @see reference §3.1, spec 4.4 */

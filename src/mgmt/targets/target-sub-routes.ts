@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { edited } from '../../actors/outcomes.js';
-import type { ActorRuntime } from '../../actors/runtime.js';
+import type { ActorEditor } from '../../actors/roles.js';
 import { DS, TARGET_TAG, type DistributionSetRecord, type TagRecord } from '../../domain/repository.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { TARGET_TYPE } from '../../domain/targeting.js';
@@ -21,7 +21,7 @@ import { distributionSetResponse } from '../repository/responses.js';
 import { tagResponse } from '../kit/responses.js';
 
 export interface TargetSubDeps extends KitDeps {
-  readonly runtime: Pick<ActorRuntime, 'update'>;
+  readonly runtime: ActorEditor;
 }
 
 const idBody = z.object({ id: id() });
