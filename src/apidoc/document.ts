@@ -2,12 +2,15 @@
  * The OpenAPI 3.1 document of every route the server registers, generated from the route
  * declarations: method and path (`:name` -> `{name}`), authentication (a route with `auth` needs the
  * Management or DDI credentials, by its path), and what `route.doc` adds (request body schema, list
- * parameters, reply schema, tags, summary). Routes marked `doc: false` are left out on purpose.
+ * parameters, reply schema, tags, summary), with the worked examples recorded from a real server
+ * (examples.ts). Routes marked `doc: false` are left out on purpose.
  * Pure: the same routes give the same document.
  */
 import type { PermissionRequirement } from '../http/auth-basic.js';
 import { requirementOf } from '../http/auth-doc.js';
 import type { QueryDoc, ResponseDoc, Route, RouteDoc } from '../http/types.js';
+import { attachExamples } from './examples.js';
+import { API_EXAMPLES } from './examples.generated.js';
 import { SchemaConverter, type JsonSchema } from './json-schema.js';
 import { operationId, openApiPath, pathParams, summaryOf, tagOf } from './naming.js';
 import { errorSchema } from './shapes.js';
@@ -62,6 +65,7 @@ export function openApiDocument(routes: readonly Route[], info: ApiInfo): OpenAp
     for (const t of op['tags'] as string[]) tags.add(t);
     (paths[path] ??= {})[route.method.toLowerCase()] = op;
   }
+  attachExamples(paths, API_EXAMPLES);
   return {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: DESCRIPTION },

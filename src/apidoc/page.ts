@@ -2,7 +2,8 @@
  * The API reference page: one self-contained HTML document (inline CSS and script, system fonts, no
  * CDN: many installations have no internet). The server writes the operations grouped by tag; the
  * script renders an operation's parameters, request body and replies from the embedded OpenAPI
- * document when it is opened, and filters the list as one types.
+ * document when it is opened, with the worked example of each (a real request and its reply), and
+ * filters the list as one types.
  */
 import type { OpenApiDocument } from './document.js';
 
@@ -74,7 +75,7 @@ main{flex:1;padding:8px 24px 48px;min-width:0}h2{font-size:17px;margin:22px 0 8p
 .op>summary code{font-weight:600;word-break:break-all}.s{color:var(--mut)}.body{padding:4px 14px 12px;border-top:1px solid var(--line)}
 .m{display:inline-block;min-width:62px;text-align:center;font:600 12px/20px ui-monospace,monospace;color:#fff;border-radius:3px}
 .m-get{background:#2f6fb5}.m-post{background:#2e8b57}.m-put{background:#b5822f}.m-patch{background:#7d5bb5}.m-delete{background:#b53f3f}
-code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}pre{background:var(--code);padding:8px;overflow:auto}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}pre{background:var(--code);padding:8px;overflow:auto}pre.ex{max-height:360px}
 table{border-collapse:collapse;margin:4px 0 10px}td,th{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 h4{margin:12px 0 4px}.t{color:#8a4b00}.req{color:#b53f3f}.d{color:var(--mut)}ul.sch{margin:2px 0;padding-left:18px}ul.sch li{margin:1px 0}
 .hidden{display:none}`;
@@ -97,13 +98,15 @@ function schema(s,depth){var name=refName(s);s=deref(s);var o=objectOf(s);if(!na
 var head='<span class="t">'+esc(typeOf(s))+'</span>'+(name?' <b>'+esc(name)+'</b>':'')+(s.title?' <b>'+esc(s.title)+'</b>':'')+(s.description?' <span class="d">'+esc(s.description)+'</span>':'');
 if(!o||depth>6)return head;var req=o.required||[];
 return head+'<ul class="sch">'+Object.keys(o.properties).map(function(k){var p=o.properties[k];return '<li><code>'+esc(k)+'</code>'+(req.indexOf(k)>=0?' <span class="req">required</span>':'')+' '+schema(p,depth+1)+'</li>';}).join('')+'</ul>';}
+function example(m){if(!m||!m.examples)return '';var k=Object.keys(m.examples)[0],e=m.examples[k];
+return '<p class="d">Example: <code>'+esc(e.summary||k)+'</code></p><pre class="ex">'+esc(JSON.stringify(e.value,null,2))+'</pre>';}
 function render(el){var e=ops[el.getAttribute('data-id')];if(!e)return;var op=e.op,h='';
 h+='<p class="d">operationId <code>'+esc(op.operationId)+'</code>'+(op.security&&op.security.length?' - auth: '+op.security.map(function(x){return Object.keys(x)[0];}).join(' or '):' - no authentication')+'</p>';
 if(op.description)h+='<p>'+esc(op.description)+'</p>';
 if(op.parameters&&op.parameters.length){h+='<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th><th></th></tr>'+op.parameters.map(function(p){return '<tr><td><code>'+esc(p.name)+'</code>'+(p.required?' <span class="req">required</span>':'')+'</td><td>'+esc(p.in)+'</td><td>'+esc(typeOf(p.schema||{}))+'</td><td class="d">'+esc(p.description||'')+'</td></tr>';}).join('')+'</table>';}
-if(op.requestBody){var c=op.requestBody.content;h+='<h4>Request body'+(op.requestBody.required?'':' (optional)')+'</h4><p class="d">'+esc(Object.keys(c).join(', '))+'</p>'+schema(c[Object.keys(c)[0]].schema||{},0);}
+if(op.requestBody){var c=op.requestBody.content;h+='<h4>Request body'+(op.requestBody.required?'':' (optional)')+'</h4><p class="d">'+esc(Object.keys(c).join(', '))+'</p>'+schema(c[Object.keys(c)[0]].schema||{},0)+example(c[Object.keys(c)[0]]);}
 h+='<h4>Responses</h4>';Object.keys(op.responses).forEach(function(code){var r=op.responses[code];h+='<p><b>'+esc(code)+'</b> '+esc(r.description||'');
-if(r.content){var k=Object.keys(r.content);h+=' <span class="d">'+esc(k.join(', '))+'</span>';var s=r.content[k[0]].schema;if(s&&code.charAt(0)==='2')h+='</p>'+schema(s,0);else if(s)h+=' - '+esc(typeOf(s))+(s.$ref?' ('+esc(s.$ref.split('/').pop())+')':'')+'</p>';else h+='</p>';}else h+='</p>';});
+if(r.content){var k=Object.keys(r.content);h+=' <span class="d">'+esc(k.join(', '))+'</span>';var s=r.content[k[0]].schema;if(s&&code.charAt(0)==='2')h+='</p>'+schema(s,0)+example(r.content[k[0]]);else if(s)h+=' - '+esc(typeOf(s))+(s.$ref?' ('+esc(s.$ref.split('/').pop())+')':'')+'</p>';else h+='</p>';}else h+='</p>';});
 el.querySelector('.body').innerHTML=h;}
 document.querySelectorAll('details.op').forEach(function(d){d.addEventListener('toggle',function(){if(d.open&&!d.getAttribute('data-done')){render(d);d.setAttribute('data-done','1');}});});
 var f=document.getElementById('filter');f.addEventListener('input',function(){var words=f.value.toLowerCase().split(/\\s+/).filter(Boolean);

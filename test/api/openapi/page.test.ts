@@ -50,6 +50,11 @@ describe('API reference page', () => {
       expect(text).toContain('required');
       expect(text).toContain('MgmtTarget');
       expect(text).toMatch(/basicAuth or bearerAuth or sessionCookie/);
+      // the worked example: the concrete request with its body, and the reply the server gave it
+      expect(text).toContain('Example: POST /rest/v1/targets');
+      expect(text).toContain('"controllerId": "device-01"');
+      expect(text).toContain('Example: POST /rest/v1/targets -> 201');
+      expect(text).toContain('"securityToken"');
       await watched.screenshot('api-reference-operation');
       await watched.page.locator('#filter').fill('deploymentBase feedback');
       const visible = await watched.page.locator('details.op:not(.hidden)').count();
