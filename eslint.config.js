@@ -66,11 +66,17 @@ export default tseslint.config(
     [['**/mgmt/**', '**/dmf/**', '**/scheduler/**', '**/store/memory/**', '**/store/redis/**', 'redis'],
       'ddi/ does not import Management, DMF or scheduler code'],
   ]),
-  // DMF: the device API over AMQP, beside ddi/: drives the actors, shares the device functions of ddi/ (never
-  // copies them), declares narrow dependencies; only src/modules.ts imports it (the HANDLERS lists above)
+  // device: the operations both device protocols share (registration, reports, attributes, the action offered,
+  // module views); below ddi/ and dmf/, above the actors; narrow dependencies, no protocol code
+  boundary(['src/device/**/*.ts'], [
+    [[...HANDLERS, '**/scheduler/**', '**/app/**', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
+      'device/ sits below both device protocols (ddi/, dmf/): it knows the actors and the Store port, no protocol, app or scheduler code'],
+  ]),
+  // DMF: the device API over AMQP, beside ddi/: drives the actors, shares the device operations of device/ with
+  // ddi/ (never copies them), declares narrow dependencies; only src/modules.ts imports it (the HANDLERS lists above)
   boundary(['src/dmf/**/*.ts'], [
-    [['**/mgmt/**', '**/scheduler/**', '**/http/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
-      'dmf/ is a device API like ddi/: actors, ddi/ device functions and the Store port, no Management, scheduler or HTTP code'],
+    [['**/mgmt/**', '**/ddi/**', '**/scheduler/**', '**/http/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
+      'dmf/ is a device API like ddi/: actors, device/ operations and the Store port, no Management, DDI, scheduler or HTTP code'],
   ]),
   // events: follows the store's journal for the live streams; below the handlers, beside the actors
   boundary(['src/events/**/*.ts'], [

@@ -11,16 +11,17 @@
 import type { Services } from '../app/services.js';
 import { artifactReply, md5sumReply } from '../artifacts/index.js';
 import type { ActionRecord } from '../domain/action.js';
+import { activeActions, highestPriority } from '../device/active-actions.js';
+import { moduleArtifacts } from '../device/modules.js';
+import { entryQuotaLeft, sendToAction } from '../device/reports.js';
 import { AppError, notFound } from '../domain/errors.js';
 import { ARTIFACT, DS, type ArtifactRecord, type DistributionSetRecord } from '../domain/repository.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { Handler, Reply } from '../http/types.js';
 import type { Stored } from '../store/port.js';
-import { activeActions, highestPriority } from './active-action.js';
 import { device, requireTarget, type Device } from './device.js';
-import { artifactJson, moduleArtifacts } from './deployment-json.js';
+import { artifactJson } from './deployment-json.js';
 import { idParam } from './params.js';
-import { entryQuotaLeft, sendToAction } from './report.js';
 
 const MD5SUM = '.MD5SUM';
 

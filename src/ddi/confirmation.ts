@@ -6,18 +6,19 @@
  */
 import type { Services } from '../app/services.js';
 import { activateAutoConfirm, deactivateAutoConfirm } from '../actors/auto-confirm.js';
+import { activeActions, cancelLapsed, highestPriority, lapsed, maintenanceState } from '../device/active-actions.js';
+import { checkMessageQuota, sendToAction } from '../device/reports.js';
 import { AppError, notFound } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { Handler } from '../http/types.js';
 import { parseBody, readJson, validate } from '../http/json.js';
-import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState } from './active-action.js';
 import { activateAutoConfirmBody, confirmationBody, messageCount } from './bodies.js';
 import { addressOf, device, registerTarget, requireTarget } from './device.js';
 import { deploymentJson } from './deployment-json.js';
 import { deviceUrl } from './links.js';
 import { actionOfTarget, idParam, intQuery } from './params.js';
+import { linkHash } from './poll-values.js';
 import type { PollRecorder } from './poll-recorder.js';
-import { checkMessageQuota, sendToAction } from './report.js';
 
 function autoConfirmJson(target: TargetRecord): object {
   const ac = target.autoConfirm;

@@ -6,16 +6,16 @@
  */
 import type { Services } from '../app/services.js';
 import { assignOffline } from '../actors/assign.js';
+import { cancelLapsed, lapsed, maintenanceState } from '../device/active-actions.js';
+import { sendToAction } from '../device/reports.js';
 import { notFound } from '../domain/errors.js';
 import { DS, type DistributionSetRecord } from '../domain/repository.js';
 import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
-import { cancelLapsed, lapsed, maintenanceState } from './active-action.js';
 import { assignedVersionBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
 import { deploymentJson } from './deployment-json.js';
 import { actionOfTarget, idParam, intQuery } from './params.js';
-import { sendToAction } from './report.js';
 
 /** Actions a device must not fetch as a deployment: not started, waiting for confirmation, being cancelled. */
 const HIDDEN = new Set(['scheduled', 'wait_for_confirmation', 'canceling', 'canceled']);

@@ -6,6 +6,7 @@
  * @see reference/hawkbit-api.md §1.1 rows 6, 8, 9
  */
 import type { Services } from '../app/services.js';
+import { checkEntryQuota, checkMessageQuota, sendToAction } from '../device/reports.js';
 import { SERVER_MESSAGE_PREFIX } from '../domain/action.js';
 import { feedbackEntryType } from '../domain/action.machine.js';
 import { AppError, notFound } from '../domain/errors.js';
@@ -14,7 +15,6 @@ import { readJson } from '../http/json.js';
 import { feedbackBody, messageCount, type FeedbackBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
 import { actionOfTarget, idParam } from './params.js';
-import { checkEntryQuota, checkMessageQuota, sendToAction } from './report.js';
 
 /**
  * The line hawkBit's DDI writes first in the status entry of a cancel feedback, before the device's

@@ -3,13 +3,13 @@
  * X-Forwarded-* from trusted proxies only) and the tenant as the client wrote it.
  * @see reference/hawkbit-api.md §1.3 (root links, artifact link rels)
  */
-import { segment } from '../http/links.js';
+import { artifactUrl, deviceUrlOf } from '../device/artifact-url.js';
 import type { Request } from '../http/types.js';
 import type { Device } from './device.js';
 
 /** `{base}/{tenant}/controller/v1/{controllerId}` */
 export function deviceUrl(req: Pick<Request, 'baseUrl'>, d: Pick<Device, 'pathTenant' | 'controllerId'>): string {
-  return `${req.baseUrl}/${d.pathTenant}/controller/v1/${segment(d.controllerId)}`;
+  return deviceUrlOf(req.baseUrl, d.pathTenant, d.controllerId);
 }
 
 export interface Href {
@@ -23,7 +23,7 @@ export interface Href {
  * origin would point nowhere.
  */
 export function artifactLinks(req: Pick<Request, 'baseUrl'>, d: Pick<Device, 'pathTenant' | 'controllerId'>, moduleId: number, filename: string): Record<string, Href> {
-  const download = `${deviceUrl(req, d)}/softwaremodules/${moduleId}/artifacts/${segment(filename)}`;
+  const download = artifactUrl(req.baseUrl, d.pathTenant, d.controllerId, moduleId, filename);
   const md5sum = `${download}.MD5SUM`;
   const links: Record<string, Href> = {};
   if (req.baseUrl.startsWith('https:')) {

@@ -22,6 +22,8 @@
  * and the address come from its X-Forwarded-* headers, as on the generic path.
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3
  */
+import { highestPriority, peekActiveActions } from '../device/active-actions.js';
+import { peekTarget } from '../device/registration.js';
 import { isValidControllerId } from '../domain/ids.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { noneMatch } from '../http/etag.js';
@@ -29,9 +31,8 @@ import { laneHeader } from '../http/lane.js';
 import { negotiate } from '../http/negotiate.js';
 import type { Lane, LaneRequest } from '../http/types.js';
 import { MISS, type CachedReads } from '../store/port.js';
-import { highestPriority, peekActiveActions } from './active-action.js';
 import { tokenModes, tokensEqual, type TokenModes } from './auth.js';
-import { clientIpOf, deviceAddress, knownTenant, peekTarget } from './device.js';
+import { clientIpOf, deviceAddress, knownTenant } from './device.js';
 import { memoOf, minPollingMs, type Memo, type PollDeps } from './poll.js';
 import type { Bucket } from './poll-limiter.js';
 import type { Note } from './poll-recorder.js';

@@ -8,6 +8,7 @@
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3, §2 (root poll)
  */
 import type { Services } from '../app/services.js';
+import { activeActions, cancelLapsed, highestPriority, lapsed, maintenanceState, peekActiveActions } from '../device/active-actions.js';
 import type { ActionRecord } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
@@ -17,9 +18,9 @@ import { etagOf } from '../http/etag.js';
 import { HAL_TYPE, JSON_TYPE } from '../http/negotiate.js';
 import type { Handler, LaneReply, Reply, Request } from '../http/types.js';
 import { MISS, type Stored } from '../store/port.js';
-import { activeActions, cancelLapsed, highestPriority, lapsed, linkHash, maintenanceState, peekActiveActions, pollSleep } from './active-action.js';
 import { addressOf, clientIp, device, registerTarget, type Device } from './device.js';
 import { deviceUrl } from './links.js';
+import { linkHash, pollSleep } from './poll-values.js';
 import type { PollDecision, PollLimiter } from './poll-limiter.js';
 import type { PollRecorder } from './poll-recorder.js';
 

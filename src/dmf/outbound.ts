@@ -14,9 +14,9 @@ import type { DmfOutboundPort } from '../actors/effects.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import type { DmfEffect } from '../domain/effects.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
-import { activeActions, highestPriority, maintenanceState } from '../ddi/active-action.js';
-import { deviceModules, type DeviceModule } from '../ddi/deployment-json.js';
-import { artifactLinks } from '../ddi/links.js';
+import { activeActions, highestPriority, maintenanceState } from '../device/active-actions.js';
+import { artifactUrl } from '../device/artifact-url.js';
+import { deviceModules, type DeviceModule } from '../device/modules.js';
 import { StoreUnavailableError, type Reads } from '../store/port.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import { parseAmqpAddress } from './address.js';
@@ -216,8 +216,6 @@ export class DmfOutbound implements DmfOutboundPort {
    * `dmf.extendedHashes`), size, last change and the DDI download URL (target token or anonymous).
    */
   #modulesJson(tenant: string, target: TargetRecord, modules: readonly DeviceModule[]): object[] {
-    const base = { baseUrl: this.#o.downloadBaseUrl };
-    const device = { pathTenant: tenant, controllerId: target.controllerId };
     const scheme = this.#o.downloadBaseUrl.startsWith('https:') ? 'HTTPS' : 'HTTP';
     return modules.map(({ module: m, typeKey, artifacts, metadata }) => ({
       moduleId: m.id,
@@ -229,7 +227,7 @@ export class DmfOutbound implements DmfOutboundPort {
         hashes: { sha1: a.hashes.sha1, md5: a.hashes.md5, ...(this.#o.extendedHashes ? { sha256: a.hashes.sha256 } : {}) },
         size: a.size,
         lastModified: a.lastModifiedAt,
-        urls: { [scheme]: artifactLinks(base, device, m.id, a.filename)['download-http']?.href },
+        urls: { [scheme]: artifactUrl(this.#o.downloadBaseUrl, tenant, target.controllerId, m.id, a.filename) },
       })),
       ...(metadata.length > 0 ? { metadata } : {}),
     }));

@@ -1,14 +1,13 @@
 /**
- * What the device is offered next: the target's highest-priority active action, its maintenance
- * window state, the `c` value of its link and the suggested poll interval. Pure apart from the reads
- * and the one cancellation of a lapsed maintenance schedule.
+ * A target's active actions as a device sees them, for DDI and DMF alike: which one it is offered
+ * (the highest priority), the maintenance window state of an action, and the cancellation of an
+ * action whose maintenance schedule has no window left.
  * @see reference/hawkbit-api.md §1.3, §1.4, §4.2 (maintenance schedule lapsed)
  */
-import type { Services } from '../app/services.js';
+import type { EffectDispatcher } from '../actors/dispatcher.js';
+import type { ActorSender } from '../actors/roles.js';
 import { ACTION, WEIGHT_IF_ABSENT, type ActionRecord } from '../domain/action.js';
 import { windowState, type WindowState } from '../domain/maintenance.js';
-import type { TenantConfigView } from '../domain/tenant-config.js';
-import { formatDuration } from '../domain/tenant-config.js';
 import { MISS, type CachedReads, type Miss, type Page, type Reads, type Stored, type Tenant } from '../store/port.js';
 
 /** Far more active actions than any target has; the index is read in one page. */
@@ -67,44 +66,23 @@ export function lapsed(state: WindowState | undefined): boolean {
   return state !== undefined && !state.available && state.nextStart === null;
 }
 
+/** What sending a device's event to an action goes through: the send, and `settle` for the effects it caused. */
+export interface ActionSendDeps {
+  readonly runtime: ActorSender;
+  readonly dispatcher: Pick<EffectDispatcher, 'settle'>;
+}
+
 /**
  * Cancels an action whose maintenance schedule has no window left (reference §4.2); returns the
  * action as it is afterwards (canceling), or as it was when the cancel did not apply.
  */
 export async function cancelLapsed(
-  services: Services, tenant: Tenant, action: Stored<ActionRecord>, now: number,
+  deps: ActionSendDeps, tenant: Tenant, action: Stored<ActionRecord>, now: number,
 ): Promise<Stored<ActionRecord>> {
-  const r = await services.runtime.send(tenant, ACTION, action.id, { type: 'mgmt.cancel', at: now, by: 'system', reason: 'maintenance' });
+  const r = await deps.runtime.send(tenant, ACTION, action.id, { type: 'mgmt.cancel', at: now, by: 'system', reason: 'maintenance' });
   if (r.kind === 'committed') {
-    await services.dispatcher.settle(r.effectIds);
+    await deps.dispatcher.settle(r.effectIds);
     return { id: action.id, version: r.version, value: r.record };
   }
   return action;
-}
-
-/**
- * `c` of the deploymentBase / confirmationBase link: `31 * hash(action) + offset` as hawkBit computes
- * it, with the action's id and record version standing in for its JPA hashCode. Offsets: 1249 while
- * a maintenance window is open, 1231 once a time-forced action's force time is reached, else 1237.
- * It only has to change the poll body (and so its ETag) when the action changes.
- */
-export function linkHash(action: Stored<ActionRecord>, state: WindowState | undefined, now: number): number {
-  const a = action.value;
-  const hash = (Math.imul(31, a.id | 0) + action.version) | 0;
-  const offset = state?.available === true ? 1249 : a.actionType === 'timeforced' && now >= a.forceTime ? 1231 : 1237;
-  return (Math.imul(31, hash) + offset) | 0;
-}
-
-/**
- * `config.polling.sleep`: the tenant's pollingTime; before a maintenance window opens, the time to
- * its start divided by maintenanceWindowPollCount, kept within [minPollingTime, pollingTime].
- */
-export function pollSleep(config: TenantConfigView, state: WindowState | undefined, now: number): string {
-  const polling = String(config.get('pollingTime'));
-  if (state === undefined || state.available || state.nextStart === null) return polling;
-  const max = config.durationMs('pollingTime');
-  const min = config.durationMs('minPollingTime');
-  const count = Math.max(1, config.number('maintenanceWindowPollCount'));
-  const wait = Math.min(max, Math.max(min, (state.nextStart - now) / count));
-  return formatDuration(wait);
 }

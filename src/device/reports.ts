@@ -1,15 +1,15 @@
 /**
- * Delivering a device report to an action actor: the quota checks hawkBit makes first, the send,
- * and `settle` so the effects (target in sync, error, next assigned DS) are visible to the device's
- * next request.
+ * Delivering a device report to an action actor, for DDI and DMF alike: the quota checks hawkBit
+ * makes first, the send, and `settle` so the effects (target in sync, error, next assigned DS) are
+ * visible to the device's next request.
  * @see reference/hawkbit-api.md §4.2 (maxMessages), §8
  */
-import type { Services } from '../app/services.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import type { ActionEvent } from '../domain/action.machine.js';
 import { AppError, concurrent, notFound } from '../domain/errors.js';
 import type { Quotas } from '../domain/quotas.js';
 import type { Stored } from '../store/port.js';
+import type { ActionSendDeps } from './active-actions.js';
 
 /** At most `maxMessagesPerActionStatus` messages in one status entry. */
 export function checkMessageQuota(deps: { readonly quotas: Pick<Quotas, 'maxMessagesPerActionStatus'> }, messages: number): void {
@@ -27,18 +27,18 @@ export function checkEntryQuota(deps: { readonly quotas: Pick<Quotas, 'maxStatus
   }
 }
 
-export function entryQuotaLeft(services: Services, action: ActionRecord): boolean {
-  return action.entries < services.quotas.maxStatusEntriesPerAction;
+export function entryQuotaLeft(deps: { readonly quotas: Pick<Quotas, 'maxStatusEntriesPerAction'> }, action: ActionRecord): boolean {
+  return action.entries < deps.quotas.maxStatusEntriesPerAction;
 }
 
 /** Sends the event; waits until the effects it caused were handled. */
 export async function sendToAction(
-  services: Services, tenant: string, action: Stored<ActionRecord>, event: ActionEvent,
+  deps: ActionSendDeps, tenant: string, action: Stored<ActionRecord>, event: ActionEvent,
 ): Promise<ActionRecord | undefined> {
-  const r = await services.runtime.send(tenant, ACTION, action.id, event);
+  const r = await deps.runtime.send(tenant, ACTION, action.id, event);
   switch (r.kind) {
     case 'committed':
-      await services.dispatcher.settle(r.effectIds);
+      await deps.dispatcher.settle(r.effectIds);
       return r.record;
     case 'ignored':
       return r.record;
