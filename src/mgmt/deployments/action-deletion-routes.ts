@@ -11,7 +11,8 @@ import { ACCESS } from '../kit/access.js';
 import { id, readOptionalBody } from '../kit/body.js';
 import { BY_ID, evalContext } from '../kit/list.js';
 import { callerOf, pathText } from '../kit/request.js';
-import { loadTarget } from '../targets/target-store.js';
+import { loadActorByKeyOr404 } from '../kit/actor-store.js';
+import { BY_CONTROLLER_ID } from '../targets/target-store.js';
 import { actionFieldsOf } from './action-fields.js';
 import type { DeploymentDeps } from './deps.js';
 import { joinActions } from './joins.js';
@@ -59,7 +60,7 @@ export function actionDeletionRoutes(deps: DeploymentDeps): Route[] {
         const { tenant } = callerOf(req);
         const keepLast = keepLastOf(req);
         const ids = readOptionalBody(req, idsBody, []);
-        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
         if (keepLast < 0 && ids.length === 0) throw badRequest('Either keepLast OR action ID list should be provided!');
         if (keepLast >= 0 && ids.length > 0) throw badRequest('Only one of the parameters should be provided!');
         const allowed = await allowedOf(tenant);

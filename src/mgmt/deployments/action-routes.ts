@@ -8,14 +8,15 @@ import { ACCESS } from '../kit/access.js';
 import { int, readBody, str } from '../kit/body.js';
 import { pageOf } from '../kit/hal.js';
 import { listPage } from '../kit/list.js';
-import { callerOf, isFull, pathText, queryFlag } from '../kit/request.js';
+import { callerOf, isFull, pathId, pathText, queryFlag } from '../kit/request.js';
 import { managementApi } from '../../domain/tenant-config.js';
-import { loadTarget } from '../targets/target-store.js';
+import { loadActorByKeyOr404, loadActorOr404 } from '../kit/actor-store.js';
+import { BY_CONTROLLER_ID } from '../targets/target-store.js';
 import { actionFieldsOf } from './action-fields.js';
 import { cancelAction, confirmAction, forceAction, forceQuitAction } from './action-commands.js';
 import type { DeploymentDeps } from './deps.js';
 import { joinActions } from './joins.js';
-import { actionOr404, targetActionOr404 } from './lookups.js';
+import { targetActionOr404 } from './lookups.js';
 import { renderActions } from './views.js';
 import { actionResponse } from './responses.js';
 import { pageSchema } from '../../apidoc/shapes.js';
@@ -62,7 +63,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
       method: 'GET', path: '/rest/v1/actions/:actionId', auth: read, doc: { summary: 'Read an action', response: actionResponse, description: ACTION_FORM },
       handler: async (req) => {
         const { tenant } = callerOf(req);
-        const action = await actionOr404(deps.store, tenant, req);
+        const action = await loadActorOr404(deps.store, tenant, ACTION, pathId(req, 'actionId', 'Action'));
         return { status: 200, json: await one(req, tenant, action.value) };
       },
     },
@@ -70,7 +71,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
       method: 'DELETE', path: '/rest/v1/actions/:actionId', auth: update, doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
-        const action = await actionOr404(deps.store, tenant, req);
+        const action = await loadActorOr404(deps.store, tenant, ACTION, pathId(req, 'actionId', 'Action'));
         const allowed = statusSet(String((await deps.tenantConfig.view(tenant)).get('action.delete.allowed.statuses')));
         if (!allowed.has(action.value.status)) {
           throw new AppError('ACTION_NOT_DELETABLE',
@@ -87,7 +88,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
       doc: { summary: "List a target's actions", list: true, response: pageSchema(actionResponse), description: ACTION_FORM },
       handler: async (req) => {
         const { tenant } = callerOf(req);
-        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
         return { status: 200, json: await page(req, tenant, false, { index: 'target', key: String(target.id) }) };
       },
     },

@@ -3,7 +3,8 @@ import type { QueryDoc, Route } from '../../http/types.js';
 import { ASSIGN } from '../kit/access.js';
 import { readBody } from '../kit/body.js';
 import { callerOf, pathId, pathText, queryFlag } from '../kit/request.js';
-import { loadTarget } from '../targets/target-store.js';
+import { loadActorByKeyOr404 } from '../kit/actor-store.js';
+import { BY_CONTROLLER_ID } from '../targets/target-store.js';
 import { assignFromRequest } from './assign-service.js';
 import { dsAssignmentsBody, targetAssignmentsBody, toItem } from './assignment-body.js';
 import type { DeploymentDeps } from './deps.js';
@@ -25,7 +26,7 @@ export function assignmentRoutes(deps: DeploymentDeps): Route[] {
       handler: async (req) => {
         const { tenant, username } = callerOf(req);
         const offline = queryFlag(req, 'offline');
-        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
         const items = readBody(req, dsAssignmentsBody).map((b) => toItem(target.value.controllerId, b.id, b));
         return { status: 200, json: await assignFromRequest(deps, tenant, req, username, items, offline) };
       },

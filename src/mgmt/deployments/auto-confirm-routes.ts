@@ -5,7 +5,8 @@ import { ACCESS } from '../kit/access.js';
 import { readOptionalBody, text } from '../kit/body.js';
 import { link, segment } from '../kit/hal.js';
 import { callerOf, pathText } from '../kit/request.js';
-import { loadTarget } from '../targets/target-store.js';
+import { loadActorByKeyOr404 } from '../kit/actor-store.js';
+import { BY_CONTROLLER_ID } from '../targets/target-store.js';
 import type { DeploymentDeps } from './deps.js';
 
 /**
@@ -27,7 +28,7 @@ export function autoConfirmRoutes(deps: DeploymentDeps): Route[] {
       method: 'GET', path: '/rest/v1/targets/:targetId/autoConfirm', auth: deps.mgmtAuth(ACCESS.target.read),
       doc: { summary: "The target's auto-confirmation state", response: autoConfirmResponse },
       handler: async (req) => {
-        const target = (await loadTarget(deps.store, callerOf(req).tenant, pathText(req, 'targetId'))).value;
+        const target = (await loadActorByKeyOr404(deps.store, callerOf(req).tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'))).value;
         const ac = target.autoConfirm;
         const json = ac === null
           ? { active: false, _links: { activate: link(req, `${base(target.controllerId)}/activate`) } }
@@ -46,7 +47,7 @@ export function autoConfirmRoutes(deps: DeploymentDeps): Route[] {
       doc: { body: activateBody, bodyOptional: true, response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
-        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
         // the body is optional (hawkBit: @RequestBody(required = false))
         const body = readOptionalBody(req, activateBody, {});
         await activateAutoConfirm(deps, tenant, target.id, {
@@ -60,7 +61,7 @@ export function autoConfirmRoutes(deps: DeploymentDeps): Route[] {
       doc: { response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
-        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
         await deactivateAutoConfirm(deps, tenant, target.id);
         return { status: 204 };
       },

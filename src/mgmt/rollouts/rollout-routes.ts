@@ -1,7 +1,7 @@
 import { edited } from '../../actors/outcomes.js';
 import type { ActorEditor } from '../../actors/roles.js';
 import { ACTION, type ActionRecord } from '../../domain/action.js';
-import { AppError, notFound } from '../../domain/errors.js';
+import { AppError } from '../../domain/errors.js';
 import {
   ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
 } from '../../domain/rollout.js';
@@ -11,6 +11,7 @@ import { pageSchema } from '../../apidoc/shapes.js';
 import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
 import type { Reads, Tenant } from '../../store/port.js';
 import { SCAN_ALL, loadRecords } from '../../store/reads.js';
+import { loadActorOr404 } from '../kit/actor-store.js';
 import { ACCESS, APPROVE_ROLLOUT, HANDLE_ROLLOUT, READ_ROLLOUT_TARGETS } from '../kit/access.js';
 import { readBody } from '../kit/body.js';
 import { command, type CommandDeps } from '../kit/commands.js';
@@ -55,10 +56,7 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
   const approve = deps.mgmtAuth(APPROVE_ROLLOUT);
   const load = async (req: Request): Promise<{ tenant: Tenant; rollout: RolloutRecord }> => {
     const { tenant } = callerOf(req);
-    const id = pathId(req, 'rolloutId', 'Rollout');
-    const found = await deps.store.get<RolloutRecord>(tenant, ROLLOUT, id);
-    if (found === undefined) throw notFound('Rollout', id);
-    return { tenant, rollout: found.value };
+    return { tenant, rollout: (await loadActorOr404(deps.store, tenant, ROLLOUT, pathId(req, 'rolloutId', 'Rollout'))).value };
   };
   const single = async (req: Request, tenant: Tenant, r: RolloutRecord) => (await renderRollouts(deps.store, tenant, req, [r], true))[0];
   const creator = (req: Request): Creator => ({
@@ -80,9 +78,7 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
   };
   const groupOf = async (req: Request, tenant: Tenant, rollout: RolloutRecord): Promise<RolloutGroupRecord> => {
     const id = pathId(req, 'groupId', 'RolloutGroup');
-    const g = await deps.store.get<RolloutGroupRecord>(tenant, ROLLOUT_GROUP, id);
-    if (g === undefined || g.value.rollout !== rollout.id) throw notFound('RolloutGroup', id);
-    return g.value;
+    return (await loadActorOr404(deps.store, tenant, ROLLOUT_GROUP, id, { belongs: (g) => g.rollout === rollout.id })).value;
   };
 
   return [

@@ -11,7 +11,8 @@ import { filterRoutes, type TargetFilterDeps } from './filter-routes.js';
 import { targetGroupRoutes, type TargetGroupDeps } from './group-routes.js';
 import { targetTagRoutes, type TargetTagDeps } from './tag-routes.js';
 import { targetRoutes, type TargetDeps } from './target-routes.js';
-import { loadTarget } from './target-store.js';
+import { loadActorByKeyOr404 } from '../kit/actor-store.js';
+import { BY_CONTROLLER_ID } from './target-store.js';
 import { targetSubRoutes, type TargetSubDeps } from './target-sub-routes.js';
 import { targetTypeRoutes, type TargetTypeDeps } from './type-routes.js';
 
@@ -35,7 +36,7 @@ export function targetsModule(deps: TargetsModuleDeps): AppModule {
         entryLabel: 'TargetMetadata',
         quota: deps.quotas.maxMetaDataEntriesPerTarget,
         targetVisible: false,
-        load: async (req, tenant) => (await loadTarget(deps.store, tenant, pathText(req, 'targetId'))).value,
+        load: async (req, tenant) => (await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'))).value,
         entries: (t) => Object.entries(t.metadata).map(([key, value]) => ({ key, value })),
         change: async (tenant, target, by, edit) => {
           const now = deps.now();

@@ -17,7 +17,8 @@ import { callerOf, pathText } from '../kit/request.js';
 import { loadLiveOr404 } from '../kit/store.js';
 import { checkAddress, createTargetsBody, generateSecurityToken, updateTargetBody, type CreateTargetItem } from './target-body.js';
 import { listTargets, renderTargets } from './target-json.js';
-import { loadTarget } from './target-store.js';
+import { loadActorByKeyOr404 } from '../kit/actor-store.js';
+import { BY_CONTROLLER_ID } from './target-store.js';
 import { targetResponse } from './responses.js';
 
 export type TargetDeps = KitDeps & RemovalDeps & {
@@ -46,7 +47,7 @@ export function targetRoutes(deps: TargetDeps): Route[] {
       doc: { summary: 'Read a target', response: targetResponse },
       handler: async (req) => {
         const { tenant } = callerOf(req);
-        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
         return { status: 200, json: (await renderTargets(deps, tenant, req, [target.value], { full: true }))[0] };
       },
     },
@@ -60,7 +61,7 @@ export function targetRoutes(deps: TargetDeps): Route[] {
         checkAddress(body.address, 'body.address');
         if (body.targetType === 0) throw badRequest('body.targetType: must be a target type id, or -1 to remove the type');
         if (body.targetType != null && body.targetType !== -1) await loadLiveOr404(deps.store, tenant, TARGET_TYPE, body.targetType);
-        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
         const now = deps.now();
         const [updated] = edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({
           ...t,
@@ -82,7 +83,7 @@ export function targetRoutes(deps: TargetDeps): Route[] {
       doc: { summary: 'Delete a target', response: { status: 204 } },
       handler: async (req) => {
         const { tenant } = callerOf(req);
-        const target = await loadTarget(deps.store, tenant, pathText(req, 'targetId'));
+        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
         await deleteTarget(deps, tenant, target.id, target.value.controllerId);
         return { status: 204 };
       },

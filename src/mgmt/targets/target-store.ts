@@ -1,24 +1,18 @@
-import { AppError, notFound } from '../../domain/errors.js';
+import { AppError } from '../../domain/errors.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
-import type { Store, Stored, Tenant } from '../../store/port.js';
+import type { Store, Tenant } from '../../store/port.js';
 import { loadRecords } from '../../store/reads.js';
+import type { ActorKey } from '../kit/actor-store.js';
 
 /** Targets as the Management API names them: by controller id (case-insensitive, as the unique index). */
-
-/** The target with this controller id, or 404. */
-export async function loadTarget(store: Store, tenant: Tenant, controllerId: string): Promise<Stored<TargetRecord>> {
-  const id = await store.lookup(tenant, TARGET, 'controllerId', controllerId.toLowerCase());
-  const found = id === undefined ? undefined : await store.get<TargetRecord>(tenant, TARGET, id);
-  if (found === undefined) throw notFound('Target', controllerId);
-  return found;
-}
+export const BY_CONTROLLER_ID: ActorKey<typeof TARGET> = { kind: TARGET, index: 'controllerId', key: (c) => c.toLowerCase() };
 
 /** The targets with these controller ids (request order, each once) and the ids that name none. */
 export async function findTargets(
   store: Store, tenant: Tenant, controllerIds: readonly string[],
 ): Promise<{ found: TargetRecord[]; missing: string[] }> {
-  const unique = [...new Map(controllerIds.map((c) => [c.toLowerCase(), c])).entries()];
-  const ids = unique.length === 0 ? [] : await store.lookupMany(tenant, TARGET, 'controllerId', unique.map(([k]) => k));
+  const unique = [...new Map(controllerIds.map((c) => [BY_CONTROLLER_ID.key(c), c])).entries()];
+  const ids = unique.length === 0 ? [] : await store.lookupMany(tenant, TARGET, BY_CONTROLLER_ID.index, unique.map(([k]) => k));
   const records = await loadRecords<TargetRecord>(store, tenant, TARGET, ids.filter((x) => x !== undefined));
   const byId = new Map(records.map((r) => [r.id, r.value]));
   const found: TargetRecord[] = [];

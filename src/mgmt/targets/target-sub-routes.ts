@@ -15,7 +15,8 @@ import { loadLiveOr404, loadOr404 } from '../kit/store.js';
 import { renderDistributionSets } from '../repository/views.js';
 import { targetTagJson } from './tag-routes.js';
 import { listTargets } from './target-json.js';
-import { loadTarget } from './target-store.js';
+import { loadActorByKeyOr404 } from '../kit/actor-store.js';
+import { BY_CONTROLLER_ID } from './target-store.js';
 import { targetResponse } from './responses.js';
 import { distributionSetResponse } from '../repository/responses.js';
 import { tagResponse } from '../kit/responses.js';
@@ -32,7 +33,7 @@ const idBody = z.object({ id: id() });
  * module.) @see reference §3.1, §3.9
  */
 export function targetSubRoutes(deps: TargetSubDeps): Route[] {
-  const targetOf = async (req: Request): Promise<TargetRecord> => (await loadTarget(deps.store, callerOf(req).tenant, pathText(req, 'targetId'))).value;
+  const targetOf = async (req: Request): Promise<TargetRecord> => (await loadActorByKeyOr404(deps.store, callerOf(req).tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'))).value;
   const base = '/rest/v1/targets/:targetId';
   const setType = async (req: Request, type: number | null): Promise<void> => {
     const { tenant, username } = callerOf(req);
