@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION, type ActionRecord } from '../../src/domain/action.js';
-import { createRollout, statusOf } from '../api/rollout-engine/fixture.js';
+import { createRollout, waitStatus } from '../api/rollouts/fixture.js';
 import { LOCAL_STORES, STORES } from '../helpers/app.js';
 import { seedDistributionSet } from '../helpers/seed.js';
 import { newThingId, startDmfApp, useRabbit, type DmfApp } from './fixture.js';
@@ -180,7 +180,7 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
       successCondition: { condition: 'THRESHOLD', expression: '50' }, errorCondition: { condition: 'THRESHOLD', expression: '50' },
       errorAction: { action: 'PAUSE', expression: '' },
     });
-    await statusOf(app, rollout.id, 'ready');
+    await waitStatus(app, rollout.id, 'ready');
     expect(app.gateway.pending(things[0]!)).toEqual([]); // scheduled actions are not sent before the group starts
     expect((await app.mgmt.post(`/rest/v1/rollouts/${rollout.id}/start`)).status).toBe(204);
     const ids: number[] = [];
@@ -190,7 +190,7 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     await app.gateway.status(app.tenant, things[1]!, ids[1]!, 'ERROR');
     await actionStatus(ids[0]!, 'finished');
     await actionStatus(ids[1]!, 'error');
-    const done = await statusOf(app, rollout.id, 'finished');
+    const done = await waitStatus(app, rollout.id, 'finished');
     expect(done.totalTargetsPerStatus).toMatchObject({ finished: 1, error: 1, running: 0, scheduled: 0 });
   });
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRollout, statusOf } from '../rollout-engine/fixture.js';
+import { createRollout, waitStatus } from '../rollouts/fixture.js';
 import { STORES, startAppOn, storeOptions, tenantFor, type App } from '../../helpers/app.js';
 import { seedDistributionSet, seedTarget } from '../../helpers/seed.js';
 import { ERR, expectError } from '../targets/fixtures.js';
@@ -23,16 +23,16 @@ describe.each(STORES)('distribution set statistics, %s store', (kind) => {
     const cid = `ro-${name}`;
     await seedTarget(app, cid);
     const created = await createRollout(app, { name, distributionSetId: ds, targetFilterQuery: `name==${cid}`, amountGroups: 1 });
-    await statusOf(app, created.id, 'ready');
+    await waitStatus(app, created.id, 'ready');
     if (!start) return;
     expect((await app.mgmt.post(`/rest/v1/rollouts/${created.id}/start`)).status).toBe(204);
-    await statusOf(app, created.id, 'running');
+    await waitStatus(app, created.id, 'running');
     const [action] = (await app.mgmt.get(`/rest/v1/targets/${cid}/actions`)).json().content;
     for (const force of ['', '?force=true']) {
       const res = await app.mgmt.delete(`/rest/v1/targets/${cid}/actions/${action.id}${force}`);
       expect(res.status, res.text).toBe(204);
     }
-    await statusOf(app, created.id, 'finished');
+    await waitStatus(app, created.id, 'finished');
   };
 
   it('counts actions by status, rollouts by status and auto-assignments, with totals', async () => {

@@ -7,27 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import { STORES } from '../../helpers/app.js';
 import {
-  createRollout, getRollout, groupTargets, groupsOf, seedFleet, startRolloutApp, statusOf, until, type GroupJson, type RolloutApp,
-} from './fixture.js';
+  createRollout, getGroups, getRollout, groupTargets, offered, runDevice, seedFleet, startRolloutApp, waitFor, waitStatus, type RolloutApp,
+} from '../rollouts/fixture.js';
 
 const threshold = (expression: string) => ({ condition: 'THRESHOLD', expression });
-
-interface DynamicGroupJson extends GroupJson {
-  readonly dynamic: boolean;
-  readonly targetPercentage: number;
-}
-const dynamicGroups = async (app: RolloutApp, id: number) => (await groupsOf(app, id)) as DynamicGroupJson[];
 
 /** Creates targets over the Management API, as an operator would after the rollout started. */
 async function addTargets(app: RolloutApp, ...ids: string[]): Promise<void> {
   const res = await app.mgmt.post('/rest/v1/targets', { json: ids.map((controllerId) => ({ controllerId, name: controllerId })) });
   expect(res.status, res.text).toBe(201);
-}
-
-/** Waits until the device is offered its deployment, then reports success. */
-async function finish(app: RolloutApp, cid: string): Promise<void> {
-  await until(`${cid} offered`, () => app.offered(cid), (a) => a !== undefined);
-  expect(await app.report(cid, 'success')).toBe(true);
 }
 
 /** A rollout of dynamic groups only (`amountGroups: 0`) over a set of its own, started and running. */
@@ -36,9 +24,9 @@ async function runningPureDynamic(app: RolloutApp, name: string, filter: string,
   const created = await createRollout(app, {
     name, distributionSetId: ds, targetFilterQuery: filter, amountGroups: 0, dynamic: true, dynamicGroupTemplate: { targetCount },
   });
-  await statusOf(app, created.id, 'ready');
+  await waitStatus(app, created.id, 'ready');
   expect((await app.mgmt.post(`/rest/v1/rollouts/${created.id}/start`)).status).toBe(204);
-  await statusOf(app, created.id, 'running');
+  await waitStatus(app, created.id, 'running');
   return { ...created, distributionSetId: ds };
 }
 
@@ -51,32 +39,32 @@ describe.each(STORES)('dynamic rollouts (%s store)', (kind) => {
       dynamicGroupTemplate: { nameSuffix: '-late', targetCount: 2 }, successCondition: threshold('100'),
     });
     expect(created).toMatchObject({ dynamic: true, totalTargets: 2 });
-    await statusOf(app, created.id, 'ready');
-    expect((await dynamicGroups(app, created.id)).map((g) => [g.name, g.dynamic, g.targetPercentage, g.totalTargets])).toEqual([
+    await waitStatus(app, created.id, 'ready');
+    expect((await getGroups(app, created.id)).map((g) => [g.name, g.dynamic, g.targetPercentage, g.totalTargets])).toEqual([
       ['group-1', false, 100, 2], ['group-2-late', true, 2, 0],
     ]);
     expect((await app.mgmt.post(`/rest/v1/rollouts/${created.id}/start`)).status).toBe(204);
-    const [g1, g2] = await dynamicGroups(app, created.id);
-    for (const cid of await groupTargets(app, created.id, g1?.id ?? 0)) await finish(app, cid);
-    await until('group 2 running', () => dynamicGroups(app, created.id), (gs) => gs[1]?.status === 'running');
+    const [g1, g2] = await getGroups(app, created.id);
+    for (const cid of await groupTargets(app, created.id, g1?.id ?? 0)) await runDevice(app, cid, 'success');
+    await waitFor(() => getGroups(app, created.id), (gs) => gs[1]?.status === 'running', { what: 'group 2 running' });
 
     // a target created now, and one the filter does not match
     await addTargets(app, 'dyn-3', 'other-1');
-    await finish(app, 'dyn-3');
+    await runDevice(app, 'dyn-3', 'success');
     expect(await groupTargets(app, created.id, g2?.id ?? 0)).toEqual(['dyn-3']);
-    let r = await until('3 finished', () => getRollout(app, created.id), (x) => x.totalTargetsPerStatus['finished'] === 3);
+    let r = await waitFor(() => getRollout(app, created.id), (x) => x.totalTargetsPerStatus['finished'] === 3, { what: '3 finished' });
     expect(r).toMatchObject({ status: 'running', totalTargets: 3, totalTargetsPerStatus: { finished: 3, running: 0, scheduled: 0 } });
-    expect(await app.offered('other-1')).toBeUndefined();
+    expect(await offered(app, 'other-1')).toBeUndefined();
 
     // the second fills group 2: group 3 follows with the same suffix and size, and takes the next one
     await addTargets(app, 'dyn-4');
-    await finish(app, 'dyn-4');
-    await until('group 3 running', () => dynamicGroups(app, created.id), (gs) => gs[2]?.status === 'running');
+    await runDevice(app, 'dyn-4', 'success');
+    await waitFor(() => getGroups(app, created.id), (gs) => gs[2]?.status === 'running', { what: 'group 3 running' });
     await addTargets(app, 'dyn-5');
-    await finish(app, 'dyn-5');
-    r = await until('5 finished', () => getRollout(app, created.id), (x) => x.totalTargetsPerStatus['finished'] === 5);
+    await runDevice(app, 'dyn-5', 'success');
+    r = await waitFor(() => getRollout(app, created.id), (x) => x.totalTargetsPerStatus['finished'] === 5, { what: '5 finished' });
     expect(r).toMatchObject({ status: 'running', totalTargets: 5, totalGroups: 3 });
-    const groups = await until('group 2 finished', () => dynamicGroups(app, created.id), (gs) => gs[1]?.status === 'finished');
+    const groups = await waitFor(() => getGroups(app, created.id), (gs) => gs[1]?.status === 'finished', { what: 'group 2 finished' });
     expect(groups.map((g) => [g.name, g.dynamic, g.targetPercentage, g.totalTargets])).toEqual([
       ['group-1', false, 100, 2], ['group-2-late', true, 2, 2], ['group-3-late', true, 2, 1],
     ]);
@@ -85,7 +73,7 @@ describe.each(STORES)('dynamic rollouts (%s store)', (kind) => {
 
     // it runs until stopped
     expect((await app.mgmt.post(`/rest/v1/rollouts/${created.id}/stop`)).status).toBe(204);
-    await statusOf(app, created.id, 'stopped');
+    await waitStatus(app, created.id, 'stopped');
   });
 
   it('amountGroups 0 with a template: no static group, the dynamic group takes what comes after the start', async () => {
@@ -93,10 +81,10 @@ describe.each(STORES)('dynamic rollouts (%s store)', (kind) => {
     const created = await runningPureDynamic(app, 'pure', 'controllerid==pure-*', 5);
     expect(created).toMatchObject({ dynamic: true, totalTargets: 0 });
     await addTargets(app, 'pure-1');
-    await finish(app, 'pure-1');
-    const r = await until('1 finished', () => getRollout(app, created.id), (x) => x.totalTargetsPerStatus['finished'] === 1);
+    await runDevice(app, 'pure-1', 'success');
+    const r = await waitFor(() => getRollout(app, created.id), (x) => x.totalTargetsPerStatus['finished'] === 1, { what: '1 finished' });
     expect(r).toMatchObject({ status: 'running', totalTargets: 1 });
-    expect((await dynamicGroups(app, created.id)).map((g) => [g.name, g.dynamic, g.status, g.totalTargets])).toEqual([
+    expect((await getGroups(app, created.id)).map((g) => [g.name, g.dynamic, g.status, g.totalTargets])).toEqual([
       ['group-1', true, 'running', 1],
     ]);
   });
@@ -108,13 +96,13 @@ describe.each(STORES)('dynamic rollouts (%s store)', (kind) => {
     // x-1 gets an action of a newer rollout, then comes to match the older one's filter
     await addTargets(app, 'x-1');
     const newer = await createRollout(app, { name: 'newer', distributionSetId: ds, targetFilterQuery: 'controllerid==x-1', amountGroups: 1 });
-    await statusOf(app, newer.id, 'ready');
+    await waitStatus(app, newer.id, 'ready');
     expect((await app.mgmt.post(`/rest/v1/rollouts/${newer.id}/start`)).status).toBe(204);
-    await statusOf(app, newer.id, 'running');
+    await waitStatus(app, newer.id, 'running');
     expect((await app.mgmt.put('/rest/v1/targets/x-1', { json: { description: 'late' } })).status).toBe(200);
     const res = await app.mgmt.post('/rest/v1/targets', { json: [{ controllerId: 'y-1', name: 'y-1', description: 'late' }] });
     expect(res.status, res.text).toBe(201);
-    const [group] = await until('y-1 taken', () => dynamicGroups(app, older.id), (gs) => gs[0]?.totalTargets === 1);
+    const [group] = await waitFor(() => getGroups(app, older.id), (gs) => gs[0]?.totalTargets === 1, { what: 'y-1 taken' });
     expect(await groupTargets(app, older.id, group?.id ?? 0)).toEqual(['y-1']);
   });
 
@@ -125,20 +113,20 @@ describe.each(STORES)('dynamic rollouts (%s store)', (kind) => {
       name: 'capped', distributionSetId: ds, targetFilterQuery: 'controllerid==q-*', amountGroups: 1, dynamic: true,
       dynamicGroupTemplate: { targetCount: 1 }, successCondition: threshold('100'),
     });
-    await statusOf(app, created.id, 'ready');
+    await waitStatus(app, created.id, 'ready');
     expect((await app.mgmt.post(`/rest/v1/rollouts/${created.id}/start`)).status).toBe(204);
-    await finish(app, 'q-1');
-    await until('group 2 running', () => dynamicGroups(app, created.id), (gs) => gs[1]?.status === 'running');
+    await runDevice(app, 'q-1', 'success');
+    await waitFor(() => getGroups(app, created.id), (gs) => gs[1]?.status === 'running', { what: 'group 2 running' });
     await addTargets(app, 'q-2');
-    await until('group 2 full', () => dynamicGroups(app, created.id), (gs) => gs[1]?.totalTargets === 1);
+    await waitFor(() => getGroups(app, created.id), (gs) => gs[1]?.totalTargets === 1, { what: 'group 2 full' });
     await addTargets(app, 'q-3');
     // two rollouts made ready one after the other: the pass that readied the first went over the capped one
     // (it lists rollouts to create first), and had ended before the second was readied
     for (const name of ['marker-1', 'marker-2']) {
       const marker = await createRollout(app, { name, distributionSetId: ds, targetFilterQuery: 'controllerid==q-1' });
-      await statusOf(app, marker.id, 'ready');
+      await waitStatus(app, marker.id, 'ready');
     }
-    expect((await dynamicGroups(app, created.id)).map((g) => [g.name, g.totalTargets])).toEqual([['group-1', 1], ['group-2', 1]]);
+    expect((await getGroups(app, created.id)).map((g) => [g.name, g.totalTargets])).toEqual([['group-1', 1], ['group-2', 1]]);
     expect(await getRollout(app, created.id)).toMatchObject({ status: 'running', totalTargets: 2, totalGroups: 2 });
   });
 
@@ -148,8 +136,8 @@ describe.each(STORES)('dynamic rollouts (%s store)', (kind) => {
     const created = await createRollout(app, {
       name: 'no-template', distributionSetId: ds, targetFilterQuery: 'controllerid==tpl-*', amountGroups: 1, dynamic: true,
     });
-    await statusOf(app, created.id, 'ready');
-    expect((await dynamicGroups(app, created.id)).map((g) => [g.name, g.dynamic, g.targetPercentage])).toEqual([
+    await waitStatus(app, created.id, 'ready');
+    expect((await getGroups(app, created.id)).map((g) => [g.name, g.dynamic, g.targetPercentage])).toEqual([
       ['group-1', false, 100], ['group-2', true, 3],
     ]);
   });

@@ -15,8 +15,8 @@ import { groupCounterKey, rolloutCounterKey } from '../../../src/domain/rollout-
 import { RolloutEngine } from '../../../src/scheduler/rollouts.js';
 import { STORES } from '../../helpers/app.js';
 import {
-  createRollout, groupTargets, groupsOf, rolloutActions, seedFleet, startRolloutApp, statusOf, until, type RolloutApp,
-} from './fixture.js';
+  createRollout, getGroups, groupTargets, rolloutActions, runDevice, seedFleet, startRolloutApp, waitFor, waitStatus, type RolloutApp,
+} from '../rollouts/fixture.js';
 
 /** Resolves once `n` callers wait on it: each holder reads, then all commit. */
 function barrier(n: number): () => Promise<void> {
@@ -37,7 +37,7 @@ describe.each(STORES)('%s store: one action of a rollout per target', (kind) => 
       name: 'race', distributionSetId: ds, targetFilterQuery: 'controllerid==race-*', amountGroups: 2,
       successCondition: { condition: 'THRESHOLD', expression: '100' },
     });
-    await statusOf(app, r.id, 'ready');
+    await waitStatus(app, r.id, 'ready');
     const rollout = (await app.store.get<RolloutRecord>(app.tenant, ROLLOUT, r.id))?.value;
     const group = (await app.store.get<RolloutGroupRecord>(app.tenant, ROLLOUT_GROUP, rollout?.groups[0] ?? 0))?.value;
     if (rollout === undefined || group === undefined) throw new Error('rollout not stored');
@@ -75,14 +75,13 @@ describe.each(STORES)('%s store: one action of a rollout per target', (kind) => 
 
     // the engine's own start finds them scheduled and adds none; every device finishes once
     expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/start`)).status).toBe(204);
-    await until('group 1 running', () => groupsOf(app, r.id), (gs) => gs[0]?.status === 'running');
-    for (const g of await groupsOf(app, r.id)) {
+    await waitFor(() => getGroups(app, r.id), (gs) => gs[0]?.status === 'running', { what: 'group 1 running' });
+    for (const g of await getGroups(app, r.id)) {
       for (const cid of await groupTargets(app, r.id, g.id)) {
-        await until(`${cid} offered`, () => app.offered(cid), (a) => a !== undefined);
-        expect(await app.report(cid, 'success')).toBe(true);
+        await runDevice(app, cid, 'success');
       }
     }
-    const done = await statusOf(app, r.id, 'finished');
+    const done = await waitStatus(app, r.id, 'finished');
     expect(done.totalTargetsPerStatus).toMatchObject({ finished: 6, scheduled: 0, running: 0, notstarted: 0 });
     actions = await rolloutActions(app, r.id);
     expect(actions).toHaveLength(6);

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LOCAL_STORES } from '../../helpers/app.js';
-import { ADMIN_HASH } from '../../helpers/server.js';
 import {
-  createRollout, getRollout, groupTargets, groupsOf, rolloutActions, seedFleet, startRolloutApp, statusOf, until,
-} from './fixture.js';
+  CREATOR, createRollout, getGroups, getRollout, groupTargets, openAction, rolloutActions, seedFleet, startRolloutApp, waitFor, waitStatus,
+} from '../rollouts/fixture.js';
 
 const threshold = (expression: string) => ({ condition: 'THRESHOLD', expression });
 const errorOf = (res: { status: number; json: <T>() => T }) => [res.status, res.json<{ errorCode: string }>().errorCode];
@@ -63,7 +62,7 @@ describe('rollout create: bad input answers its error and creates nothing', () =
     const app = await startRolloutApp('memory');
     const ds = await seedFleet(app, 'auto', 2);
     const r = await createRollout(app, { name: 'auto', distributionSetId: ds, targetFilterQuery: 'controllerid==auto-*', startAt: Date.now() });
-    const running = await statusOf(app, r.id, 'running');
+    const running = await waitStatus(app, r.id, 'running');
     expect(running.totalTargetsPerStatus).toMatchObject({ running: 2, notstarted: 0 });
     expect((await app.mgmt.post('/rest/v1/rollouts', {
       json: { name: 'later', distributionSetId: ds, targetFilterQuery: 'controllerid==auto-*', startAt: Date.now() + 3_600_000 },
@@ -90,8 +89,8 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
         { name: 'rest', targetPercentage: '100', successAction: { action: 'pause' } },
       ],
     });
-    await statusOf(app, r.id, 'ready');
-    const [canary, rest] = await groupsOf(app, r.id);
+    await waitStatus(app, r.id, 'ready');
+    const [canary, rest] = await getGroups(app, r.id);
     expect([canary?.name, canary?.totalTargets, rest?.name, rest?.totalTargets]).toEqual(['canary', 1, 'rest', 5]);
     expect(await groupTargets(app, r.id, canary?.id ?? 0)).toEqual(['g-1']);
     const one = await app.mgmt.get(`/rest/v1/rollouts/${r.id}/deploygroups/${rest?.id ?? 0}`);
@@ -114,16 +113,15 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
   it('needs approval when approval is on and the creator may not approve; approve and deny keep the remark', async () => {
     const app = await startRolloutApp(kind, {
       tenantConfig: { 'rollout.approval.enabled': true },
-      users: [{ username: 'creator', password: ADMIN_HASH, permissions: ['CREATE_ROLLOUT', 'READ_ROLLOUT', 'HANDLE_ROLLOUT'] }],
     });
     const ds = await seedFleet(app, 'a', 2);
-    const as = (body: Record<string, unknown>) => app.mgmt.post('/rest/v1/rollouts', { json: body, auth: ['creator', 'admin'] });
+    const as = (body: Record<string, unknown>) => app.mgmt.post('/rest/v1/rollouts', { json: body, auth: CREATOR });
     const first = (await as({ name: 'one', distributionSetId: ds, targetFilterQuery: 'controllerid==a-*' })).json<{ id: number }>();
     const second = (await as({ name: 'two', distributionSetId: ds, targetFilterQuery: 'controllerid==a-*' })).json<{ id: number }>();
-    await statusOf(app, first.id, 'waiting_for_approval');
-    await statusOf(app, second.id, 'waiting_for_approval');
+    await waitStatus(app, first.id, 'waiting_for_approval');
+    await waitStatus(app, second.id, 'waiting_for_approval');
     expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${first.id}/start`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
-    expect((await app.mgmt.post(`/rest/v1/rollouts/${first.id}/approve?remark=fine`, { auth: ['creator', 'admin'] })).status).toBe(403);
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${first.id}/approve?remark=fine`, { auth: CREATOR })).status).toBe(403);
     expect((await app.mgmt.post(`/rest/v1/rollouts/${first.id}/approve?remark=fine`)).status).toBe(204);
     expect((await app.mgmt.post(`/rest/v1/rollouts/${second.id}/deny?remark=no`)).status).toBe(204);
     expect(await getRollout(app, first.id)).toMatchObject({ status: 'ready', approvalRemark: 'fine', approveDecidedBy: 'admin' });
@@ -131,19 +129,19 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
     expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${first.id}/approve`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
     // the admin holds APPROVE_ROLLOUT: no approval needed
     const own = await createRollout(app, { name: 'three', distributionSetId: ds, targetFilterQuery: 'controllerid==a-*' });
-    await statusOf(app, own.id, 'ready');
+    await waitStatus(app, own.id, 'ready');
   });
 
   it('stop while running: scheduled actions removed, open groups finished, active actions canceled', async () => {
     const app = await startRolloutApp(kind);
     const ds = await seedFleet(app, 's', 4);
     const r = await createRollout(app, { name: 'stopme', distributionSetId: ds, targetFilterQuery: 'controllerid==s-*', amountGroups: 2 });
-    await statusOf(app, r.id, 'ready');
+    await waitStatus(app, r.id, 'ready');
     expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/start`)).status).toBe(204);
-    await statusOf(app, r.id, 'running');
+    await waitStatus(app, r.id, 'running');
     expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/stop`)).status).toBe(204);
-    await statusOf(app, r.id, 'stopped');
-    expect((await groupsOf(app, r.id)).map((g) => g.status)).toEqual(['finished', 'finished']);
+    await waitStatus(app, r.id, 'stopped');
+    expect((await getGroups(app, r.id)).map((g) => g.status)).toEqual(['finished', 'finished']);
     const actions = await rolloutActions(app, r.id);
     expect(actions.map((a) => a.status).sort()).toEqual(['canceling', 'canceling']);
     expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/stop`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
@@ -155,16 +153,16 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
     const app = await startRolloutApp(kind);
     const ds = await seedFleet(app, 'd', 4);
     const ready = await createRollout(app, { name: 'never', distributionSetId: ds, targetFilterQuery: 'controllerid==d-*' });
-    await statusOf(app, ready.id, 'ready');
+    await waitStatus(app, ready.id, 'ready');
     expect((await app.mgmt.delete(`/rest/v1/rollouts/${ready.id}`)).status).toBe(204);
-    await until('hard delete', () => app.mgmt.get(`/rest/v1/rollouts/${ready.id}`), (res) => res.status === 404);
+    await waitFor(() => app.mgmt.get(`/rest/v1/rollouts/${ready.id}`), (res) => res.status === 404, { what: 'hard delete' });
 
     const ran = await createRollout(app, { name: 'ran', distributionSetId: ds, targetFilterQuery: 'controllerid==d-*', amountGroups: 2 });
-    await statusOf(app, ran.id, 'ready');
+    await waitStatus(app, ran.id, 'ready');
     expect((await app.mgmt.post(`/rest/v1/rollouts/${ran.id}/start`)).status).toBe(204);
-    await statusOf(app, ran.id, 'running');
+    await waitStatus(app, ran.id, 'running');
     expect((await app.mgmt.delete(`/rest/v1/rollouts/${ran.id}`)).status).toBe(204);
-    const gone = await statusOf(app, ran.id, 'deleted');
+    const gone = await waitStatus(app, ran.id, 'deleted');
     expect(gone.deleted).toBe(true);
     const actions = await rolloutActions(app, ran.id);
     expect(actions.map((a) => a.status)).toEqual(['canceled', 'canceled']);
@@ -177,9 +175,9 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
     const app = await startRolloutApp(kind);
     const ds = await seedFleet(app, 'i', 2);
     const r = await createRollout(app, { name: 'inv', distributionSetId: ds, targetFilterQuery: 'controllerid==i-*' });
-    await statusOf(app, r.id, 'ready');
+    await waitStatus(app, r.id, 'ready');
     expect((await app.mgmt.post(`/rest/v1/distributionsets/${ds}/invalidate`, { json: { actionCancelationType: 'soft' } })).status).toBe(204);
-    await statusOf(app, r.id, 'stopped');
+    await waitStatus(app, r.id, 'stopped');
   });
 
   it('triggerNextGroup starts the next scheduled group before the success condition holds', async () => {
@@ -188,13 +186,13 @@ describe.each(LOCAL_STORES)('rollout operations (%s store)', (kind) => {
     const r = await createRollout(app, {
       name: 'push', distributionSetId: ds, targetFilterQuery: 'controllerid==t-*', amountGroups: 2, successCondition: threshold('100'),
     });
-    await statusOf(app, r.id, 'ready');
+    await waitStatus(app, r.id, 'ready');
     expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/triggerNextGroup`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
     expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/start`)).status).toBe(204);
-    await statusOf(app, r.id, 'running');
+    await waitStatus(app, r.id, 'running');
     expect((await app.mgmt.post(`/rest/v1/rollouts/${r.id}/triggerNextGroup`)).status).toBe(204);
-    const [, g2] = await until('both groups running', () => groupsOf(app, r.id), (gs) => gs.every((g) => g.status === 'running'));
-    for (const cid of await groupTargets(app, r.id, g2?.id ?? 0)) await until(`${cid} offered`, () => app.offered(cid), (id) => id !== undefined);
+    const [, g2] = await waitFor(() => getGroups(app, r.id), (gs) => gs.every((g) => g.status === 'running'), { what: 'both groups running' });
+    for (const cid of await groupTargets(app, r.id, g2?.id ?? 0)) await openAction(app, cid);
     expect(errorOf(await app.mgmt.post(`/rest/v1/rollouts/${r.id}/triggerNextGroup`))).toEqual([400, 'hawkbit.server.error.rollout.illegalState']);
   });
 });

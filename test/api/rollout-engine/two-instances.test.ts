@@ -13,7 +13,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ACTION, ACTION_STATUS, type ActionRecord, type ActionStatusRecord } from '../../../src/domain/action.js';
 import { tenantFor } from '../../helpers/app.js';
 import { ADMIN_HASH } from '../../helpers/server.js';
-import { GATEWAY_KEY, createRollout, groupTargets, groupsOf, seedFleet, startRolloutApp, statusOf, until } from './fixture.js';
+import { BASE_TENANT_CONFIG } from '../ddi/fixture.js';
+import { createRollout, getGroups, groupTargets, runDevice, seedFleet, startRolloutApp, waitFor, waitStatus } from '../rollouts/fixture.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -34,7 +35,7 @@ async function startChild(tenant: string, redisUrl: string): Promise<{ proc: Chi
     scheduler: { rolloutMs: 50, rolloutLeaseMs: LEASE_MS },
     tenants: [{
       name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }],
-      config: { 'authentication.gatewaytoken.enabled': true, 'authentication.gatewaytoken.key': GATEWAY_KEY },
+      config: BASE_TENANT_CONFIG,
     }],
   }));
   const proc = spawn(process.execPath, [CLI, 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -42,7 +43,7 @@ async function startChild(tenant: string, redisUrl: string): Promise<{ proc: Chi
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await until('child listening', async () => /peregrine listening on (http:\/\/\S+)/.exec(out)?.[1], (u) => u !== undefined || proc.exitCode !== null, 15_000);
+  const url = await waitFor(async () => /peregrine listening on (http:\/\/\S+)/.exec(out)?.[1], (u) => u !== undefined || proc.exitCode !== null, { what: 'child listening', deadline: 15_000 });
   if (url === undefined) throw new Error(`child did not start:\n${out}`);
   return { proc, url };
 }
@@ -56,14 +57,14 @@ describe.skipIf(!existsSync(CLI))('two instances on one Redis', () => {
       const tenant = tenantFor('redis', 'L');
       const holder = async () => (await redis.get(`{lease:scheduler:rollouts:${tenant}}`)) ?? '';
       const a = await startChild(tenant, redisUrl);
-      await until('A holds the rollouts lease', holder, (o) => o.includes(`-${a.proc.pid}-`));
-      const b = await startRolloutApp('redis', { tenant, scheduler: { rolloutLeaseMs: LEASE_MS } });
+      await waitFor(holder, (o) => o.includes(`-${a.proc.pid}-`), { what: 'A holds the rollouts lease' });
+      const b = await startRolloutApp('redis', { sameAs: { tenant }, scheduler: { rolloutLeaseMs: LEASE_MS } });
       const ds = await seedFleet(b, 'two', 20);
       const r = await createRollout(b, {
         name: 'shared', distributionSetId: ds, targetFilterQuery: 'controllerid==two-*', amountGroups: 2,
         successCondition: { condition: 'THRESHOLD', expression: '100' },
       });
-      await statusOf(b, r.id, 'ready');
+      await waitStatus(b, r.id, 'ready');
 
       // the same start through both instances at once: exactly one wins
       const basic = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
@@ -72,23 +73,21 @@ describe.skipIf(!existsSync(CLI))('two instances on one Redis', () => {
         b.mgmt.post(`/rest/v1/rollouts/${r.id}/start`).then((res) => res.status),
       ]);
       expect(starts.sort()).toEqual([204, 400]);
-      await statusOf(b, r.id, 'running');
-      const [g1, g2] = await groupsOf(b, r.id);
+      await waitStatus(b, r.id, 'running');
+      const [g1, g2] = await getGroups(b, r.id);
       for (const cid of await groupTargets(b, r.id, g1?.id ?? 0)) {
-        await until(`${cid} offered`, () => b.offered(cid), (id) => id !== undefined);
-        expect(await b.report(cid, 'success')).toBe(true);
+        await runDevice(b, cid, 'success');
       }
-      await until('group 2 running', () => groupsOf(b, r.id), (gs) => gs[1]?.status === 'running');
+      await waitFor(() => getGroups(b, r.id), (gs) => gs[1]?.status === 'running', { what: 'group 2 running' });
       expect(await holder()).toContain(`-${a.proc.pid}-`);
 
       // kill the holder without releasing its lease: B takes over once it lapses
       a.proc.kill('SIGKILL');
-      await until('B holds the rollouts lease', holder, (o) => o.includes(`-${process.pid}-`), LEASE_MS * 4);
+      await waitFor(holder, (o) => o.includes(`-${process.pid}-`), { what: 'B holds the rollouts lease', deadline: LEASE_MS * 4 });
       for (const cid of await groupTargets(b, r.id, g2?.id ?? 0)) {
-        await until(`${cid} offered`, () => b.offered(cid), (id) => id !== undefined);
-        expect(await b.report(cid, 'success')).toBe(true);
+        await runDevice(b, cid, 'success');
       }
-      const done = await statusOf(b, r.id, 'finished');
+      const done = await waitStatus(b, r.id, 'finished');
       expect(done.totalTargetsPerStatus).toMatchObject({ finished: 20, scheduled: 0, running: 0, notstarted: 0 });
 
       // no step ran twice: one action per target, each started once

@@ -2,13 +2,15 @@
  * The app for the rollout API tests, black box: the whole server (default modules, scheduler on) on
  * a store, users with and without APPROVE_ROLLOUT, the DDI gateway token on, and helpers that drive
  * everything over real HTTP — targets, distribution sets, rollouts through the Management API, and
- * devices through DDI (poll, deploymentBase, feedback). Waiting is done by polling a GET until a
- * condition holds or a deadline passes (`waitFor`), never by fixed sleeps.
+ * devices through DDI (poll, deploymentBase, feedback). The scheduler runs a rollout pass every 50 ms.
+ * Waiting is done by polling a GET until a condition holds or a deadline passes (`waitFor`), never by
+ * fixed sleeps. The one rollout fixture: the API tests (this folder) and the engine's (../rollout-engine).
  * @see reference/hawkbit-api.md sections 3.7, 4.6, 4.7, 8; spec sections 2.9, 4.6
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { expect } from 'vitest';
+import { ACTION, type ActionRecord } from '../../../src/domain/action.js';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
 import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../../helpers/app.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer, type TestResponse } from '../../helpers/server.js';
@@ -62,6 +64,8 @@ export interface RolloutAppOptions {
   readonly sameAs?: { readonly tenant: string };
   /** The server's logger (tests that read its log lines). */
   readonly logger?: Logger;
+  /** Scheduler settings over the default (`rolloutMs: 50`). */
+  readonly scheduler?: Readonly<Record<string, unknown>>;
 }
 
 export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions = {}): Promise<RolloutApp> {
@@ -81,6 +85,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
         { username: 'maker', password: ADMIN_HASH, permissions: [...handle, 'READ_REPOSITORY', 'READ_DISTRIBUTION_SET'] },
       ],
     }],
+    scheduler: { rolloutMs: 50, ...opts.scheduler },
     quotas: opts.quotas ?? {},
   }, { ...storeOptions(kind), ...(opts.logger === undefined ? {} : { logger: opts.logger }) });
   const client = http(server.url);
@@ -126,6 +131,12 @@ export async function createTargets(app: App, prefix: string, count: number, ext
     expect(res.status, res.text).toBe(201);
   }
   return ids;
+}
+
+/** A complete distribution set and `count` targets `<prefix>-1..count`; returns the set's id. */
+export async function seedFleet(app: App, prefix: string, count: number): Promise<number> {
+  await createTargets(app, prefix, count);
+  return (await createSet(app)).id;
 }
 
 /** A complete, valid distribution set created through the repository API. */
@@ -239,13 +250,23 @@ export async function groupTargets(app: App, rolloutId: number, groupId: number)
   return res.json().content.map((t: Json) => t.controllerId);
 }
 
-/** The device's open action id from its poll, once it shows one (deploymentBase link). */
+/** The id of the deployment the device's poll offers now (its deploymentBase link), if any. */
+export async function offered(app: RolloutApp, controllerId: string): Promise<number | undefined> {
+  const href: unknown = (await app.device(controllerId).poll())._links?.deploymentBase?.href;
+  const m = typeof href === 'string' ? /deploymentBase\/(\d+)/.exec(href) : null;
+  return m === null ? undefined : Number(m[1]);
+}
+
+/** The device's open action id from its poll, once it shows one. */
 export async function openAction(app: RolloutApp, controllerId: string): Promise<number> {
-  const base = await waitFor(() => app.device(controllerId).poll(), (p) => p._links?.deploymentBase !== undefined, {
-    what: `a deployment for ${controllerId}`,
-  });
-  const href: string = base._links.deploymentBase.href;
-  return Number(/deploymentBase\/(\d+)/.exec(href)?.[1]);
+  const id = await waitFor(() => offered(app, controllerId), (a) => a !== undefined, { what: `a deployment for ${controllerId}` });
+  return id ?? 0;
+}
+
+/** The actions of a rollout, as stored. */
+export async function rolloutActions(app: App, rollout: number): Promise<ActionRecord[]> {
+  const page = await app.store.members(app.tenant, ACTION, 'rollout', String(rollout), { offset: 0, limit: 1000 });
+  return (await app.store.getMany<ActionRecord>(app.tenant, ACTION, page.ids)).flatMap((a) => (a === undefined ? [] : [a.value]));
 }
 
 /** The device's whole update: poll, fetch deploymentBase, report `closed` with `finished` (or `downloaded`). */
