@@ -5,65 +5,7 @@
  * `metadata.<key>`) are prefixes; default sub-attributes (`tag` == `tag.name`) are aliases.
  * @see reference/hawkbit-api.md section 5
  */
-
-import type { FieldPlanner } from './list.js';
-
-export type FieldKind = 'string' | 'number' | 'boolean' | 'enum' | 'timestamp';
-export type FieldValue = string | number | boolean | null;
-
-/**
- * A multi index of the store that holds the ids of entities per field value.
- * - default: the key is the value in lower case. Required for 'string' fields, because string matching
- *   is case-insensitive: an `exact` index on a string field is never used by the planner.
- * - exact: the key is the value as canonically written (enum spelling from `enumValues`, `String(n)`,
- *   `true`/`false`).
- * - unique: a unique index (`store.lookup`): at most one id per key, so the planner prefers it.
- */
-export interface IndexSpec {
-  readonly name: string;
-  readonly exact?: boolean;
-  readonly unique?: boolean;
-}
-
-export interface FieldSpec<E> {
-  /** Canonical lower-case name (`assignedds.name`; for a map field the prefix, `attribute`). */
-  readonly name: string;
-  readonly kind: FieldKind;
-  /**
-   * Reads the value. Arrays are multi-valued fields (tags, modules): positive operators match when any
-   * value matches. `key` is the map key for prefix fields, as written in the query.
-   */
-  readonly get: (entity: E, key?: string) => FieldValue | readonly FieldValue[] | undefined;
-  readonly index?: IndexSpec;
-  /** For 'enum': the accepted values in their canonical spelling (matched case-insensitively). */
-  readonly enumValues?: readonly string[];
-  /** Defaults to true; map (prefix) fields are never sortable. */
-  readonly sortable?: boolean;
-  /** True for map fields declared under `prefixes`. */
-  readonly prefix?: boolean;
-  /**
-   * What the resource loads beside the record for this field (`tags`, `ds`, `poll`, ...): a list
-   * query joins only what its filter and sort name (src/query/list.ts).
-   */
-  readonly join?: string;
-  /** Candidates through the records the field names, e.g. `tag.name` through the tags (see `via`). */
-  readonly via?: Via;
-  /** A candidate plan of its own, for an index the generic planner does not know (the poll times). */
-  readonly plan?: FieldPlanner;
-}
-
-/**
- * An indexed path through other records: the ids of the `kind` records whose view satisfies the
- * comparison (by the `lookup` unique index for literal values, else by reading the small kind),
- * then this kind's ids under those ids in its multi index `index`.
- */
-export interface Via {
-  readonly kind: string;
-  readonly index: string;
-  readonly lookup?: string;
-  /** The entity as far as the field reads it, built from one referenced record. */
-  readonly view: (ref: never) => unknown;
-}
+import type { FieldSpec, Via } from './terms.js';
 
 /** A path through other records for a field of entities E (see Via). */
 export function via<E, R>(kind: string, index: string, view: (ref: R) => Partial<E>, lookup?: string): Via {

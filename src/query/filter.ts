@@ -8,28 +8,13 @@
 import { parse } from '@rsql/parser';
 import { getSelector, getValue, isLogicNode, type ComparisonNode, type ExpressionNode } from '@rsql/ast';
 import { AppError } from '../domain/errors.js';
-import { resolveField, type FieldMap, type FieldSpec } from './fields.js';
-import { show, toOperand, type Operand } from './operands.js';
+import { resolveField, type FieldMap } from './fields.js';
+import { show, toOperand } from './operands.js';
+import type { Comparison, FieldSpec, Filter, Op, Operand } from './terms.js';
 
 export const MAX_Q_LENGTH = 4096; // characters
 export const MAX_DEPTH = 32; // nesting levels
 export const MAX_LIST = 1000; // values in one =in= / =out=
-
-/** Canonical operators. `<` `<=` `>` `>=` become `=lt=` ...; `=is=` / `=not=` become `==` / `!=`. */
-export type Op = '==' | '!=' | '=lt=' | '=le=' | '=gt=' | '=ge=' | '=in=' | '=out=';
-
-export interface Comparison<E> {
-  readonly kind: 'cmp';
-  readonly field: FieldSpec<E>;
-  /** Map key for prefix fields (`attribute.<key>`), case as written. */
-  readonly key?: string;
-  readonly op: Op;
-  readonly values: readonly Operand[];
-}
-
-export type Filter<E> =
-  | { readonly kind: 'and' | 'or'; readonly children: readonly Filter<E>[] }
-  | Comparison<E>;
 
 const OPS: ReadonlyMap<string, Op | 'is' | 'not'> = new Map([
   ['==', '=='], ['!=', '!='], ['=lt=', '=lt='], ['<', '=lt='], ['=le=', '=le='], ['<=', '=le='], ['=gt=', '=gt='],

@@ -9,3 +9,4 @@ export * from './plan.js';
 export * from './predicate.js';
 export * from './run.js';
 export * from './sort.js';
+export * from './terms.js';

@@ -10,32 +10,16 @@
  * with the fewest candidates (counted) wins; the whole predicate still judges each candidate.
  * Without a plan the engine reads the ids under `within`, or every id of the kind (bounded).
  */
-import type { IdPage, Page, Store, Tenant } from '../store/port.js';
+import type { IdPage, Page } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
-import { resolveField, type FieldMap, type Via } from './fields.js';
-import type { Comparison, Filter } from './filter.js';
+import { resolveField, type FieldMap } from './fields.js';
 import { parsePattern } from './glob.js';
 import { isPlaceholder } from './operands.js';
 import type { ListParams } from './paging.js';
 import { planComparison } from './plan.js';
-import { toPredicate, type EvalContext } from './predicate.js';
+import { toPredicate } from './predicate.js';
 import { queryEntities, type QueryResult } from './run.js';
-
-type Reads = Pick<Store, 'getMany' | 'ids' | 'members' | 'count' | 'lookupMany' | 'pollRange'>;
-
-/** Where a plan reads its candidates. */
-export interface PlanSource {
-  readonly store: Reads;
-  readonly tenant: Tenant;
-}
-
-/** Candidates of one conjunct: how many (to pick the cheapest) and the ids. */
-export interface CandidatePlan {
-  readonly cost: number;
-  readonly ids: () => Promise<readonly number[]>;
-}
-
-export type FieldPlanner = (source: PlanSource, c: Comparison<unknown>, ctx: EvalContext) => Promise<CandidatePlan | undefined> | undefined;
+import type { CandidatePlan, Comparison, EvalContext, Filter, PlanSource, Via } from './terms.js';
 
 export interface ListSpec<R, V> {
   /** The record kind listed. */

@@ -4,19 +4,7 @@
  * @see reference/hawkbit-api.md section 5
  */
 import { AppError } from '../domain/errors.js';
-import type { FieldSpec } from './fields.js';
-
-/** `${NOW_TS}` / `${OVERDUE_TS}`, resolved when the predicate is built (they depend on the clock). */
-export interface Placeholder {
-  readonly placeholder: 'NOW_TS' | 'OVERDUE_TS';
-}
-
-/**
- * A typed value: strings keep the text as written (wildcards and `\*` escapes included), numbers and
- * timestamps are numbers, enums are the canonical spelling. `''` means "null or empty" (with == / !=),
- * `null` means NULL (from `=is=null` / `=not=null`).
- */
-export type Operand = string | number | boolean | null | Placeholder;
+import type { FieldSpec, Operand, Placeholder } from './terms.js';
 
 export function isPlaceholder(o: Operand): o is Placeholder {
   return typeof o === 'object' && o !== null;

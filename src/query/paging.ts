@@ -9,9 +9,10 @@
  */
 import { AppError } from '../domain/errors.js';
 import { resolveField, type FieldMap } from './fields.js';
-import { parseFilter, type Filter } from './filter.js';
+import { parseFilter } from './filter.js';
 import { show } from './operands.js';
 import type { SortSpec } from './sort.js';
+import type { Filter } from './terms.js';
 
 const INT32_MAX = 2147483647; // hawkBit's paging parameters are Java ints
 const INT32_MIN = -2147483648;

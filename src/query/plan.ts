@@ -5,10 +5,10 @@
  * of `store.members`, or `store.lookupMany` for a unique index) and still applies the full predicate to
  * them; without a plan it scans (bounded).
  */
-import type { FieldSpec } from './fields.js';
-import type { Comparison, Filter } from './filter.js';
+
 import { parsePattern } from './glob.js';
-import { isPlaceholder, type Operand } from './operands.js';
+import { isPlaceholder } from './operands.js';
+import type { Comparison, FieldSpec, Filter, Operand } from './terms.js';
 
 export interface IndexPlan {
   /** The store index name from the field's IndexSpec. */

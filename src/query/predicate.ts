@@ -12,17 +12,10 @@
  * @see reference/hawkbit-api.md section 5
  */
 import { assertNever } from '../domain/errors.js';
-import type { FieldKind, FieldValue } from './fields.js';
-import type { Comparison, Filter } from './filter.js';
-import { lowerPattern, matchGlob, parsePattern } from './glob.js';
-import { isPlaceholder, type Operand } from './operands.js';
 
-export interface EvalContext {
-  /** Epoch ms substituted for `${NOW_TS}`. */
-  readonly now: number;
-  /** Epoch ms substituted for `${OVERDUE_TS}`: now - pollingTime - pollingOverdueTime. */
-  readonly overdueTs: number;
-}
+import { lowerPattern, matchGlob, parsePattern } from './glob.js';
+import { isPlaceholder } from './operands.js';
+import type { Comparison, EvalContext, FieldKind, FieldValue, Filter, Operand } from './terms.js';
 
 export type Predicate<E> = (entity: E) => boolean;
 type Test = (values: readonly FieldValue[]) => boolean;

@@ -5,8 +5,9 @@
 import type { FieldMap } from './fields.js';
 import { parseFilter } from './filter.js';
 import type { ListParams } from './paging.js';
-import { toPredicate, type EvalContext } from './predicate.js';
+import { toPredicate } from './predicate.js';
 import { sortEntities } from './sort.js';
+import type { EvalContext } from './terms.js';
 
 export interface QueryResult<E> {
   /** The requested page. */

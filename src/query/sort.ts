@@ -5,7 +5,8 @@
  * by its first value. The entity id is always the final tiebreaker, so pages never overlap.
  */
 import { AppError } from '../domain/errors.js';
-import { resolveField, type FieldMap, type FieldSpec, type FieldValue } from './fields.js';
+import { resolveField, type FieldMap } from './fields.js';
+import type { FieldSpec, FieldValue } from './terms.js';
 
 export type SortDirection = 'ASC' | 'DESC';
 

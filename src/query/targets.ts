@@ -10,11 +10,11 @@ import { TARGET_TYPE, type TargetTypeRecord } from '../domain/targeting.js';
 import type { PollRecord, Store, Tenant } from '../store/port.js';
 import { SCAN_ALL, loadMap } from '../store/reads.js';
 import { bool, defineFields, mapValue, num, oneOf, text, timestamp, via, type FieldDef } from './fields.js';
-import { listRecords, type CandidatePlan, type FieldPlanner, type PlanSource } from './list.js';
-import { isPlaceholder, type Operand } from './operands.js';
+import { listRecords } from './list.js';
+import { isPlaceholder } from './operands.js';
 import type { ListParams } from './paging.js';
-import type { EvalContext } from './predicate.js';
 import type { QueryResult } from './run.js';
+import type { CandidatePlan, EvalContext, FieldPlanner, Operand, PlanSource } from './terms.js';
 
 /**
  * A target with what its query fields read of other records: its last poll, tag names, target type,
