@@ -23,6 +23,8 @@ export interface AssignmentRequest {
   readonly message?: string;
   readonly rollout?: number | null;
   readonly rolloutGroup?: number | null;
+  /** A rollback action of an aborted rollout (ActionRecord.rollback). */
+  readonly rollback?: boolean;
 }
 
 export type AssignmentOutcome =
@@ -134,7 +136,7 @@ function newAction(id: number, target: TargetRecord, req: AssignmentRequest, sta
     forceTime: req.actionType === 'timeforced' ? req.forceTime : 0, weight: req.weight, status,
     active: status !== 'finished', maintenanceWindow: req.maintenanceWindow,
     rollout: req.rollout ?? null, rolloutGroup: req.rolloutGroup ?? null, lastStatusCode: null, externalRef: null,
-    lastEntry: status, entries: 1,
+    lastEntry: status, entries: 1, ...(req.rollback === true ? { rollback: true } : {}),
     createdBy: req.by, createdAt: now, lastModifiedBy: req.by, lastModifiedAt: now,
   };
 }

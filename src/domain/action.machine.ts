@@ -35,7 +35,7 @@ export type ActionEvent =
   | { readonly type: 'group.started'; readonly at: number; readonly confirm: boolean }
   /** Its group started, but the target had the set assigned already: finished without a deployment. */
   | { readonly type: 'group.skipped'; readonly at: number }
-  | { readonly type: 'mgmt.cancel'; readonly at: number; readonly by: string; readonly reason: 'manual' | 'obsolete' | 'maintenance' }
+  | { readonly type: 'mgmt.cancel'; readonly at: number; readonly by: string; readonly reason: 'manual' | 'obsolete' | 'maintenance' | 'abort' }
   | { readonly type: 'mgmt.close'; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.forceQuit'; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.force'; readonly at: number; readonly by: string };
@@ -128,7 +128,8 @@ function entryFor(event: Ev): EntryParams | undefined {
       return { type: 'finished', messages: [server('Distribution Set is already assigned. Skipping this action.')], code: null, timestamp: event.at };
     case 'mgmt.cancel': {
       const why = event.reason === 'obsolete' ? 'cancel obsolete action due to new update'
-        : event.reason === 'maintenance' ? 'cancel action: maintenance window expired' : 'manual cancelation requested';
+        : event.reason === 'maintenance' ? 'cancel action: maintenance window expired'
+        : event.reason === 'abort' ? 'cancel action: its rollout was aborted' : 'manual cancelation requested';
       return { type: 'canceling', messages: [server(why)], code: null, timestamp: event.at };
     }
     case 'mgmt.close':

@@ -40,6 +40,11 @@ export interface ActionRecord extends Audit {
   readonly lastEntry: ActionStatus | null;
   /** Count of status entries, for the per-action quota. */
   readonly entries: number;
+  /**
+   * A rollback action of an aborted rollout (rollout-safety.ts; absent: false): listed under the
+   * rollout, but neither in its counts nor in its one-action-per-target key.
+   */
+  readonly rollback?: boolean;
 }
 
 /** One entry of an action's status history (Mgmt `.../actions/{id}/status`). */
@@ -67,11 +72,12 @@ export function isActive(status: ActionStatus): boolean {
 export const SERVER_MESSAGE_PREFIX = 'Update Server: ';
 
 /** The key of a rollout action in the `rolloutTarget` unique index: one action of a rollout per target. */
-export const rolloutTargetKey = (rollout: number, targetId: number): string => `${rollout}:${targetId}`;
+export const rolloutTargetKey = (rollout: number, targetId: number, rollback = false): string =>
+  `${rollout}:${targetId}${rollback ? ':rollback' : ''}`;
 
 export const actionSchema: KindSchema<ActionRecord> = {
   indexes: (a): IndexEntries => ({
-    unique: a.rollout === null ? [] : [['rolloutTarget', rolloutTargetKey(a.rollout, a.targetId)]],
+    unique: a.rollout === null ? [] : [['rolloutTarget', rolloutTargetKey(a.rollout, a.targetId, a.rollback === true)]],
     multi: [
       ['target', String(a.targetId)],
       ['ds', String(a.ds)],

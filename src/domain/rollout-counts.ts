@@ -27,7 +27,8 @@ export function actionCounterDeltas(before: ActionRecord | undefined, after: Act
   const out: CounterDelta[] = [];
   const move = (a: ActionRecord, by: number) => {
     if (a.rolloutGroup !== null) out.push({ key: groupCounterKey(a.rolloutGroup), field: a.status, by });
-    if (a.rollout !== null) out.push({ key: rolloutCounterKey(a.rollout), field: a.status, by });
+    // a rollback action (an aborted rollout's) is listed under the rollout but not counted in it
+    if (a.rollout !== null && a.rollback !== true) out.push({ key: rolloutCounterKey(a.rollout), field: a.status, by });
   };
   if (before !== undefined && after !== null && before.status === after.status && before.rolloutGroup === after.rolloutGroup) return out;
   if (before !== undefined) move(before, -1);

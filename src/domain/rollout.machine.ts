@@ -1,5 +1,6 @@
 import { assign, setup } from 'xstate';
 import type { RolloutRecord } from './rollout.js';
+import type { StopReason } from './rollout-safety.js';
 
 /**
  * The rollout's status as a machine (reference §4.6). Context is the persisted RolloutRecord; the
@@ -27,6 +28,10 @@ export type RolloutEvent =
   | { readonly type: 'mgmt.stop'; readonly at: number; readonly by: string }
   /** Scheduled actions removed, groups finished, active actions canceled. */
   | { readonly type: 'engine.stopped'; readonly at: number }
+  /** An abort criterion holds (rollout-safety.ts): stopped at once; the engine then handles its actions. */
+  | { readonly type: 'engine.aborted'; readonly at: number; readonly reason: StopReason }
+  /** The aborted rollout's actions are handled (scheduled removed, running canceled or left, rollback assigned). */
+  | { readonly type: 'engine.abortHandled'; readonly at: number }
   | { readonly type: 'mgmt.delete'; readonly at: number; readonly by: string }
   /** Deleted softly: actions had run, so the rollout stays as `deleted: true`. */
   | { readonly type: 'engine.deleted'; readonly at: number };
@@ -50,9 +55,12 @@ export const rolloutMachine = setup({
     decide: assign(({ event }) =>
       event.type === 'mgmt.approve' || event.type === 'mgmt.deny' ? { approveDecidedBy: event.by, approvalRemark: event.remark } : {}),
     deleted: assign({ deleted: true }),
+    aborted: assign(({ event }) => (event.type === 'engine.aborted' ? { stopReason: event.reason, abortPending: true } : {})),
+    abortHandled: assign({ abortPending: false }),
   },
   guards: {
     approvalNeeded: ({ context }) => context.approvalNeeded,
+    abortPending: ({ context }) => context.abortPending === true,
   },
 }).createMachine({
   id: 'rollout',
@@ -85,12 +93,13 @@ export const rolloutMachine = setup({
     running: {
       on: {
         'mgmt.pause': to('paused'), 'engine.finished': to('finished'), 'mgmt.stop': to('stopping'),
+        'engine.aborted': { target: 'stopped', actions: ['aborted', 'touch'] },
         'engine.grown': { actions: ['grown', 'touch'] },
       },
     },
     paused: { on: { 'mgmt.resume': to('running'), 'mgmt.stop': to('stopping') } },
     stopping: { on: { 'engine.stopped': to('stopped') } },
-    stopped: {},
+    stopped: { on: { 'engine.abortHandled': { guard: 'abortPending', actions: ['abortHandled', 'touch'] } } },
     finished: {},
     deleting: { on: { 'mgmt.delete': {}, 'engine.deleted': { target: 'deleted', actions: ['deleted', 'touch'] } } },
     deleted: { on: { 'mgmt.delete': {} } },

@@ -1,6 +1,7 @@
 import type { ActionType } from './action.js';
 import type { Audit } from './audit.js';
 import type { IndexEntries, KindSchema } from './record-schema.js';
+import type { RolloutSafety } from './rollout-safety.js';
 
 /**
  * Rollouts and their groups (reference §3.7, §4.6, §4.7; spec 2.9). Both are actors: their status
@@ -59,7 +60,7 @@ export const DEFAULT_CONDITIONS: Conditions = {
 };
 
 /** A rollout as persisted; also the context of the rollout machine (`status` is its state value). */
-export interface RolloutRecord extends Audit, Conditions {
+export interface RolloutRecord extends Audit, Conditions, RolloutSafety {
   readonly id: number;
   readonly name: string;
   readonly description: string | null;
@@ -123,7 +124,11 @@ export const MEMBERS_CHUNK = 5000;
 export const rolloutSchema: KindSchema<RolloutRecord> = {
   indexes: (r): IndexEntries => ({
     unique: r.deleted ? [] : [['name', r.name.toLowerCase()]],
-    multi: [['status', r.status], ['ds', String(r.ds)]],
+    multi: [
+      ['status', r.status], ['ds', String(r.ds)],
+      // an aborted rollout whose actions the engine has still to handle (rollout-safety.ts)
+      ...(r.abortPending === true && r.status === 'stopped' ? [['abortPending', '1'] as const] : []),
+    ],
   }),
 };
 

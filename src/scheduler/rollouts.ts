@@ -10,23 +10,28 @@ import {
 } from '../domain/rollout.js';
 import { evaluateGroup, groupCounterKey, rolloutCounterKey } from '../domain/rollout-counts.js';
 import { dynamicSize } from '../domain/rollout-dynamic.js';
+import { evaluateAbort } from '../domain/rollout-safety.js';
 import type { RolloutGroupEvent } from '../domain/rollout-group.machine.js';
 import type { RolloutEvent } from '../domain/rollout.machine.js';
 import type { Store, Tenant, Write } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { growDynamicRollout } from './dynamic-groups.js';
+import { rollBack, rollbackTargets } from './rollback.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
 const ENGINE = 'system';
+
+/** The rollout index entries the engine works on: the statuses, then aborted rollouts whose actions wait (rollout-safety.ts). */
+const WORK: readonly (readonly [string, string])[] = [...ENGINE_STATUSES.map((s) => ['status', s] as const), ['abortPending', '1']];
 
 export interface RolloutEngineDeps {
   readonly store: Store;
   readonly runtime: ActorComposer;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
   readonly log: { warn(obj: object, msg: string): void };
-  /** Bounds a dynamic rollout's groups. */
-  readonly quotas: Pick<Quotas, 'maxRolloutGroupsPerRollout'>;
+  /** Bounds a dynamic rollout's groups; a rollback action counts against its target's actions. */
+  readonly quotas: Pick<Quotas, 'maxRolloutGroupsPerRollout' | 'maxActionsPerTarget'>;
 }
 
 /**
@@ -46,7 +51,11 @@ export interface RolloutEngineDeps {
  *   scheduled one starts, or with none left the rollout is finished; a dynamic rollout first takes one
  *   growth step a pass (dynamic-groups.ts), and its last dynamic group never completes;
  * - stopping / deleting: scheduled actions removed, open groups finished, active actions canceled
- *   (force-quit on delete); a rollout that never started an action is removed entirely.
+ *   (force-quit on delete); a rollout that never started an action is removed entirely;
+ * - running with `abort` (rollout-safety.ts): before its groups, the rollout's counters against the
+ *   criteria; one that holds stops it at once (stopReason, abortPending), and the same pass (or the
+ *   next, after a restart) finds it under the `abortPending` index: scheduled actions removed, open
+ *   groups finished, running actions canceled (onAbort cancel), the rollback set assigned (rollback.ts).
  * A group therefore starts at the first pass after its predecessor meets its success condition.
  */
 export class RolloutEngine {
@@ -60,8 +69,8 @@ export class RolloutEngine {
   async run(tenant: Tenant, now: number, keep: () => Promise<void> = async () => {}): Promise<number> {
     const { store } = this.#deps;
     let steps = 0;
-    for (const status of ENGINE_STATUSES) {
-      const { ids } = await store.members(tenant, ROLLOUT, 'status', status, SCAN_ALL);
+    for (const [index, key] of WORK) {
+      const { ids } = await store.members(tenant, ROLLOUT, index, key, SCAN_ALL);
       for (const id of ids) {
         try {
           steps += await this.#step(tenant, id, now, keep);
@@ -109,6 +118,8 @@ export class RolloutEngine {
         return this.#stop(tenant, rollout, now, keep);
       case 'deleting':
         return this.#delete(tenant, rollout, now, keep);
+      case 'stopped':
+        return rollout.abortPending === true ? this.#afterAbort(tenant, rollout, now, keep) : 0;
       default:
         return 0;
     }
@@ -150,8 +161,14 @@ export class RolloutEngine {
     // a dynamic rollout takes one growth step a pass, then is evaluated on the next, as hawkBit's executor does
     const maxGroups = this.#deps.quotas.maxRolloutGroupsPerRollout;
     if (await growDynamicRollout(this.#deps, tenant, rollout, groups, { now, maxGroups, keep })) return 1;
-    const counts = await store.counters(tenant, groups.map((g) => groupCounterKey(g.id)));
     const downloadOnly = rollout.actionType === 'downloadonly';
+    if (rollout.abort !== undefined) {
+      const [whole] = await store.counters(tenant, [rolloutCounterKey(rollout.id)]);
+      const reason = evaluateAbort(rollout.abort, whole ?? {}, downloadOnly, now);
+      // its actions are handled under the abortPending index, later in this pass
+      if (reason !== undefined) return (await this.#rollout(tenant, rollout.id, { type: 'engine.aborted', at: now, reason })) ? 1 : 0;
+    }
+    const counts = await store.counters(tenant, groups.map((g) => groupCounterKey(g.id)));
     let steps = 0;
     for (const [i, g] of groups.entries()) {
       if (g.status !== 'running') continue;
@@ -200,6 +217,23 @@ export class RolloutEngine {
     await inBatches(open.filter((a) => a.status !== 'canceling'), (a) =>
       this.#deps.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'manual' }));
     return (await this.#rollout(tenant, rollout.id, { type: 'engine.stopped', at: now })) ? 1 : 0;
+  }
+
+  /** An aborted rollout: its scheduled actions removed, groups finished, running ones canceled (or left), the rollback assigned. */
+  async #afterAbort(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
+    const { abort, stopReason } = rollout;
+    const open = (await this.#wrapUp(tenant, rollout, now, keep)).filter((a) => a.rollback !== true && a.status !== 'canceling');
+    const cancel = abort?.onAbort !== 'finishRunning';
+    if (cancel) {
+      await inBatches(open, (a) => this.#deps.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'abort' }));
+    }
+    if (abort?.rollbackTo != null && stopReason !== undefined) {
+      await keep();
+      const targets = rollbackTargets(await this.#actions(tenant, rollout.id), stopReason, cancel);
+      const deps = { ...this.#deps, maxActionsPerTarget: this.#deps.quotas.maxActionsPerTarget };
+      await rollBack(deps, tenant, rollout, abort.rollbackTo, targets, await this.#deps.tenantConfig.view(tenant), now);
+    }
+    return (await this.#rollout(tenant, rollout.id, { type: 'engine.abortHandled', at: now })) ? 1 : 0;
   }
 
   async #delete(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {

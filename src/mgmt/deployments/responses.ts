@@ -22,6 +22,7 @@ export const actionResponse = z.looseObject({
   }).optional(),
   rollout: z.number().int().optional(),
   rolloutName: z.string().optional(),
+  rollback: z.literal(true).optional().describe('a rollback action of an aborted rollout (not counted in the rollout)'),
   lastStatusCode: z.number().int().optional(),
   externalRef: z.string().optional(),
   _links: linksSchema,

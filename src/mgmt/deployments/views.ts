@@ -63,6 +63,8 @@ export async function renderActions(
       ...(a.maintenanceWindow === null ? {} : { maintenanceWindow: windowJson(a.maintenanceWindow, now) }),
       ...(a.rollout === null ? {} : { rollout: a.rollout }),
       ...(rolloutName === undefined ? {} : { rolloutName }),
+      // the rollback of an aborted rollout (issue 25); other actions have no such field
+      ...(a.rollback === true ? { rollback: true } : {}),
       ...(a.lastStatusCode === null ? {} : { lastStatusCode: a.lastStatusCode }),
       ...(a.externalRef === null ? {} : { externalRef: a.externalRef }),
       _links: links,

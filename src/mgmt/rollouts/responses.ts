@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { auditShape, linksSchema } from '../../apidoc/shapes.js';
 import { ACTION_TYPES } from '../../domain/action.js';
 import { GROUP_STATUSES, ROLLOUT_STATUSES } from '../../domain/rollout.js';
+import { safetyResponse } from './rollout-safety-body.js';
 
 const perStatus = z.looseObject({
   scheduled: z.number().int(), running: z.number().int(), error: z.number().int(),
@@ -32,6 +33,7 @@ export const rolloutResponse = z.looseObject({
   startAt: z.number().int().optional(),
   approvalRemark: z.string().optional(),
   approveDecidedBy: z.string().optional(),
+  ...safetyResponse,
   _links: linksSchema,
 }).meta({ id: 'MgmtRolloutResponseBody' });
 

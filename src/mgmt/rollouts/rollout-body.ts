@@ -3,6 +3,7 @@ import { ACTION_TYPES, type ActionType } from '../../domain/action.js';
 import { badRequest } from '../../domain/errors.js';
 import { DEFAULT_CONDITIONS, type Conditions } from '../../domain/rollout.js';
 import { LIMITS, bool, decimal, description, id, int, name, str, text } from '../kit/body.js';
+import { safetyParts } from './rollout-safety-body.js';
 
 /**
  * Rollout request bodies (reference §3.7), made of the kit's blocks (so scalars are coerced as for
@@ -48,10 +49,11 @@ export const createRolloutBody = z.object({
   // MgmtDynamicRolloutGroupTemplate; targetCount checked on create (at least 1)
   dynamicGroupTemplate: z.object({ nameSuffix: text(LIMITS.name), targetCount: int(-Number.MAX_SAFE_INTEGER).nullish() }).nullish(),
   ...conditionParts,
+  ...safetyParts,
 });
 export type CreateRolloutBody = z.output<typeof createRolloutBody>;
 
-export const updateRolloutBody = z.object({ name: name.nullish(), description });
+export const updateRolloutBody = z.object({ name: name.nullish(), description, ...safetyParts });
 
 type Parts = Pick<CreateRolloutBody, 'successCondition' | 'successAction' | 'errorCondition' | 'errorAction'>;
 

@@ -18,6 +18,7 @@ import { SCAN_ALL, SCAN_LIMIT, loadRecords } from '../../store/reads.js';
 import type { KitDeps } from '../kit/deps.js';
 import { evalContext } from '../kit/list.js';
 import { actionTypeOf, conditionsOf, type CreateRolloutBody } from './rollout-body.js';
+import { safetyOf } from './rollout-safety-body.js';
 
 export type RolloutCreateDeps = KitDeps & {
   readonly runtime: ActorEditor;
@@ -99,6 +100,7 @@ export async function createRollout(
       };
     });
   const ds = await assignableSet(deps.store, tenant, body.distributionSetId);
+  const safety = await safetyOf(deps.store, tenant, body);
 
   // the targets: matching now (so created before the rollout) and taking the set's type
   const matching = retryOf === null
@@ -158,7 +160,7 @@ export async function createRollout(
     actionType, forceTime: body.forcetime ?? 0, startAt: body.startAt ?? null,
     weight: body.weight ?? WEIGHT_IF_ABSENT, deleted: false, totalTargets: targets.length, groups: groups.map((g) => g.id),
     approvalNeeded: cfg.bool('rollout.approval.enabled') && !creator.mayApprove, approvalRemark: null, approveDecidedBy: null,
-    retryOf: retryOf === null ? null : Number(retryOf[1]), dynamic, ...conditions, ...audit,
+    retryOf: retryOf === null ? null : Number(retryOf[1]), dynamic, ...conditions, ...safety, ...audit,
   };
   if (cfg.bool('implicit.lock.enabled')) await lockImplicitly(deps.store, tenant, ds, now);
   const also = [...groups.map((g) => deps.runtime.creation(ROLLOUT_GROUP, g)), ...members];
@@ -196,6 +198,6 @@ async function queryAll(deps: RolloutCreateDeps, tenant: Tenant, q: string): Pro
 /** Targets whose action in the rollout ended in error. */
 async function failedTargets(deps: RolloutCreateDeps, tenant: Tenant, rollout: number): Promise<TargetRecord[]> {
   const page = await deps.store.members(tenant, ACTION, 'rollout', String(rollout), SCAN_ALL);
-  const failed = (await loadRecords<ActionRecord>(deps.store, tenant, ACTION, page.ids)).filter((a) => a.value.status === 'error');
+  const failed = (await loadRecords<ActionRecord>(deps.store, tenant, ACTION, page.ids)).filter((a) => a.value.status === 'error' && a.value.rollback !== true);
   return (await loadRecords<TargetRecord>(deps.store, tenant, TARGET, failed.map((a) => a.value.targetId))).map((t) => t.value);
 }

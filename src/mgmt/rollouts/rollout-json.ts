@@ -8,6 +8,7 @@ import { auditFields, defineFields, num, oneOf, text, via, type Audited, type Fi
 import type { Store, Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
 import { auditJson, link, type Link } from '../kit/hal.js';
+import { safetyJson } from './rollout-safety-body.js';
 
 /**
  * Rollout and rollout group JSON and their query fields (reference §3.7, §5). The per-status counts
@@ -100,7 +101,7 @@ export async function renderRollouts(
     const out: Record<string, unknown> = {
       ...auditJson(r), name: r.name, description: r.description ?? undefined, targetFilterQuery: r.targetFilterQuery,
       distributionSetId: r.ds, status: r.status, totalTargets: r.totalTargets, type: r.actionType, forcetime: r.forceTime,
-      deleted: r.deleted, dynamic: r.dynamic === true, weight: r.weight ?? undefined, id: r.id,
+      deleted: r.deleted, dynamic: r.dynamic === true, weight: r.weight ?? undefined, id: r.id, ...safetyJson(r),
     };
     const links: Record<string, Link> = { self: link(req, self) };
     if (full) {

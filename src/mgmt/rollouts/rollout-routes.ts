@@ -22,6 +22,7 @@ import { callerOf, holds, isFull, pathId } from '../kit/request.js';
 import { renderTargets } from '../targets/target-json.js';
 import { createRolloutBody, updateRolloutBody } from './rollout-body.js';
 import { createRollout, retryRollout, type Creator, type RolloutCreateDeps } from './rollout-create.js';
+import { safetyOf, withSafety } from './rollout-safety-body.js';
 import { groupFields, joinRollouts, renderGroups, renderRollouts, rolloutFields, rolloutPath } from './rollout-json.js';
 import { rolloutGroupResponse, rolloutResponse } from './responses.js';
 import { targetResponse } from '../targets/responses.js';
@@ -120,10 +121,12 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
         const body = readBody(req, updateRolloutBody);
         const { tenant, rollout } = await load(req);
         const { username } = callerOf(req);
+        const safety = await safetyOf(deps.store, tenant, body);
         const [updated] = edited(await deps.runtime.update(tenant, ROLLOUT, rollout.id, (r) => {
           if (r.status === 'deleting' || r.status === 'deleted') throw new AppError('READ_ONLY', `Rollout ${r.id} is ${r.status} and cannot be changed`);
           return {
-            ...r, name: body.name ?? r.name, description: body.description === undefined ? r.description : body.description,
+            ...withSafety(r, body, safety), name: body.name ?? r.name,
+            description: body.description === undefined ? r.description : body.description,
             lastModifiedBy: username, lastModifiedAt: deps.now(),
           };
         }), 'Rollout', rollout.id);

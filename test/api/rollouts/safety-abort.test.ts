@@ -1,0 +1,156 @@
+/**
+ * The rollout's `abort` control (issue 25), driven over HTTP with devices that fail: nothing fires
+ * before `minFinished` actions are final; a criterion that holds stops the rollout at once with its
+ * `stopReason`, removes the scheduled actions, cancels the running ones (or lets them finish) and
+ * assigns the rollback set to the failed and canceled targets, as actions listed under the rollout but
+ * not counted in it. A rollout without `abort` shows no such field; bad input is refused, nothing created.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STORES } from '../../helpers/app.js';
+import type { TestResponse } from '../../helpers/server.js';
+import {
+  ERR, ROLLOUTS, counts, createSet, createTargets, expectError, fleet, getRollout, groupTargets, incompleteSet, op, readyRollout,
+  runDevice, runningRollout, startRolloutApp, uid, waitFor, waitGroups, waitStatus, type Json, type RolloutApp,
+} from './fixture.js';
+
+const LONG = 90_000;
+const NEVER_PAUSE = { errorCondition: { condition: 'THRESHOLD', expression: '100' } };
+
+describe.each(STORES)('rollout abort on the %s store', (kind) => {
+  let app: RolloutApp;
+  let ds: number;
+  let old: number;
+  const clock = uid('clock');
+  beforeAll(async () => {
+    app = await startRolloutApp(kind);
+    ds = (await createSet(app)).id;
+    old = (await createSet(app)).id;
+    await createTargets(app, clock, 1);
+  });
+  /** Waits until the engine made `n` whole passes (a new rollout leaves creating in a pass that then evaluates the running ones). */
+  const enginePasses = async (n: number): Promise<void> => {
+    for (let i = 0; i <= n; i++) await readyRollout(app, { name: uid('tick'), targetFilterQuery: fleet(clock), distributionSetId: ds });
+  };
+  const rolloutActions = async (id: number): Promise<Json[]> => {
+    const res = await app.mgmt.get(`/rest/v1/actions?q=${encodeURIComponent(`rollout.id==${id}`)}&representation=full&limit=100`);
+    expect(res.status, res.text).toBe(200);
+    return res.json().content;
+  };
+  const controllerOf = (a: Json): string => decodeURIComponent(String(a._links.target.href).split('/').at(-1)!);
+
+  it('fires only after minFinished: stopped with stopReason, scheduled removed, running canceled, rollback to failed and canceled targets', async () => {
+    const p = uid();
+    await createTargets(app, p, 6);
+    const criterion = { failureType: 'error', thresholdPercentage: 50, minFinished: 2 };
+    const r = await runningRollout(app, {
+      name: uid('abort'), targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 2, ...NEVER_PAUSE,
+      abort: { criteria: [criterion], rollbackTo: old },
+    });
+    expect(r.abort).toEqual({ criteria: [criterion], onAbort: 'cancel', rollbackTo: old });
+    const [g1] = await waitGroups(app, r.id, ['running', 'scheduled']);
+    const [a, b, c] = await groupTargets(app, r.id, g1.id);
+    await runDevice(app, a!, 'failure');
+    // 1 of 1 final failed, but fewer than minFinished are final: nothing fires
+    await enginePasses(2);
+    expect((await getRollout(app, r.id)).status).toBe('running');
+
+    await runDevice(app, b!, 'success');
+    const stopped = await waitStatus(app, r.id, 'stopped');
+    expect(stopped.stopReason).toMatchObject({ kind: 'abort', criterion, observedPercentage: 50 });
+    await waitGroups(app, r.id, ['finished', 'finished']);
+    // the scheduled group's actions are gone (notstarted), c's is canceling (counted as running); rollbacks are not counted
+    const after = await waitFor(() => getRollout(app, r.id), (x) => x.totalTargetsPerStatus.notstarted === 3, { what: 'scheduled removed' });
+    expect(after.totalTargetsPerStatus).toEqual(counts({ error: 1, finished: 1, running: 1, notstarted: 3 }));
+    const poll = await app.device(c!).poll();
+    expect(poll._links.cancelAction, JSON.stringify(poll)).toBeDefined();
+
+    const rollbacks = await waitFor(() => rolloutActions(r.id), (as) => as.filter((x) => x.rollback === true).length === 2, {
+      what: 'two rollback actions',
+    });
+    const back = rollbacks.filter((x) => x.rollback === true);
+    expect(back.map(controllerOf).sort()).toEqual([a, c].sort());
+    for (const x of back) {
+      expect(x).toMatchObject({ forceType: 'soft', rollout: r.id, active: true });
+      expect(String(x._links.distributionset.href)).toMatch(new RegExp(`/distributionsets/${old}$`));
+    }
+    // the canceled action says why in its history
+    const canceled = rollbacks.find((x) => x.rollback !== true && controllerOf(x) === c)!;
+    const history = await app.mgmt.get(`${String(canceled._links.status.href).replace(/^https?:\/\/[^/]+/, '')}`);
+    expect(history.text).toContain('its rollout was aborted');
+    // the device of a failed target gets the rollback set as its next deployment
+    await runDevice(app, a!, 'success');
+    await waitFor(() => rolloutActions(r.id), (as) => as.some((x) => x.rollback === true && controllerOf(x) === a && x.detailStatus === 'finished'), {
+      what: 'the rollback of a finished',
+    });
+    expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ error: 1, finished: 1, running: 1, notstarted: 3 }));
+  }, LONG);
+
+  it('finishRunning: stopped at once, running actions left to finish; "any" counts errors and cancels; no rollback without rollbackTo', async () => {
+    const p = uid();
+    await createTargets(app, p, 3);
+    const r = await runningRollout(app, {
+      name: uid('finish-running'), targetFilterQuery: fleet(p), distributionSetId: ds, ...NEVER_PAUSE,
+      abort: { criteria: [{ failureType: 'any', thresholdPercentage: 100, minFinished: 1 }], onAbort: 'finishRunning' },
+    });
+    const [first, second] = (await rolloutActions(r.id)).map(controllerOf).sort();
+    await runDevice(app, first!, 'failure');
+    const stopped = await waitStatus(app, r.id, 'stopped');
+    expect(stopped.stopReason).toMatchObject({ kind: 'abort', observedPercentage: 100 });
+    // still running: the device keeps its deployment and finishes it
+    await runDevice(app, second!, 'success');
+    const done = await waitFor(() => getRollout(app, r.id), (x) => x.totalTargetsPerStatus.finished === 1, { what: 'second finished' });
+    expect(done.totalTargetsPerStatus).toEqual(counts({ error: 1, finished: 1, running: 1 }));
+    expect((await rolloutActions(r.id)).filter((x) => x.rollback === true)).toEqual([]);
+  }, LONG);
+
+  it('a rollout without abort shows neither abort nor stopReason; PUT sets or removes abort before the start only', async () => {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const plain = await readyRollout(app, { name: uid('plain'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    expect(Object.keys(plain)).not.toContain('abort');
+    expect(Object.keys(plain)).not.toContain('stopReason');
+    const listed = await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`id==${plain.id}`)}`);
+    expect(Object.keys(listed.json().content[0])).not.toContain('abort');
+
+    const abort = { criteria: [{ failureType: 'timedOut', thresholdPercentage: 10, minFinished: 5 }], onAbort: 'finishRunning', rollbackTo: old };
+    const put = await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { abort } });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json().abort).toEqual(abort);
+    const full = await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`id==${plain.id}`)}&representation=full`);
+    expect(full.json().content[0].abort).toEqual(abort);
+    // a PUT without abort keeps it; abort: null removes it
+    expect((await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { description: 'x' } })).json().abort).toEqual(abort);
+    const removed = await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { abort: null } });
+    expect(Object.keys(removed.json())).not.toContain('abort');
+
+    await op(app, plain.id, 'start');
+    await waitStatus(app, plain.id, 'running');
+    expectError(await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { abort } }), 400, ERR.illegalState, 'before the rollout starts');
+    expect(Object.keys(await getRollout(app, plain.id))).not.toContain('abort');
+  }, LONG);
+
+  it('bad input: thresholds outside 0-100, minFinished 0, no criteria, unknown names, rollback to an unknown, incomplete or invalidated set', async () => {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const refused = async (abort: unknown): Promise<TestResponse> => {
+      const name = uid('bad-abort');
+      const res = await app.mgmt.post(ROLLOUTS, { json: { name, targetFilterQuery: fleet(p), distributionSetId: ds, abort } });
+      const left = await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`name==${name}`)}`);
+      expect(left.json().total, `a refused create left ${name} behind`).toBe(0);
+      return res;
+    };
+    const one = (c: Record<string, unknown>) => ({ criteria: [{ failureType: 'error', thresholdPercentage: 10, minFinished: 1, ...c }] });
+    expectError(await refused(one({ thresholdPercentage: 101 })), 400, ERR.body, 'thresholdPercentage');
+    expectError(await refused(one({ thresholdPercentage: -1 })), 400, ERR.body, 'thresholdPercentage');
+    expectError(await refused(one({ minFinished: 0 })), 400, ERR.body, 'minFinished');
+    expectError(await refused(one({ failureType: 'slow' })), 400, ERR.body, 'failureType');
+    expectError(await refused({ criteria: [] }), 400, ERR.body, 'criteria');
+    expectError(await refused({ ...one({}), onAbort: 'later' }), 400, ERR.body, 'onAbort');
+    expectError(await refused({ ...one({}), rollbackTo: 987654321 }), 404, ERR.notFound);
+    expectError(await refused({ ...one({}), rollbackTo: await incompleteSet(app) }), 400, ERR.dsIncomplete);
+    const invalid = (await createSet(app)).id;
+    const inv = await app.mgmt.post(`/rest/v1/distributionsets/${invalid}/invalidate`, { json: { actionCancelationType: 'none' } });
+    expect(inv.status, inv.text).toBe(204);
+    expectError(await refused({ ...one({}), rollbackTo: invalid }), 400, ERR.dsInvalid);
+  }, LONG);
+});

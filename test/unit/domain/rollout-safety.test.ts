@@ -1,0 +1,69 @@
+/**
+ * The abort control's evaluation and its rollout-machine steps (issue 25), pure: the denominator is the
+ * actions in a final state, nothing fires before minFinished, at least one failure of the criterion's
+ * type; an abort stops a running rollout at once and marks its actions as still to handle.
+ */
+import { describe, expect, it } from 'vitest';
+import { step } from '../../../src/actors/step.js';
+import { DEFAULT_CONDITIONS, rolloutSchema, type RolloutRecord } from '../../../src/domain/rollout.js';
+import { rolloutMachine, type RolloutEvent } from '../../../src/domain/rollout.machine.js';
+import { TIMED_OUT, evaluateAbort, type AbortConfig, type AbortCriterion } from '../../../src/domain/rollout-safety.js';
+
+const abortOn = (...criteria: AbortCriterion[]): AbortConfig => ({ criteria, onAbort: 'cancel', rollbackTo: null });
+const c = (failureType: AbortCriterion['failureType'], thresholdPercentage: number, minFinished = 1): AbortCriterion =>
+  ({ failureType, thresholdPercentage, minFinished });
+
+describe('evaluateAbort', () => {
+  it('counts only final actions in the denominator and waits for minFinished', () => {
+    const counts = { error: 1, finished: 1, running: 50, scheduled: 100 };
+    expect(evaluateAbort(abortOn(c('error', 50, 3)), counts, false, 9)).toBeUndefined();
+    expect(evaluateAbort(abortOn(c('error', 50, 2)), counts, false, 9)).toEqual({
+      kind: 'abort', criterion: c('error', 50, 2), observedPercentage: 50, at: 9,
+    });
+    expect(evaluateAbort(abortOn(c('error', 50.01, 2)), counts, false, 9)).toBeUndefined();
+  });
+
+  it('failure types: error, canceled, timedOut (a subset of error), any (error or canceled)', () => {
+    const counts = { error: 2, canceled: 1, finished: 1, [TIMED_OUT]: 1 };
+    const observed = (type: AbortCriterion['failureType']) => evaluateAbort(abortOn(c(type, 0)), counts, false, 0)?.observedPercentage;
+    expect([observed('error'), observed('canceled'), observed('timedOut'), observed('any')]).toEqual([50, 25, 25, 75]);
+  });
+
+  it('threshold 0 still needs one failure; the first criterion that holds is reported; downloaded is final for download-only', () => {
+    expect(evaluateAbort(abortOn(c('error', 0)), { finished: 4 }, false, 0)).toBeUndefined();
+    const two = abortOn(c('canceled', 10), c('error', 30));
+    expect(evaluateAbort(two, { error: 1, finished: 2 }, false, 0)?.criterion).toEqual(c('error', 30));
+    expect(evaluateAbort(abortOn(c('error', 50, 2)), { error: 1, downloaded: 1 }, false, 0)).toBeUndefined();
+    expect(evaluateAbort(abortOn(c('error', 50, 2)), { error: 1, downloaded: 1 }, true, 0)?.observedPercentage).toBe(50);
+  });
+});
+
+describe('rollout machine: abort', () => {
+  const aRollout = (over: Partial<RolloutRecord>): RolloutRecord => ({
+    id: 1, name: 'r', description: null, targetFilterQuery: 'id==*', ds: 7, status: 'running', actionType: 'forced', forceTime: 0,
+    startAt: null, weight: null, deleted: false, totalTargets: 0, groups: [], approvalNeeded: false, approvalRemark: null,
+    approveDecidedBy: null, retryOf: null, createdBy: 'admin', createdAt: 1, lastModifiedBy: 'admin', lastModifiedAt: 1,
+    ...DEFAULT_CONDITIONS, ...over,
+  });
+  const reason = { kind: 'abort', criterion: c('any', 10), observedPercentage: 20, at: 5 } as const;
+  const run = (r: RolloutRecord, e: RolloutEvent) => step(rolloutMachine, 'status', r, e);
+  const pending = (r: RolloutRecord) => (rolloutSchema.indexes(r).multi ?? []).some(([index]) => index === 'abortPending');
+
+  it('running -> stopped with the reason, listed under abortPending until its actions are handled', () => {
+    const aborted = run(aRollout({}), { type: 'engine.aborted', at: 5, reason });
+    expect(aborted.state).toBe('stopped');
+    expect(aborted.record).toMatchObject({ stopReason: reason, abortPending: true, lastModifiedAt: 5 });
+    expect(pending(aborted.record)).toBe(true);
+    const handled = run(aborted.record, { type: 'engine.abortHandled', at: 6 });
+    expect(handled.record).toMatchObject({ status: 'stopped', stopReason: reason, abortPending: false });
+    expect(pending(handled.record)).toBe(false);
+    expect(run(handled.record, { type: 'engine.abortHandled', at: 7 }).changed).toBe(false);
+  });
+
+  it('only a running rollout aborts; a deleting one leaves the abortPending index', () => {
+    for (const status of ['paused', 'ready', 'stopping', 'finished'] as const) {
+      expect(run(aRollout({ status }), { type: 'engine.aborted', at: 5, reason }).changed).toBe(false);
+    }
+    expect(pending(aRollout({ status: 'deleting', abortPending: true }))).toBe(false);
+  });
+});
