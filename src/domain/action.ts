@@ -1,5 +1,5 @@
 import type { Audit } from './audit.js';
-import type { IndexEntries, KindSchema } from './record-schema.js';
+import type { KindSchema } from './record-schema.js';
 
 /** Action.Status of the reference (§4.1), lower case as the Management API shows it. */
 export const ACTION_STATUSES = [
@@ -75,8 +75,11 @@ export const SERVER_MESSAGE_PREFIX = 'Update Server: ';
 export const rolloutTargetKey = (rollout: number, targetId: number, rollback = false): string =>
   `${rollout}:${targetId}${rollback ? ':rollback' : ''}`;
 
-export const actionSchema: KindSchema<ActionRecord> = {
-  indexes: (a): IndexEntries => ({
+export const actionSchema: KindSchema<ActionRecord, {
+  unique: 'rolloutTarget';
+  multi: 'target' | 'ds' | 'status' | 'active' | 'activeByTarget' | 'rollout' | 'rolloutGroup';
+}> = {
+  indexes: (a) => ({
     unique: a.rollout === null ? [] : [['rolloutTarget', rolloutTargetKey(a.rollout, a.targetId, a.rollback === true)]],
     multi: [
       ['target', String(a.targetId)],
@@ -90,8 +93,8 @@ export const actionSchema: KindSchema<ActionRecord> = {
   }),
 };
 
-export const actionStatusSchema: KindSchema<ActionStatusRecord> = {
-  indexes: (s): IndexEntries => ({ multi: [['action', String(s.actionId)]] }),
+export const actionStatusSchema: KindSchema<ActionStatusRecord, { unique: never; multi: 'action' }> = {
+  indexes: (s) => ({ multi: [['action', String(s.actionId)]] }),
 };
 
 /** `action.delete.allowed.statuses` / `action.cleanup.actionStatus`: a comma-separated list, any case. */

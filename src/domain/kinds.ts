@@ -1,14 +1,16 @@
-import type { ActionRecord, ActionStatusRecord } from './action.js';
+import type { ActionRecord, ActionStatusRecord, actionSchema, actionStatusSchema } from './action.js';
 import type { ActionEvent } from './action.machine.js';
+import type { IndexNames, KindSchema } from './record-schema.js';
 import type {
   ArtifactRecord, DistributionSetRecord, DistributionSetTypeRecord, SoftwareModuleRecord, SoftwareModuleTypeRecord, TagRecord,
+  artifactSchema, dsSchema, dsTypeSchema, smSchema, smTypeSchema, tagSchema,
 } from './repository.js';
-import type { RolloutGroupRecord, RolloutRecord } from './rollout.js';
+import type { RolloutGroupRecord, RolloutRecord, rolloutGroupSchema, rolloutMembersSchema, rolloutSchema } from './rollout.js';
 import type { RolloutGroupEvent } from './rollout-group.machine.js';
 import type { RolloutEvent } from './rollout.machine.js';
-import type { TargetRecord } from './target.js';
+import type { TargetRecord, targetSchema } from './target.js';
 import type { TargetEvent } from './target.machine.js';
-import type { TargetFilterRecord, TargetTypeRecord } from './targeting.js';
+import type { TargetFilterRecord, TargetTypeRecord, targetFilterSchema, targetTypeSchema } from './targeting.js';
 
 /**
  * The record kinds, typed: a misspelt kind, or an event a kind's machine does not know, is a
@@ -67,3 +69,33 @@ export const ENTITY: { readonly [K in RecordKind]: string } = {
   rollout: 'Rollout',
   rolloutgroup: 'RolloutGroup',
 };
+
+/**
+ * The schema of every indexed kind, whose type declares its index names (beside its record). Reads of
+ * the Store port take the names of the kind they name (src/store/port.ts): a misspelt index, or one
+ * the kind does not have, is a compile error wherever the kind is named by its constant.
+ */
+export interface IndexedKinds {
+  readonly target: typeof targetSchema;
+  readonly action: typeof actionSchema;
+  readonly actionstatus: typeof actionStatusSchema;
+  readonly smtype: typeof smTypeSchema;
+  readonly sm: typeof smSchema;
+  readonly artifact: typeof artifactSchema;
+  readonly dstype: typeof dsTypeSchema;
+  readonly ds: typeof dsSchema;
+  readonly targettag: typeof tagSchema;
+  readonly dstag: typeof tagSchema;
+  readonly targettype: typeof targetTypeSchema;
+  readonly targetfilter: typeof targetFilterSchema;
+  readonly rollout: typeof rolloutSchema;
+  readonly rolloutgroup: typeof rolloutGroupSchema;
+  readonly rolloutmembers: typeof rolloutMembersSchema;
+}
+
+type NamesOf<K extends string> =
+  K extends keyof IndexedKinds ? (IndexedKinds[K] extends KindSchema<never, infer I> ? I : never) : IndexNames;
+/** The unique indexes of kind K; any name for a kind not known here (a kind given as a plain string). */
+export type UniqueIndexOf<K extends string> = NamesOf<K>['unique'];
+/** The multi indexes of kind K; any name for a kind not known here. */
+export type MultiIndexOf<K extends string> = NamesOf<K>['multi'];

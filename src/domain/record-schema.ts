@@ -5,14 +5,24 @@
  * - multi:  (index, key) -> sorted set of ids (score defaults to the id, so pages come in id order;
  *           a numeric score allows range queries such as "last poll before t").
  */
-export type UniqueEntry = readonly [index: string, key: string];
-export type MultiEntry = readonly [index: string, key: string, score?: number];
-export interface IndexEntries {
-  readonly unique?: readonly UniqueEntry[];
-  readonly multi?: readonly MultiEntry[];
+export type UniqueEntry<U extends string = string> = readonly [index: U, key: string];
+export type MultiEntry<M extends string = string> = readonly [index: M, key: string, score?: number];
+export interface IndexEntries<U extends string = string, M extends string = string> {
+  readonly unique?: readonly UniqueEntry<U>[];
+  readonly multi?: readonly MultiEntry<M>[];
 }
 
-export interface KindSchema<T = never> {
+/** The index names of a kind: its unique and its multi indexes (`never` for none). */
+export interface IndexNames {
+  readonly unique: string;
+  readonly multi: string;
+}
+
+/**
+ * How one kind is indexed. `I` declares its index names, so an entry of an undeclared index is a
+ * compile error here, and a read of one wherever the kind is named by its constant (src/domain/kinds.ts).
+ */
+export interface KindSchema<T = never, I extends IndexNames = IndexNames> {
   /** Pure: the index entries of one value. Must not depend on anything but `value`. */
-  readonly indexes: (value: T) => IndexEntries;
+  readonly indexes: (value: T) => IndexEntries<I['unique'], I['multi']>;
 }

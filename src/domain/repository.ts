@@ -1,5 +1,5 @@
 import type { Audit } from './audit.js';
-import type { IndexEntries, KindSchema } from './record-schema.js';
+import type { KindSchema } from './record-schema.js';
 
 /**
  * Repository entities: software module types, software modules, artifacts, distribution set types,
@@ -129,30 +129,30 @@ export const STANDARD_TYPE_KEYS = { smOs: 'os', smApp: 'application', dsOs: 'os'
 
 const lower = (s: string): string => s.toLowerCase();
 
-export const smTypeSchema: KindSchema<SoftwareModuleTypeRecord> = {
-  indexes: (t): IndexEntries => ({ unique: t.deleted ? [] : [['key', lower(t.key)], ['name', lower(t.name)]] }),
+export const smTypeSchema: KindSchema<SoftwareModuleTypeRecord, { unique: 'key' | 'name'; multi: never }> = {
+  indexes: (t) => ({ unique: t.deleted ? [] : [['key', lower(t.key)], ['name', lower(t.name)]] }),
 };
-export const smSchema: KindSchema<SoftwareModuleRecord> = {
-  indexes: (m): IndexEntries => ({
+export const smSchema: KindSchema<SoftwareModuleRecord, { unique: 'nameVersionType'; multi: 'type' }> = {
+  indexes: (m) => ({
     unique: m.deleted ? [] : [['nameVersionType', `${lower(m.name)}\u0000${lower(m.version)}\u0000${m.type}`]],
     multi: [['type', String(m.type)]],
   }),
 };
-export const artifactSchema: KindSchema<ArtifactRecord> = {
-  indexes: (a): IndexEntries => ({
+export const artifactSchema: KindSchema<ArtifactRecord, { unique: 'moduleFilename'; multi: 'module' | 'sha1' }> = {
+  indexes: (a) => ({
     unique: [['moduleFilename', `${a.module}\u0000${a.filename}`]],
     multi: [['module', String(a.module)], ['sha1', a.hashes.sha1]],
   }),
 };
-export const dsTypeSchema: KindSchema<DistributionSetTypeRecord> = {
-  indexes: (t): IndexEntries => ({ unique: t.deleted ? [] : [['key', lower(t.key)], ['name', lower(t.name)]] }),
+export const dsTypeSchema: KindSchema<DistributionSetTypeRecord, { unique: 'key' | 'name'; multi: never }> = {
+  indexes: (t) => ({ unique: t.deleted ? [] : [['key', lower(t.key)], ['name', lower(t.name)]] }),
 };
-export const dsSchema: KindSchema<DistributionSetRecord> = {
-  indexes: (d): IndexEntries => ({
+export const dsSchema: KindSchema<DistributionSetRecord, { unique: 'nameVersion'; multi: 'type' | 'module' | 'tag' }> = {
+  indexes: (d) => ({
     unique: d.deleted ? [] : [['nameVersion', `${lower(d.name)}\u0000${lower(d.version)}`]],
     multi: [['type', String(d.type)], ...d.modules.map((m) => ['module', String(m)] as const), ...d.tags.map((t) => ['tag', String(t)] as const)],
   }),
 };
-export const tagSchema: KindSchema<TagRecord> = {
-  indexes: (t): IndexEntries => ({ unique: [['name', lower(t.name)]] }),
+export const tagSchema: KindSchema<TagRecord, { unique: 'name'; multi: never }> = {
+  indexes: (t) => ({ unique: [['name', lower(t.name)]] }),
 };

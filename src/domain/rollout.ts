@@ -1,6 +1,6 @@
 import type { ActionType } from './action.js';
 import type { Audit } from './audit.js';
-import type { IndexEntries, KindSchema } from './record-schema.js';
+import type { KindSchema } from './record-schema.js';
 import type { RolloutSafety } from './rollout-safety.js';
 
 /**
@@ -121,8 +121,8 @@ export interface RolloutMembersRecord {
 /** Target ids per member record. */
 export const MEMBERS_CHUNK = 5000;
 
-export const rolloutSchema: KindSchema<RolloutRecord> = {
-  indexes: (r): IndexEntries => ({
+export const rolloutSchema: KindSchema<RolloutRecord, { unique: 'name'; multi: 'status' | 'ds' | 'abortPending' }> = {
+  indexes: (r) => ({
     unique: r.deleted ? [] : [['name', r.name.toLowerCase()]],
     multi: [
       ['status', r.status], ['ds', String(r.ds)],
@@ -132,10 +132,10 @@ export const rolloutSchema: KindSchema<RolloutRecord> = {
   }),
 };
 
-export const rolloutGroupSchema: KindSchema<RolloutGroupRecord> = {
-  indexes: (g): IndexEntries => ({ multi: [['rollout', String(g.rollout)]] }),
+export const rolloutGroupSchema: KindSchema<RolloutGroupRecord, { unique: never; multi: 'rollout' }> = {
+  indexes: (g) => ({ multi: [['rollout', String(g.rollout)]] }),
 };
 
-export const rolloutMembersSchema: KindSchema<RolloutMembersRecord> = {
-  indexes: (m): IndexEntries => ({ multi: [['group', String(m.group)], ['rollout', String(m.rollout)]] }),
+export const rolloutMembersSchema: KindSchema<RolloutMembersRecord, { unique: never; multi: 'group' | 'rollout' }> = {
+  indexes: (m) => ({ multi: [['group', String(m.group)], ['rollout', String(m.rollout)]] }),
 };

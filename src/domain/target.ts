@@ -1,5 +1,5 @@
 import type { Audit } from './audit.js';
-import type { IndexEntries, KindSchema } from './record-schema.js';
+import type { KindSchema } from './record-schema.js';
 
 /** @see reference/hawkbit-api.md §4.1 TargetUpdateStatus (Mgmt shows lower case) */
 export const UPDATE_STATUSES = ['unknown', 'registered', 'pending', 'in_sync', 'error'] as const;
@@ -41,8 +41,11 @@ export interface TargetRecord extends Audit {
 export const TARGET = 'target';
 
 /** Index entries of a target: unique controller id; lookups by status, DS, tag and type. */
-export const targetSchema: KindSchema<TargetRecord> = {
-  indexes: (t): IndexEntries => ({
+export const targetSchema: KindSchema<TargetRecord, {
+  unique: 'controllerId';
+  multi: 'updateStatus' | 'assignedDs' | 'installedDs' | 'targetType' | 'tag';
+}> = {
+  indexes: (t) => ({
     unique: [['controllerId', t.controllerId.toLowerCase()]],
     multi: [
       ['updateStatus', t.updateStatus],

@@ -1,6 +1,6 @@
 import type { Audit } from './audit.js';
 import type { ActionType } from './action.js';
-import type { IndexEntries, KindSchema } from './record-schema.js';
+import type { KindSchema } from './record-schema.js';
 
 /** @see reference §3.3 */
 export interface TargetTypeRecord extends Audit {
@@ -29,14 +29,14 @@ export interface TargetFilterRecord extends Audit {
 export const TARGET_TYPE = 'targettype';
 export const TARGET_FILTER = 'targetfilter';
 
-export const targetTypeSchema: KindSchema<TargetTypeRecord> = {
-  indexes: (t): IndexEntries => ({
+export const targetTypeSchema: KindSchema<TargetTypeRecord, { unique: 'name' | 'key'; multi: 'dsType' }> = {
+  indexes: (t) => ({
     unique: t.deleted ? [] : [['name', t.name.toLowerCase()], ...(t.key ? [['key', t.key.toLowerCase()] as const] : [])],
     multi: t.compatibleDsTypes.map((d) => ['dsType', String(d)] as const),
   }),
 };
-export const targetFilterSchema: KindSchema<TargetFilterRecord> = {
-  indexes: (f): IndexEntries => ({
+export const targetFilterSchema: KindSchema<TargetFilterRecord, { unique: 'name'; multi: 'autoAssignDs' | 'autoAssign' }> = {
+  indexes: (f) => ({
     unique: [['name', f.name.toLowerCase()]],
     multi: f.autoAssignDs === null ? [] : [['autoAssignDs', String(f.autoAssignDs)], ['autoAssign', 'on']],
   }),

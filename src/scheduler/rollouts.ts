@@ -3,6 +3,7 @@ import type { ActorComposer } from '../actors/roles.js';
 import type { ActionRecord } from '../domain/action.js';
 import { ACTION } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
+import type { MultiIndexOf } from '../domain/kinds.js';
 import type { Quotas } from '../domain/quotas.js';
 import {
   ENGINE_STATUSES, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS,
@@ -23,7 +24,7 @@ import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 const ENGINE = 'system';
 
 /** The rollout index entries the engine works on: the statuses, then aborted rollouts whose actions wait (rollout-safety.ts). */
-const WORK: readonly (readonly [string, string])[] = [...ENGINE_STATUSES.map((s) => ['status', s] as const), ['abortPending', '1']];
+const WORK: readonly (readonly [MultiIndexOf<typeof ROLLOUT>, string])[] = [...ENGINE_STATUSES.map((s) => ['status', s] as const), ['abortPending', '1']];
 
 export interface RolloutEngineDeps {
   readonly store: Store;

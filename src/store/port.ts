@@ -14,6 +14,7 @@
  *           a numeric score allows range queries such as "last poll before t").
  */
 
+import type { MultiIndexOf, UniqueIndexOf } from '../domain/kinds.js';
 import type { KindSchema } from '../domain/record-schema.js';
 
 export type Tenant = string;
@@ -155,8 +156,8 @@ export interface CachedReads extends Reads {
    */
   readonly changes: number;
   peekGet<T>(tenant: Tenant, kind: string, id: number): Stored<T> | undefined | Miss;
-  peekLookup(tenant: Tenant, kind: string, index: string, key: string): number | undefined | Miss;
-  peekMembers(tenant: Tenant, kind: string, index: string, key: string, page: Page): IdPage | Miss;
+  peekLookup<K extends string>(tenant: Tenant, kind: K, index: UniqueIndexOf<K>, key: string): number | undefined | Miss;
+  peekMembers<K extends string>(tenant: Tenant, kind: K, index: MultiIndexOf<K>, key: string, page: Page): IdPage | Miss;
 }
 
 export interface Store {
@@ -174,17 +175,21 @@ export interface Store {
   commit(tenant: Tenant, commit: Commit): Promise<CommitResult>;
 
   /** The id holding a unique key, if any. */
-  lookup(tenant: Tenant, kind: string, index: string, key: string): Promise<number | undefined>;
-  lookupMany(tenant: Tenant, kind: string, index: string, keys: readonly string[]): Promise<(number | undefined)[]>;
+  lookup<K extends string>(tenant: Tenant, kind: K, index: UniqueIndexOf<K>, key: string): Promise<number | undefined>;
+  lookupMany<K extends string>(
+    tenant: Tenant, kind: K, index: UniqueIndexOf<K>, keys: readonly string[],
+  ): Promise<(number | undefined)[]>;
 
   /** All ids of a kind, in id order. */
   ids(tenant: Tenant, kind: string, page: Page): Promise<IdPage>;
   /** Ids under one key of a multi index, in score order. */
-  members(tenant: Tenant, kind: string, index: string, key: string, page: Page): Promise<IdPage>;
+  members<K extends string>(tenant: Tenant, kind: K, index: MultiIndexOf<K>, key: string, page: Page): Promise<IdPage>;
   /** Ids under one key of a multi index whose score lies in [min, max]. */
-  range(tenant: Tenant, kind: string, index: string, key: string, min: number, max: number, page: Page): Promise<IdPage>;
+  range<K extends string>(
+    tenant: Tenant, kind: K, index: MultiIndexOf<K>, key: string, min: number, max: number, page: Page,
+  ): Promise<IdPage>;
   /** Number of records of a kind, or of ids under one multi-index key. */
-  count(tenant: Tenant, kind: string, index?: string, key?: string): Promise<number>;
+  count<K extends string>(tenant: Tenant, kind: K, index?: MultiIndexOf<K>, key?: string): Promise<number>;
 
   /** The fields of each counter hash (a missing one: empty), e.g. a rollout group's action counts. */
   counters(tenant: Tenant, keys: readonly string[]): Promise<Record<string, number>[]>;

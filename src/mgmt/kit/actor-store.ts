@@ -1,5 +1,5 @@
 import { notFound, type AppError } from '../../domain/errors.js';
-import { ENTITY, type ActorKind, type RecordOf } from '../../domain/kinds.js';
+import { ENTITY, type ActorKind, type RecordOf, type UniqueIndexOf } from '../../domain/kinds.js';
 import type { Reads, Stored, Tenant } from '../../store/port.js';
 
 /**
@@ -12,7 +12,7 @@ import type { Reads, Stored, Tenant } from '../../store/port.js';
 /** How the API names an actor by a unique key: the kind's unique index and how a name becomes its key there. */
 export interface ActorKey<K extends ActorKind> {
   readonly kind: K;
-  readonly index: string;
+  readonly index: UniqueIndexOf<K>;
   key(name: string): string;
 }
 
