@@ -83,9 +83,9 @@ export default tseslint.config(
     [[...HANDLERS, '**/app/**', '**/scheduler/**', '**/http/**', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
       'events/ reads the Store port and the journal\'s event types; the routes that stream them live in mgmt/events'],
   ]),
-  // app: shared services and module contracts; the registry of modules sits beside server.ts
+  // app: shared services (with the DMF link the actors take) and module contracts; the registry of modules sits beside server.ts
   boundary(['src/app/**/*.ts'], [
-    [[...HANDLERS, '**/scheduler/**'], 'app/ does not point back up at the modules: register them in src/modules.ts'],
+    [['**/mgmt/**', '**/ddi/**', '**/scheduler/**'], 'app/ does not point back up at the modules: register them in src/modules.ts'],
   ]),
   // apidoc: the OpenAPI document and reference page, generated from the routes it is given (src/server.ts passes
   // them all); handlers import its shapes (page envelope, links, error body) for their reply schemas

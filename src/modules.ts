@@ -1,13 +1,13 @@
 /**
- * The registry of feature modules, beside the composition root (src/server.ts), which concatenates
- * every module's schema and routes, opens the store with the combined schema, calls each start() in
+ * The registry of feature modules, beside the composition root (src/server.ts), which builds them on
+ * the shared services (the store is open by then), concatenates their routes, calls each start() in
  * this order and each stop() in reverse. Add a module by appending its factory call below; each
  * takes the shared services as the narrow dependencies it declares.
  */
 import { coreModule } from './app/core-module.js';
-import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
+import type { AppModule } from './app/module.js';
 import { answerInCallersGeneration } from './app/generation-errors.js';
-import { createServices } from './app/services.js';
+import type { Services } from './app/services.js';
 import { consoleModule } from './console/index.js';
 import { ddiModule } from './ddi/index.js';
 import { dmfModule } from './dmf/index.js';
@@ -19,8 +19,10 @@ import { targetsModule } from './mgmt/targets/index.js';
 import { schedulerModule } from './scheduler/index.js';
 import { sessionModule } from './session/index.js';
 
-export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppModule[] => {
-  const services = createServices(ctx);
+/** Builds the modules of one event loop (tests pass their own to src/server.ts). */
+export type ModuleFactory = (services: Services) => readonly AppModule[];
+
+export const buildModules: ModuleFactory = (services) => {
   const scheduler = schedulerModule(services);
   const modules = [
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
@@ -30,6 +32,5 @@ export const buildModules: ModuleFactory = (ctx: ModuleContext): readonly AppMod
     consoleModule(),
   ];
   // quota errors answer in the caller's tenant's generation (compat.managementApi): 403, or 429 in 1.x
-  const tenantConfig = { view: (tenant: string) => services.tenantConfig.view(tenant) };
-  return modules.map((m) => ({ ...m, routes: answerInCallersGeneration(m.routes, tenantConfig) }));
+  return modules.map((m) => ({ ...m, routes: answerInCallersGeneration(m.routes, services.tenantConfig) }));
 };

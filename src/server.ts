@@ -1,11 +1,16 @@
 /**
- * The composition root: logger, metrics, modules, store, HTTP server; and the orderly shutdown
- * (stop accepting, let in-flight requests finish, stop modules so they flush, close the store).
+ * The composition root, in one order: the store opened with the schema of every record kind, the
+ * shared services on it (tenant configuration, the DMF link, the actor runtime and the effects
+ * dispatcher, artifacts: src/app/services.ts), the modules built on those (src/modules.ts) and
+ * started, then the HTTP server listening; and the orderly shutdown (stop accepting, let in-flight
+ * requests finish, stop modules so they flush, release the services, close the store).
  */
 import type { Logger } from 'pino';
-import type { AppModule, ModuleContext, ModuleFactory } from './app/module.js';
+import type { AppModule } from './app/module.js';
+import { SCHEMA } from './app/schema.js';
+import { createServices, type Services } from './app/services.js';
 import { apiDocRoutes } from './apidoc/routes.js';
-import { buildModules } from './modules.js';
+import { buildModules, type ModuleFactory } from './modules.js';
 import { verifyPasswordAsync, type Config } from './config/index.js';
 import { startHttpServer } from './http/server.js';
 import type { Route } from './http/types.js';
@@ -14,9 +19,8 @@ import { createLogger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { platformRoutes } from './observability/platform-routes.js';
 import { registerStatusGauges } from './observability/status-gauges.js';
-import { canonicalTenant } from './domain/ids.js';
 import { openStore } from './store/index.js';
-import type { Schema, Store } from './store/port.js';
+import type { Store } from './store/port.js';
 
 export interface ServerOverrides {
   /** Extra routes after the modules' (tests register small probe routes here). */
@@ -55,29 +59,26 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   const metrics = createMetrics();
   if (overrides.role !== 'http-only') await warnAboutWeakPasswords(config, logger);
 
-  let store: Store | undefined;
-  let closing = false;
-  const ctx: ModuleContext = {
-    config,
-    logger,
-    metrics,
-    get store(): Store {
-      if (store === undefined) throw new Error('the store is not open yet: use ctx.store in handlers or start(), not while building a module');
-      return store;
-    },
-  };
-  const modules = (overrides.modules ?? buildModules)(ctx);
-  const startable = overrides.role === 'http-only' ? modules.filter((m) => m.primaryOnly !== true) : modules;
-  store = await openStore({
+  const store = await openStore({
     kind: config.store.kind,
     redisUrl: config.store.redisUrl,
     redisCluster: config.store.redisCluster,
     redis: { waitReplicas: config.store.redisWaitReplicas, cacheEntries: config.store.redisCacheEntries },
-    schema: mergeSchemas(modules),
+    schema: SCHEMA,
   });
-  const opened = store;
+  let services: Services;
+  let modules: readonly AppModule[];
+  try {
+    services = createServices({ config, logger, metrics, store });
+    modules = (overrides.modules ?? buildModules)(services);
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  const startable = overrides.role === 'http-only' ? modules.filter((m) => m.primaryOnly !== true) : modules;
   // counted from the store when scraped: by the primary loop alone, so the loops' sum counts each once
-  if (overrides.role !== 'http-only') registerStatusGauges(metrics.registry, opened, config.tenants.map((t) => canonicalTenant(t.name)));
+  if (overrides.role !== 'http-only') registerStatusGauges(metrics.registry, store, services.tenants);
+  let closing = false;
 
   const started: AppModule[] = [];
   const stopModules = async (): Promise<void> => {
@@ -88,6 +89,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
         logger.error({ err, module: m.name }, 'module failed to stop cleanly');
       }
     }
+    await services.close();
   };
   try {
     for (const m of startable) {
@@ -95,7 +97,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       started.push(m);
     }
     const routes: Route[] = [
-      ...platformRoutes({ store: () => opened, metrics: shownMetrics(metrics, overrides.renderMetrics), closing: () => closing }),
+      ...platformRoutes({ store, metrics: shownMetrics(metrics, overrides.renderMetrics), closing: () => closing }),
       ...modules.flatMap((m) => m.routes),
       ...(overrides.routes ?? []),
     ];
@@ -108,7 +110,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       url: http.url,
       port: http.port,
       config,
-      store: opened,
+      store,
       logger,
       metrics,
       routes,
@@ -117,7 +119,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
           closing = true;
           await http.close(graceMs);
           await stopModules();
-          await opened.close();
+          await store.close();
           logger.info('server stopped');
         })();
         return closed;
@@ -125,27 +127,13 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     };
   } catch (err) {
     await stopModules();
-    await opened.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
     throw err;
   }
 }
 
 function shownMetrics(own: Metrics, render: ServerOverrides['renderMetrics']): Metrics {
   return render === undefined ? own : { ...own, render: () => render(own) };
-}
-
-function mergeSchemas(modules: readonly AppModule[]): Schema {
-  const schema: Record<string, Schema[string]> = {};
-  const owner = new Map<string, string>();
-  for (const m of modules) {
-    for (const [kind, spec] of Object.entries(m.schema)) {
-      const previous = owner.get(kind);
-      if (previous !== undefined) throw new Error(`record kind "${kind}" is declared by both ${previous} and ${m.name}`);
-      owner.set(kind, m.name);
-      schema[kind] = spec;
-    }
-  }
-  return schema;
 }
 
 /** The shipped config.yaml has admin/admin: say so loudly until someone changes it. */

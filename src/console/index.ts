@@ -42,5 +42,5 @@ export function consoleModule(dir: string = defaultUiDir()): AppModule {
   for (const [name, asset] of assets ?? []) {
     if (name !== 'index.html') routes.push(route(`/ui/${name}`, (req) => serve(asset, req)));
   }
-  return { name: 'console', schema: {}, routes };
+  return { name: 'console', routes };
 }

@@ -8,7 +8,7 @@
  * Anonymous downloads need the tenant's `anonymous.download.enabled` besides the system switch.
  * @see reference/hawkbit-api.md §1.1 rows 2-4 and notes; spec 5 (anonymous access)
  */
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { artifactReply, md5sumReply } from '../artifacts/index.js';
 import type { ActionRecord } from '../domain/action.js';
 import { activeActions, highestPriority } from '../device/active-actions.js';
@@ -27,9 +27,9 @@ const MD5SUM = '.MD5SUM';
 
 /** Modules the target may fetch, each with the active actions that deliver it. */
 async function reachableModules(
-  services: Services, d: Device, target: TargetRecord, withInstalled: boolean,
+  services: DdiDeps, d: Device, target: TargetRecord, withInstalled: boolean,
 ): Promise<Map<number, Stored<ActionRecord>[]>> {
-  const store = services.ctx.store;
+  const store = services.store;
   const actions = (await activeActions(store, d.tenant, target.id)).filter((a) => a.value.status !== 'canceling');
   const dsIds = [...new Set(actions.map((a) => a.value.ds))];
   if (withInstalled && target.installedDs !== null && !dsIds.includes(target.installedDs)) dsIds.push(target.installedDs);
@@ -43,7 +43,7 @@ async function reachableModules(
   return out;
 }
 
-export function artifactListHandler(services: Services): Handler {
+export function artifactListHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
@@ -56,13 +56,13 @@ export function artifactListHandler(services: Services): Handler {
   };
 }
 
-async function findArtifact(services: Services, tenant: string, moduleId: number, filename: string): Promise<ArtifactRecord | undefined> {
-  const store = services.ctx.store;
+async function findArtifact(services: DdiDeps, tenant: string, moduleId: number, filename: string): Promise<ArtifactRecord | undefined> {
+  const store = services.store;
   const id = await store.lookup(tenant, ARTIFACT, 'moduleFilename', `${moduleId}\u0000${filename}`);
   return id === undefined ? undefined : (await store.get<ArtifactRecord>(tenant, ARTIFACT, id))?.value;
 }
 
-export function artifactDownloadHandler(services: Services): Handler {
+export function artifactDownloadHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     if (d.principal.mode === 'anonymous' && !d.config.bool('anonymous.download.enabled')) {

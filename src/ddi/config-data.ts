@@ -3,7 +3,7 @@
  * applied by src/device/attributes.ts, as DMF's UPDATE_ATTRIBUTES is.
  * @see reference/hawkbit-api.md §1.1 row 7, §2 (DdiConfigData)
  */
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { AppError } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
 import { updateAttributes } from '../device/attributes.js';
@@ -12,7 +12,7 @@ import { readJson } from '../http/json.js';
 import { configDataBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
 
-export function configDataHandler(services: Services): Handler {
+export function configDataHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     requireTarget(d);

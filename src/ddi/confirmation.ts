@@ -4,7 +4,7 @@
  * waiting for confirmation), its feedback, and switching auto-confirmation on and off.
  * @see reference/hawkbit-api.md §1.1 rows 12-16, §1.7, §2 (DdiConfirmationBase)
  */
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { activateAutoConfirm, deactivateAutoConfirm } from '../actors/auto-confirm.js';
 import { activeActions, cancelLapsed, highestPriority, lapsed, maintenanceState } from '../device/active-actions.js';
 import { checkMessageQuota, sendToAction } from '../device/reports.js';
@@ -32,7 +32,7 @@ function autoConfirmJson(target: TargetRecord): object {
   };
 }
 
-export function confirmationBaseHandler(services: Services, recorder: PollRecorder): Handler {
+export function confirmationBaseHandler(services: DdiDeps, recorder: PollRecorder): Handler {
   return async (req) => {
     const d = device(req);
     const now = services.now();
@@ -40,7 +40,7 @@ export function confirmationBaseHandler(services: Services, recorder: PollRecord
     let target = d.target;
     if (target === undefined || target.updateStatus === 'unknown') target = await registerTarget(services, d, address, now);
     recorder.record(d.tenant, target.id, now, address);
-    let top = highestPriority(await activeActions(services.ctx.store, d.tenant, target.id));
+    let top = highestPriority(await activeActions(services.store, d.tenant, target.id));
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
     if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
     const base = `${deviceUrl(req, d)}/confirmationBase`;
@@ -54,7 +54,7 @@ export function confirmationBaseHandler(services: Services, recorder: PollRecord
   };
 }
 
-export function confirmationActionHandler(services: Services): Handler {
+export function confirmationActionHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
@@ -73,7 +73,7 @@ export function confirmationActionHandler(services: Services): Handler {
   };
 }
 
-export function confirmationFeedbackHandler(services: Services): Handler {
+export function confirmationFeedbackHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
@@ -97,7 +97,7 @@ export function confirmationFeedbackHandler(services: Services): Handler {
   };
 }
 
-export function activateAutoConfirmHandler(services: Services): Handler {
+export function activateAutoConfirmHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
@@ -109,7 +109,7 @@ export function activateAutoConfirmHandler(services: Services): Handler {
   };
 }
 
-export function deactivateAutoConfirmHandler(services: Services): Handler {
+export function deactivateAutoConfirmHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     await deactivateAutoConfirm(services, d.tenant, requireTarget(d).id);

@@ -4,7 +4,7 @@
  * version: the device reports the DS it runs, recorded as an offline assignment).
  * @see reference/hawkbit-api.md §1.1 rows 5, 10, 11; §1.4
  */
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { assignOffline } from '../actors/assign.js';
 import { cancelLapsed, lapsed, maintenanceState } from '../device/active-actions.js';
 import { sendToAction } from '../device/reports.js';
@@ -20,7 +20,7 @@ import { actionOfTarget, idParam, intQuery } from './params.js';
 /** Actions a device must not fetch as a deployment: not started, waiting for confirmation, being cancelled. */
 const HIDDEN = new Set(['scheduled', 'wait_for_confirmation', 'canceling', 'canceled']);
 
-export function deploymentBaseHandler(services: Services): Handler {
+export function deploymentBaseHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
@@ -46,7 +46,7 @@ export function deploymentBaseHandler(services: Services): Handler {
 /** Closed actions that installed (or downloaded, or failed to install) something. */
 const INSTALLED = new Set(['finished', 'error', 'downloaded']);
 
-export function installedBaseHandler(services: Services): Handler {
+export function installedBaseHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
@@ -61,12 +61,12 @@ export function installedBaseHandler(services: Services): Handler {
 }
 
 /** 201 when the DS is newly recorded as installed, 200 when it was assigned already (or an update is pending). */
-export function setRunningVersionHandler(services: Services): Handler {
+export function setRunningVersionHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
     const body = readJson(req, assignedVersionBody);
-    const store = services.ctx.store;
+    const store = services.store;
     const dsId = await store.lookup(d.tenant, DS, 'nameVersion', `${body.name.toLowerCase()}\u0000${body.version.toLowerCase()}`);
     const ds = dsId === undefined ? undefined : (await store.get<DistributionSetRecord>(d.tenant, DS, dsId))?.value;
     if (ds === undefined || ds.deleted) throw notFound('DistributionSet', `${body.name}:${body.version}`);

@@ -4,7 +4,7 @@
  * hawkBit writes it, null fields omitted.
  * @see reference/hawkbit-api.md §1.4, §2
  */
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { ACTION_STATUS, SERVER_MESSAGE_PREFIX, type ActionRecord, type ActionStatusRecord } from '../domain/action.js';
 import type { WindowState } from '../domain/maintenance.js';
 import type { ArtifactRecord } from '../domain/repository.js';
@@ -50,9 +50,9 @@ export function partOf(typeKey: string): string {
   return typeKey === 'application' ? 'bApp' : typeKey === 'runtime' ? 'jvm' : typeKey;
 }
 
-async function chunks(services: Services, req: Request, d: Device, dsId: number): Promise<object[]> {
+async function chunks(services: DdiDeps, req: Request, d: Device, dsId: number): Promise<object[]> {
   // repository records through the poll cache (kept coherent by the store): every device of a rollout reads the same set
-  return (await deviceModules(services.ctx.store.cached, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
+  return (await deviceModules(services.store.cached, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
     part: partOf(typeKey),
     version: m.version,
     name: m.name,
@@ -66,10 +66,10 @@ async function chunks(services: Services, req: Request, d: Device, dsId: number)
  * The action history: `status` in upper case, the device's messages newest first (server messages
  * left out), at most `requested` of them (0: none; below 0 or 100 and more: 100). Omitted when empty.
  */
-async function actionHistory(services: Services, tenant: string, action: ActionRecord, requested: number): Promise<object | undefined> {
+async function actionHistory(services: DdiDeps, tenant: string, action: ActionRecord, requested: number): Promise<object | undefined> {
   if (requested === 0) return undefined;
   const limit = requested < 0 || requested >= MAX_HISTORY ? MAX_HISTORY : requested;
-  const store = services.ctx.store;
+  const store = services.store;
   const page = await store.members(tenant, ACTION_STATUS, 'action', String(action.id), { offset: 0, limit: 10_000, desc: true });
   const entries = (await store.getMany<ActionStatusRecord>(tenant, ACTION_STATUS, page.ids))
     .filter((e): e is Stored<ActionStatusRecord> => e !== undefined)
@@ -95,7 +95,7 @@ export interface RenderOptions {
 }
 
 export async function deploymentJson(
-  services: Services, req: Request, d: Device, action: ActionRecord, opts: RenderOptions,
+  services: DdiDeps, req: Request, d: Device, action: ActionRecord, opts: RenderOptions,
 ): Promise<object> {
   const [chunkList, history] = await Promise.all([
     chunks(services, req, d, action.ds),

@@ -6,7 +6,7 @@
  * @see spec 5; reference §1.1 (notes), §1.2
  */
 import { isIP } from 'node:net';
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { AppError, notFound } from '../domain/errors.js';
 import { canonicalTenant, isValidControllerId } from '../domain/ids.js';
 import type { TargetRecord } from '../domain/target.js';
@@ -61,7 +61,7 @@ export function requireTarget(d: Device): TargetRecord {
  * invalidation arrives): a device's write is then checked against its action read fresh and committed
  * with compare-and-set, so a target a few milliseconds old changes nothing but the cost.
  */
-export function deviceAuthenticator(services: Services): Authenticator {
+export function deviceAuthenticator(services: DdiDeps): Authenticator {
   const known = new Set(services.tenants);
   const system: AuthSwitches = services.ctx.config.ddi.authentication;
   // one frozen principal per tenant and mode, found without building a key string per request
@@ -88,10 +88,10 @@ export function deviceAuthenticator(services: Services): Authenticator {
     return decide(req, where, config, await findTarget(reads, where.tenant, where.controllerId));
   };
   // The poll hot path: with the tenant's settings and the target in the cache, no promise is made.
+  const { cached } = services.store;
   const onCached: Authenticator = (req) => {
     const where = locate(req, known);
     const config = services.tenantConfig.cachedView(where.tenant);
-    const cached = services.ctx.store.cached; // the store opens after modules are built: read it per request
     const target = config === undefined ? MISS : peekTarget(cached, where.tenant, where.controllerId);
     if (config === undefined || target === MISS) return slow(req, where, cached);
     return decide(req, where, config, target);

@@ -5,7 +5,7 @@
  * hawkBit makes before it and the statuses it answers.
  * @see reference/hawkbit-api.md §1.1 rows 6, 8, 9
  */
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { checkEntryQuota, checkMessageQuota, sendToAction } from '../device/reports.js';
 import { SERVER_MESSAGE_PREFIX } from '../domain/action.js';
 import { feedbackEntryType } from '../domain/action.machine.js';
@@ -37,7 +37,7 @@ function report(body: FeedbackBody, now: number) {
   };
 }
 
-export function deploymentFeedbackHandler(services: Services): Handler {
+export function deploymentFeedbackHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
@@ -61,7 +61,7 @@ export function deploymentFeedbackHandler(services: Services): Handler {
   };
 }
 
-export function cancelActionHandler(services: Services): Handler {
+export function cancelActionHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);
@@ -75,7 +75,7 @@ export function cancelActionHandler(services: Services): Handler {
   };
 }
 
-export function cancelFeedbackHandler(services: Services): Handler {
+export function cancelFeedbackHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
     const target = requireTarget(d);

@@ -4,7 +4,7 @@
  * @see reference/hawkbit-api.md §1, §2; spec 4.8, 5
  */
 import type { AppModule } from '../app/module.js';
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { z } from 'zod';
 import type { QueryDoc, Route, RouteDoc } from '../http/types.js';
 import { artifactDownloadHandler, artifactListHandler } from './artifacts.js';
@@ -33,9 +33,9 @@ const HISTORY: QueryDoc[] = [
   { name: 'c', type: 'integer', description: 'cache buster of the poll\'s link' },
 ];
 
-export function ddiModule(services: Services): AppModule {
+export function ddiModule(services: DdiDeps): AppModule {
   const { ctx } = services;
-  const recorder = new PollRecorder({ store: () => ctx.store, intervalMs: ctx.config.ddi.pollFlushMs, log: ctx.logger });
+  const recorder = new PollRecorder({ store: services.store, intervalMs: ctx.config.ddi.pollFlushMs, log: ctx.logger });
   const limiter = new PollLimiter(undefined, ctx.config.ddi.pollLimiter.exemptCidrs);
   const auth = deviceAuthenticator(services);
   const route = (method: Route['method'], path: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({
@@ -76,7 +76,6 @@ export function ddiModule(services: Services): AppModule {
   ];
   return {
     name: 'ddi',
-    schema: {},
     routes,
     async start() {
       recorder.start();

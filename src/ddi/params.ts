@@ -3,7 +3,7 @@
  * an action of another target is answered 404, exactly like a missing one.
  * @see reference/hawkbit-api.md §1.1 (notes)
  */
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import { AppError, notFound } from '../domain/errors.js';
 import { parsePositiveInt } from '../domain/ids.js';
@@ -32,9 +32,9 @@ export function intQuery(req: Request, name: string, fallback: number): number {
 }
 
 export async function actionOfTarget(
-  services: Services, tenant: string, target: TargetRecord, actionId: number,
+  services: DdiDeps, tenant: string, target: TargetRecord, actionId: number,
 ): Promise<Stored<ActionRecord>> {
-  const found = await services.ctx.store.get<ActionRecord>(tenant, ACTION, actionId);
+  const found = await services.store.get<ActionRecord>(tenant, ACTION, actionId);
   if (found === undefined || found.value.targetId !== target.id) throw notFound('Action', actionId);
   return found;
 }

@@ -195,7 +195,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     const config = services.tenantConfig.cachedView(tenant);
     if (config === undefined) return undefined;
     const controllerId = req.param(1);
-    const reads = services.ctx.store.cached;
+    const reads = services.store.cached;
     let slot = spelling.slots.get(controllerId);
     if (slot === undefined || slot.changes !== reads.changes || slot.reads !== reads || slot.config !== config || !suits(slot.memo, req)) {
       slot = renew(spelling, pathTenant, controllerId, config, reads, req);

@@ -7,7 +7,7 @@
 import type { Store, Tenant } from '../store/port.js';
 
 export interface PollRecorderOptions {
-  readonly store: () => Store;
+  readonly store: Pick<Store, 'recordPolls'>;
   readonly intervalMs: number;
   readonly log: { warn(obj: object, msg: string): void };
 }
@@ -103,7 +103,7 @@ export class PollRecorder {
     this.#pending = new Map();
     this.#queued = new Map();
     this.#flushes++;
-    const store = this.#opts.store();
+    const { store } = this.#opts;
     const tenants = new Set([...batch.keys(), ...queued.keys()]);
     await Promise.all([...tenants].map(async (tenant) => {
       const notes = merged(batch.get(tenant), queued.get(tenant));

@@ -7,7 +7,7 @@
  * Registration (first poll) and a lapsed maintenance schedule are the rare exceptions that write.
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3, §2 (root poll)
  */
-import type { Services } from '../app/services.js';
+import type { DdiDeps } from './deps.js';
 import { activeActions, cancelLapsed, highestPriority, lapsed, maintenanceState, peekActiveActions } from '../device/active-actions.js';
 import type { ActionRecord } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
@@ -25,7 +25,7 @@ import type { PollDecision, PollLimiter } from './poll-limiter.js';
 import type { PollRecorder } from './poll-recorder.js';
 
 export interface PollDeps {
-  readonly services: Services;
+  readonly services: DdiDeps;
   readonly recorder: PollRecorder;
   readonly limiter: PollLimiter;
 }
@@ -41,7 +41,7 @@ export function minPollingMs(config: TenantConfigView): number {
 }
 
 export function pollHandler({ services, recorder, limiter }: PollDeps): Handler {
-  const cached = () => services.ctx.store.cached; // the store opens after modules are built
+  const cached = services.store.cached;
   /** Registration, cache misses and lapsed maintenance windows: the rare paths that await. */
   const slow = async (req: Request, d: Device, target: TargetRecord | undefined, address: string | null, now: number): Promise<Reply> => {
     if (target === undefined || target.updateStatus === 'unknown') {
@@ -50,7 +50,7 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
       if (isNew) limiter.registered(d.tenant, d.controllerId, target.id); // it was paced by its controller id so far
     }
     recorder.record(d.tenant, target.id, now, address);
-    let top = highestPriority(await activeActions(cached(), d.tenant, target.id));
+    let top = highestPriority(await activeActions(cached, d.tenant, target.id));
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
     if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
     return { status: 200, jsonText: pollBody(req, d, target, top, state, now) };
@@ -69,7 +69,7 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
     const address = addressOf(req);
     const target = d.target;
     if (target === undefined || target.updateStatus === 'unknown') return slow(req, d, target, address, now);
-    const actions = peekActiveActions(cached(), d.tenant, target.id);
+    const actions = peekActiveActions(cached, d.tenant, target.id);
     if (actions === MISS) return slow(req, d, target, address, now);
     const top = highestPriority(actions);
     const state = top === undefined ? undefined : maintenanceState(top.value, now);

@@ -8,54 +8,91 @@
  * observer, no connection (DMF effects still queued are dropped with an error log).
  * @see reference/hawkbit-api.md §9
  */
+import type { AsyncMessage } from 'rabbitmq-client';
 import type { AppModule, ModuleContext } from '../app/module.js';
 import type { DmfHooks } from '../actors/effects.js';
-import { DmfConnector } from './connector.js';
+import { DmfConnector, type OutboundMessage } from './connector.js';
 import { DeviceOps, type DeviceOpsDeps } from './device-ops.js';
 import { DmfInbound } from './inbound.js';
-import { dmfMetrics } from './metrics.js';
+import { dmfMetrics, type DmfMetrics } from './metrics.js';
 import { dmfObserver } from './observer.js';
 import { DmfOutbound, type OutboundDeps, type Publish } from './outbound.js';
 
-export type DmfModuleDeps = DeviceOpsDeps & OutboundDeps & {
-  readonly ctx: Pick<ModuleContext, 'config' | 'logger' | 'metrics'>;
+type DmfContext = Pick<ModuleContext, 'config' | 'logger' | 'metrics'>;
+
+/** The connector's channel, answering 'not started' until the module's start() connects it. */
+class ConnectorChannel implements Publish {
+  connector: DmfConnector | undefined;
+
+  get ready(): boolean {
+    return this.connector?.ready ?? false;
+  }
+
+  async publish(m: OutboundMessage): Promise<void> {
+    return this.#started().publish(m);
+  }
+
+  async retryLater(msg: AsyncMessage, attempts: number): Promise<void> {
+    return this.#started().retryLater(msg, attempts);
+  }
+
+  #started(): DmfConnector {
+    if (this.connector === undefined) throw new Error('the DMF connector is not started');
+    return this.connector;
+  }
+}
+
+/**
+ * What the actors take from DMF, made before the runtime and the dispatcher (which take it when they
+ * are created): the observer and the outbound port; the module connects the channel when it starts.
+ */
+export interface DmfLink extends DmfHooks {
+  readonly outbound: DmfOutbound;
+  readonly channel: ConnectorChannel;
+  readonly metrics: DmfMetrics;
+}
+
+export function dmfLink(deps: OutboundDeps, ctx: DmfContext): DmfLink {
+  const { dmf } = ctx.config;
+  const channel = new ConnectorChannel();
+  const metrics = dmfMetrics(ctx.metrics.registry);
+  const outbound = new DmfOutbound({
+    deps, channel, vhost: dmf.vhost, downloadBaseUrl: downloadBaseUrl(ctx.config), extendedHashes: dmf.extendedHashes,
+    log: ctx.logger.child({ module: 'dmf' }), metrics,
+  });
+  return { observer: dmfObserver, outbound, channel, metrics };
+}
+
+export type DmfModuleDeps = DeviceOpsDeps & {
+  readonly ctx: DmfContext;
   /** Canonical names of the configured tenants: messages for others are rejected. */
   readonly tenants: readonly string[];
-  connectDmf(hooks: DmfHooks): void;
+  /** Undefined while `dmf.enabled` is false. */
+  readonly dmf: DmfLink | undefined;
+  now(): number;
 };
 
 export function dmfModule(deps: DmfModuleDeps): AppModule {
   const { config, logger } = deps.ctx;
+  const { dmf: link } = deps;
+  if (link === undefined) return { name: 'dmf', routes: [] };
   const dmf = config.dmf;
-  if (!dmf.enabled) return { name: 'dmf', schema: {}, routes: [] };
   const log = logger.child({ module: 'dmf' });
-  const metrics = dmfMetrics(deps.ctx.metrics.registry);
-  let connector: DmfConnector | undefined;
-  const channel: Publish = {
-    get ready() {
-      return connector?.ready ?? false;
-    },
-    publish: (m) => (connector === undefined ? Promise.reject(new Error('the DMF connector is not started')) : connector.publish(m)),
-  };
-  const outbound = new DmfOutbound({
-    deps, channel, vhost: dmf.vhost, downloadBaseUrl: downloadBaseUrl(config), extendedHashes: dmf.extendedHashes, log, metrics,
-  });
-  deps.connectDmf({ observer: dmfObserver, outbound });
+  const { channel, outbound, metrics } = link;
   return {
     name: 'dmf',
-    schema: {},
     routes: [],
     async start() {
       const ops = new DeviceOps(deps, log);
       const inbound = new DmfInbound({
         ops, outbound, channel, tenants: new Set(deps.tenants), vhost: dmf.vhost, log, metrics, now: () => deps.now(),
-        retryLater: (msg, attempts) => (connector === undefined ? Promise.reject(new Error('the DMF connector is not started')) : connector.retryLater(msg, attempts)),
+        retryLater: (msg, attempts) => channel.retryLater(msg, attempts),
       });
-      connector = new DmfConnector(dmf, log, metrics, inbound.handle);
+      channel.connector = new DmfConnector(dmf, log, metrics, inbound.handle);
       log.info({ url: dmf.url, vhost: dmf.vhost, queue: dmf.receiverQueue }, 'DMF connector started');
     },
     async stop() {
-      await connector?.stop();
+      await channel.connector?.stop();
     },
   };
 }

@@ -11,7 +11,7 @@ import { StoreUnavailableError, type Store } from '../store/port.js';
 import type { Metrics } from './metrics.js';
 
 export interface PlatformDeps {
-  readonly store: () => Store;
+  readonly store: Pick<Store, 'ping'>;
   readonly metrics: Metrics;
   readonly closing: () => boolean;
 }
@@ -30,7 +30,7 @@ export function platformRoutes(deps: PlatformDeps): Route[] {
       handler: async () => {
         if (deps.closing()) throw new AppError('SHUTTING_DOWN', 'The server is shutting down.');
         try {
-          await deps.store().ping();
+          await deps.store.ping();
         } catch (err) {
           throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(`store ping failed: ${String(err)}`, { cause: err });
         }

@@ -8,7 +8,7 @@ import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 /** What the scheduler's tasks use (the composition root passes the shared services). */
 export interface SchedulerDeps {
   readonly ctx: Pick<ModuleContext, 'config' | 'metrics'> & { readonly logger: Pick<Logger, 'info' | 'warn' | 'error'> };
-  /** The open store: read it when a task runs, never while the module is built. */
+  /** The open store. */
   readonly store: Store;
   readonly runtime: ActorComposer;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;

@@ -41,35 +41,31 @@ export interface SchedulerModule extends AppModule {
 export function schedulerModule(services: SchedulerDeps, overrides: Partial<SchedulerSettings> = {}): SchedulerModule {
   const settings = resolveSettings(services.ctx.config.scheduler, overrides);
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const runner = new TaskRunner({ store: () => services.store, tenants: () => services.tenants, owner, log: services.ctx.logger });
+  const runner = new TaskRunner({ store: services.store, tenants: services.tenants, owner, log: services.ctx.logger });
   const gauge = overdueGauge(services);
   const autoAssigner = new AutoAssigner(services, settings.autoAssignBatch);
-  // built on first use: the store opens after the modules are built
-  let engine: RolloutEngine | undefined;
-  const rollouts = () =>
-    (engine ??= new RolloutEngine({
-      store: services.store, runtime: services.runtime, tenantConfig: services.tenantConfig, log: services.ctx.logger,
-      quotas: services.quotas,
-    }));
+  const engine = new RolloutEngine({
+    store: services.store, runtime: services.runtime, tenantConfig: services.tenantConfig, log: services.ctx.logger,
+    quotas: services.quotas,
+  });
   const tasks: (Task & { readonly reportAs: Exclude<keyof PassReport, 'skipped'> })[] = [
     { name: 'auto-assign', reportAs: 'autoAssigned', intervalMs: settings.autoAssignMs, leased: true, run: (t, now) => autoAssigner.run(t, now) },
     { name: 'action-cleanup', reportAs: 'cleanedUp', intervalMs: settings.cleanupMs, leased: true, run: (t, now) => cleanupActions(services, t, now) },
     { name: 'maintenance', reportAs: 'lapsedCanceled', intervalMs: settings.maintenanceMs, leased: true, run: (t, now) => cancelLapsedWindows(services, t, now) },
     {
       name: 'rollouts', reportAs: 'rollouts', intervalMs: settings.rolloutMs, leased: true, leaseMs: settings.rolloutLeaseMs,
-      run: (t, now, keep) => rollouts().run(t, now, keep),
+      run: (t, now, keep) => engine.run(t, now, keep),
     },
     { name: 'overdue', reportAs: 'overdue', intervalMs: settings.overdueMs, leased: false, run: (t, now) => refreshOverdue(services, gauge, t, now) },
   ];
 
   return {
     name: 'scheduler',
-    schema: {},
     routes: [],
     // leases keep it correct on any number of loops; with worker threads one contender per process is enough
     primaryOnly: true,
     settings,
-    rollouts: { advance: (tenant, id, now) => rollouts().advance(tenant, id, now) },
+    rollouts: engine,
     async start() {
       if (settings.enabled) runner.start(tasks);
     },

@@ -36,15 +36,15 @@ interface Log {
  * instances. Passes of one task never overlap.
  */
 export class TaskRunner {
-  readonly #store: () => Store;
-  readonly #tenants: () => readonly string[];
+  readonly #store: Store;
+  readonly #tenants: readonly string[];
   readonly #owner: string;
   readonly #log: Log;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #running = new Map<string, Promise<PassResult>>();
   #stopped = true;
 
-  constructor(opts: { store: () => Store; tenants: () => readonly string[]; owner: string; log: Log }) {
+  constructor(opts: { store: Store; tenants: readonly string[]; owner: string; log: Log }) {
     this.#store = opts.store;
     this.#tenants = opts.tenants;
     this.#owner = opts.owner;
@@ -62,7 +62,7 @@ export class TaskRunner {
     this.#timers.clear();
     await Promise.allSettled([...this.#running.values()]);
     for (const task of tasks.filter((t) => t.leased)) {
-      for (const tenant of this.#tenants()) await this.#store().releaseLease(leaseName(task, tenant), this.#owner).catch(() => undefined);
+      for (const tenant of this.#tenants) await this.#store.releaseLease(leaseName(task, tenant), this.#owner).catch(() => undefined);
     }
   }
 
@@ -79,8 +79,8 @@ export class TaskRunner {
     const counts: Record<string, number> = {};
     const skipped: string[] = [];
     const ttl = task.leaseMs ?? Math.max(task.intervalMs * 3, 30_000);
-    for (const tenant of this.#tenants()) {
-      const renew = () => this.#store().acquireLease(leaseName(task, tenant), this.#owner, ttl);
+    for (const tenant of this.#tenants) {
+      const renew = () => this.#store.acquireLease(leaseName(task, tenant), this.#owner, ttl);
       if (task.leased && !(await renew())) {
         skipped.push(tenant);
         continue;

@@ -17,7 +17,6 @@ export function sessionModule(deps: SessionDeps): AppModule {
   const { auth, ctx } = deps;
   return {
     name: 'session',
-    schema: {},
     routes: [...accountRoutes(auth), ...(auth.oidc === undefined ? [] : oidcRoutes(auth, auth.oidc, ctx.logger))],
     primaryOnly: true, // start() only warns, once per process
     async start() {

@@ -161,8 +161,8 @@ describe.each(LOCAL_STORES)('fuzzing every route, %s store', (kind) => {
       },
       {
         ...storeOptions(kind),
-        modules: (ctx) => {
-          const modules = buildModules(ctx);
+        modules: (services) => {
+          const modules = buildModules(services);
           routes = modules.flatMap((m) => m.routes);
           return modules;
         },

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
 import type { Logger } from 'pino';
-import type { ModuleFactory } from '../../src/app/module.js';
 import { parseConfig, type Config, type ConfigInput } from '../../src/config/index.js';
 import type { Route } from '../../src/http/types.js';
+import type { ModuleFactory } from '../../src/modules.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
 /** scrypt hash of "admin" (the same account config.yaml ships). */

@@ -13,7 +13,6 @@ import { statusRoutes } from './status-routes.js';
 export function deploymentsModule(deps: DeploymentDeps): AppModule {
   return {
     name: 'deployments',
-    schema: {},
     routes: [
       ...assignmentRoutes(deps), ...actionRoutes(deps), ...actionDeletionRoutes(deps), ...statusRoutes(deps), ...autoConfirmRoutes(deps),
     ],

@@ -15,7 +15,7 @@ export interface PageLimits {
  * shared services (src/app/services.ts), which provide them all.
  */
 export interface KitDeps {
-  /** The open store: read it in handlers, never while building routes (it opens after they are built). */
+  /** The open store. */
   readonly store: Store;
   readonly limits: PageLimits;
   /** Tenant settings (polling times for `${OVERDUE_TS}`, confirmation flow, ...). */

@@ -21,7 +21,6 @@ import { softwareModuleRoutes } from './software-modules.js';
 export function repositoryModule(deps: RepositoryDeps): AppModule {
   return {
     name: 'repository',
-    schema: {},
     routes: [
       ...smTypeRoutes(deps),
       ...softwareModuleRoutes(deps),

@@ -3,5 +3,5 @@ import { rolloutRoutes, type RolloutAdvance, type RolloutDeps } from './rollout-
 
 /** Rollouts on the Management side (reference §3.7); the engine runs in the scheduler, which hands it over. */
 export function rolloutsModule(deps: RolloutDeps, engine: RolloutAdvance): AppModule {
-  return { name: 'rollouts', schema: {}, routes: rolloutRoutes(deps, engine) };
+  return { name: 'rollouts', routes: rolloutRoutes(deps, engine) };
 }

@@ -26,7 +26,6 @@ export type TargetsModuleDeps = TargetDeps & TargetSubDeps & TargetTagDeps & Tar
 export function targetsModule(deps: TargetsModuleDeps): AppModule {
   return {
     name: 'mgmt-targets',
-    schema: {},
     routes: [
       ...targetRoutes(deps),
       ...targetSubRoutes(deps),

@@ -25,7 +25,7 @@ async function countingStore(failures = 0) {
 describe('PollRecorder', () => {
   it('writes the newest poll per target with one recordPolls call per tenant', async () => {
     const { store, sink, calls } = await countingStore();
-    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    const recorder = new PollRecorder({ store: sink, intervalMs: 60_000, log: quiet });
     for (let i = 1; i <= 100; i++) recorder.record('A', (i % 10) + 1, i, `http://10.0.0.${i}`);
     recorder.record('B', 1, 5, null);
     recorder.record('B', 1, 3, 'http://older'); // an older poll never replaces a newer one
@@ -41,7 +41,7 @@ describe('PollRecorder', () => {
 
   it("writes the lane's queued notes with the generic path's, the newer poll per target", async () => {
     const { store, sink, calls } = await countingStore();
-    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    const recorder = new PollRecorder({ store: sink, intervalMs: 60_000, log: quiet });
     const flushes = recorder.flushes;
     const [a, b, c] = [{ id: 1, at: 10, address: 'http://lane-a' }, { id: 2, at: 10, address: 'http://lane-b' }, { id: 3, at: 7, address: null }];
     recorder.enqueue('A', a);
@@ -75,7 +75,7 @@ describe('PollRecorder', () => {
         during?.();
       },
     } as unknown as Store;
-    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    const recorder = new PollRecorder({ store: sink, intervalMs: 60_000, log: quiet });
     const note = { id: 1, at: 10, address: 'http://10.0.0.1' as string | null };
     recorder.enqueue('A', note);
     await recorder.flush();
@@ -95,7 +95,7 @@ describe('PollRecorder', () => {
 
   it('writes a large flush in slices of 250, every poll of it', async () => {
     const { store, sink, calls } = await countingStore();
-    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    const recorder = new PollRecorder({ store: sink, intervalMs: 60_000, log: quiet });
     for (let id = 1; id <= 2600; id++) recorder.record('A', id, id, null);
     await recorder.flush();
     expect(calls.map((c) => c.polls.length)).toEqual([...Array<number>(10).fill(250), 100]);
@@ -105,7 +105,7 @@ describe('PollRecorder', () => {
 
   it('keeps the polls of a failed flush for the next one, where newer polls win', async () => {
     const { store, sink, calls } = await countingStore(1);
-    const recorder = new PollRecorder({ store: () => sink, intervalMs: 60_000, log: quiet });
+    const recorder = new PollRecorder({ store: sink, intervalMs: 60_000, log: quiet });
     recorder.record('A', 1, 10, 'http://a');
     await recorder.flush();
     expect(await store.getPolls('A', [1])).toEqual([undefined]);
@@ -118,7 +118,7 @@ describe('PollRecorder', () => {
 
   it('flushes on its interval', async () => {
     const { store, sink } = await countingStore();
-    const recorder = new PollRecorder({ store: () => sink, intervalMs: 10, log: quiet });
+    const recorder = new PollRecorder({ store: sink, intervalMs: 10, log: quiet });
     recorder.start();
     recorder.record('A', 1, 1, null);
     await new Promise((r) => setTimeout(r, 60));

@@ -5,7 +5,7 @@
  */
 import { coreModule } from '../../../src/app/core-module.js';
 import type { AppModule } from '../../../src/app/module.js';
-import { createServices, type Services } from '../../../src/app/services.js';
+import type { Services } from '../../../src/app/services.js';
 import { deploymentsModule } from '../../../src/mgmt/deployments/index.js';
 import { schedulerModule, type SchedulerModule, type SchedulerSettings } from '../../../src/scheduler/index.js';
 import { storeOptions, tenantFor, type App, type StoreKind } from '../../helpers/app.js';
@@ -40,8 +40,8 @@ export async function startDeployApp(kind: StoreKind, opts: DeployAppOptions = {
     ...(opts.quotas === undefined ? {} : { quotas: opts.quotas }),
   }, {
     ...storeOptions(kind),
-    modules: (ctx) => {
-      services = createServices(ctx);
+    modules: (built) => {
+      services = built;
       scheduler = schedulerModule(services, { enabled: false, ...opts.scheduler });
       return [coreModule(services), deploymentsModule(services), scheduler, ...(opts.extraModules?.(services) ?? [])];
     },

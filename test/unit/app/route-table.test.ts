@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { ModuleContext } from '../../../src/app/module.js';
+import { SCHEMA } from '../../../src/app/schema.js';
+import { createServices } from '../../../src/app/services.js';
 import { parseConfig } from '../../../src/config/index.js';
 import { buildModules } from '../../../src/modules.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
+import { openStore } from '../../../src/store/index.js';
 
 /**
  * The README's tables of success codes (section "Success codes") and the routes the server
@@ -29,16 +31,15 @@ function tableRows(): Map<string, Set<string>> {
   return rows;
 }
 
-function registeredRoutes(): Map<string, Set<string>> {
+async function registeredRoutes(): Promise<Map<string, Set<string>>> {
   const config = parseConfig({ tenants: [{ name: 'DEFAULT', users: [] }] }, { source: 'test', env: {} });
-  const ctx: ModuleContext = {
-    config, logger: pino({ level: 'silent' }), metrics: createMetrics(),
-    get store(): never {
-      throw new Error('no store while routes are listed');
-    },
-  };
+  const store = await openStore({ kind: 'memory', schema: SCHEMA });
+  const services = createServices({ config, logger: pino({ level: 'silent' }), metrics: createMetrics(), store });
+  const modules = buildModules(services);
+  await services.close();
+  await store.close();
   const routes = new Map<string, Set<string>>();
-  for (const r of buildModules(ctx).flatMap((m) => m.routes)) {
+  for (const r of modules.flatMap((m) => m.routes)) {
     if (!r.path.startsWith('/rest/') && !r.path.startsWith('/:tenant/controller/')) continue;
     const path = r.path.replace(/:(\w+)/g, '{$1}');
     if (!routes.has(path)) routes.set(path, new Set());
@@ -47,9 +48,10 @@ function registeredRoutes(): Map<string, Set<string>> {
   return routes;
 }
 
+const routes = await registeredRoutes();
+
 describe('the README table of success codes', () => {
   const rows = tableRows();
-  const routes = registeredRoutes();
 
   it('lists every registered route with each of its methods', () => {
     expect(routes.size).toBeGreaterThan(80);

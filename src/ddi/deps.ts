@@ -1,0 +1,22 @@
+import type { EffectDispatcher } from '../actors/dispatcher.js';
+import type { ActorEditor } from '../actors/roles.js';
+import type { ModuleContext } from '../app/module.js';
+import type { ArtifactStorage } from '../artifacts/index.js';
+import type { Quotas } from '../domain/quotas.js';
+import type { Store } from '../store/port.js';
+import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
+
+/** What the DDI handlers use (the composition root passes the shared services). */
+export interface DdiDeps {
+  readonly ctx: Pick<ModuleContext, 'config' | 'logger' | 'metrics'>;
+  readonly store: Store;
+  readonly runtime: ActorEditor;
+  /** A request waits for the effects it committed (a device's feedback reaches its rollout before the answer). */
+  readonly dispatcher: Pick<EffectDispatcher, 'settle'>;
+  readonly tenantConfig: Pick<TenantConfigService, 'view' | 'cachedView'>;
+  readonly artifacts: Pick<ArtifactStorage, 'open'>;
+  readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxStatusEntriesPerAction' | 'maxAttributeEntriesPerTarget' | 'maxMessagesPerActionStatus'>;
+  /** Canonical names of the configured tenants: requests for others are refused. */
+  readonly tenants: readonly string[];
+  now(): number;
+}
