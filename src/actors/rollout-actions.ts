@@ -1,6 +1,7 @@
 import { ACTION, WEIGHT_IF_ABSENT, rolloutTargetKey, type ActionRecord } from '../domain/action.js';
 import type { Effect } from '../domain/effects.js';
 import type { RolloutGroupRecord, RolloutRecord } from '../domain/rollout.js';
+import { paced } from '../domain/rollout-release.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import type { Store, Tenant } from '../store/port.js';
@@ -91,12 +92,14 @@ export async function inBatches<T>(items: readonly T[], work: (item: T) => Promi
 /**
  * Starts every scheduled action of a running group (its NEXTGROUP activation): the engine, in its
  * pass or advancing one rollout before `triggerNextGroup` answers. Each start is its own
- * compare-and-set, so two callers starting the same group start each action once.
+ * compare-and-set, so two callers starting the same group start each action once. A paced
+ * rollout's actions are released by the engine instead, a few at a time (src/scheduler/release.ts).
  */
 export async function startGroupActions(
-  deps: RolloutActionDeps, tenant: Tenant, rollout: Pick<RolloutRecord, 'createdBy'>, group: RolloutGroupRecord,
+  deps: RolloutActionDeps, tenant: Tenant, rollout: Pick<RolloutRecord, 'createdBy' | 'release'>, group: RolloutGroupRecord,
   cfg: TenantConfigView, now: number,
 ): Promise<void> {
+  if (paced(rollout.release)) return;
   const scheduled = (await groupActions(deps.store, tenant, group.id)).filter((a) => a.status === 'scheduled');
   await inBatches(scheduled, (a) => startRolloutAction(deps, tenant, a, group, cfg, rollout.createdBy, now));
 }

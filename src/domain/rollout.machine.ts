@@ -1,6 +1,7 @@
 import { assign, setup } from 'xstate';
 import type { RolloutRecord } from './rollout.js';
 import type { StopReason } from './rollout-safety.js';
+import type { Pace } from './rollout-release.js';
 
 /**
  * The rollout's status as a machine (reference §4.6). Context is the persisted RolloutRecord; the
@@ -23,6 +24,8 @@ export type RolloutEvent =
   | { readonly type: 'mgmt.resume'; readonly at: number; readonly by: string }
   /** A dynamic rollout took more targets (`totalTargets` now) or appended a dynamic group (`groups` now). */
   | { readonly type: 'engine.grown'; readonly at: number; readonly totalTargets: number; readonly groups: readonly number[] }
+  /** The engine released actions of a paced rollout (rollout-release.ts): the ramp's clock moves on. */
+  | { readonly type: 'engine.released'; readonly at: number; readonly pace: Pace }
   /** No group is running or scheduled any more. */
   | { readonly type: 'engine.finished'; readonly at: number }
   | { readonly type: 'mgmt.stop'; readonly at: number; readonly by: string }
@@ -57,6 +60,8 @@ export const rolloutMachine = setup({
     deleted: assign({ deleted: true }),
     aborted: assign(({ event }) => (event.type === 'engine.aborted' ? { stopReason: event.reason, abortPending: true } : {})),
     abortHandled: assign({ abortPending: false }),
+    // the engine's own bookkeeping: not a change an operator made, so lastModified stays
+    paced: assign(({ event }) => (event.type === 'engine.released' ? { pace: event.pace } : {})),
   },
   guards: {
     approvalNeeded: ({ context }) => context.approvalNeeded,
@@ -95,6 +100,7 @@ export const rolloutMachine = setup({
         'mgmt.pause': to('paused'), 'engine.finished': to('finished'), 'mgmt.stop': to('stopping'),
         'engine.aborted': { target: 'stopped', actions: ['aborted', 'touch'] },
         'engine.grown': { actions: ['grown', 'touch'] },
+        'engine.released': { actions: 'paced' },
       },
     },
     paused: { on: { 'mgmt.resume': to('running'), 'mgmt.stop': to('stopping') } },

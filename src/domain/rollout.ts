@@ -2,6 +2,7 @@ import type { ActionType } from './action.js';
 import type { Audit } from './audit.js';
 import type { KindSchema } from './record-schema.js';
 import type { RolloutSafety } from './rollout-safety.js';
+import type { Pace, ReleaseControls } from './rollout-release.js';
 
 /**
  * Rollouts and their groups (reference §3.7, §4.6, §4.7; spec 2.9). Both are actors: their status
@@ -21,6 +22,9 @@ export const ROLLOUT_STATUSES = [
   'running', 'finished', 'deleting', 'deleted',
 ] as const;
 export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
+
+/** The statuses before the start, in which PUT may still change a rollout's controls. */
+export const NOT_STARTED: readonly RolloutStatus[] = ['creating', 'ready', 'waiting_for_approval', 'approval_denied'];
 
 /** RolloutGroup.RolloutGroupStatus (reference §4.1). */
 export const GROUP_STATUSES = ['creating', 'ready', 'scheduled', 'finished', 'error', 'running'] as const;
@@ -85,6 +89,10 @@ export interface RolloutRecord extends Audit, Conditions, RolloutSafety {
   readonly retryOf: number | null;
   /** A dynamic rollout: after its static groups, dynamic groups keep taking targets that match later (absent: false). */
   readonly dynamic?: boolean;
+  /** Release controls (ramp, maxInFlight; rollout-release.ts); absent: a group start starts all its actions. */
+  readonly release?: ReleaseControls;
+  /** The engine's pacing state of a ramp (absent until the first release). */
+  readonly pace?: Pace;
 }
 
 /** A rollout group as persisted; the context of the group machine. */

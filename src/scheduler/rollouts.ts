@@ -18,6 +18,7 @@ import type { Store, Tenant, Write } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { growDynamicRollout } from './dynamic-groups.js';
 import { rollBack, rollbackTargets } from './rollback.js';
+import { releaseDue } from './release.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
@@ -204,6 +205,7 @@ export class RolloutEngine {
       if (ev.complete && (await this.#group(tenant, g.id, { type: 'engine.finished', at: now }))) steps++;
     }
     groups = await this.#groups(tenant, rollout);
+    if ((await releaseDue(this.#deps, tenant, rollout, groups, now)) > 0) steps++;
     if (groups.some((g) => g.status === 'running')) return steps;
     const next = groups.find((g) => g.status === 'scheduled');
     if (next !== undefined) {

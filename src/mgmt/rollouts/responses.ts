@@ -7,6 +7,7 @@ import { auditShape, linksSchema } from '../../apidoc/shapes.js';
 import { ACTION_TYPES } from '../../domain/action.js';
 import { GROUP_STATUSES, ROLLOUT_STATUSES } from '../../domain/rollout.js';
 import { safetyResponse } from './rollout-safety-body.js';
+import { releaseReplyShape } from './release-body.js';
 
 const perStatus = z.looseObject({
   scheduled: z.number().int(), running: z.number().int(), error: z.number().int(),
@@ -34,6 +35,7 @@ export const rolloutResponse = z.looseObject({
   approvalRemark: z.string().optional(),
   approveDecidedBy: z.string().optional(),
   ...safetyResponse,
+  ...releaseReplyShape,
   _links: linksSchema,
 }).meta({ id: 'MgmtRolloutResponseBody' });
 

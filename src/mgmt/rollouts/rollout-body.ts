@@ -4,6 +4,7 @@ import { badRequest } from '../../domain/errors.js';
 import { DEFAULT_CONDITIONS, type Conditions } from '../../domain/rollout.js';
 import { LIMITS, bool, decimal, description, id, int, name, str, text } from '../kit/body.js';
 import { safetyParts } from './rollout-safety-body.js';
+import { releaseParts } from './release-body.js';
 
 /**
  * Rollout request bodies (reference §3.7), made of the kit's blocks (so scalars are coerced as for
@@ -50,10 +51,12 @@ export const createRolloutBody = z.object({
   dynamicGroupTemplate: z.object({ nameSuffix: text(LIMITS.name), targetCount: int(-Number.MAX_SAFE_INTEGER).nullish() }).nullish(),
   ...conditionParts,
   ...safetyParts,
+  ...releaseParts,
 });
 export type CreateRolloutBody = z.output<typeof createRolloutBody>;
 
-export const updateRolloutBody = z.object({ name: name.nullish(), description, ...safetyParts });
+/** Name and description; the safety and release controls only while the rollout has not started. */
+export const updateRolloutBody = z.object({ name: name.nullish(), description, ...safetyParts, ...releaseParts });
 
 type Parts = Pick<CreateRolloutBody, 'successCondition' | 'successAction' | 'errorCondition' | 'errorAction'>;
 

@@ -9,6 +9,7 @@ import {
   type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
 } from '../../domain/rollout.js';
 import { dynamicGroup } from '../../domain/rollout-dynamic.js';
+import { releaseControlsOf } from '../../domain/rollout-release.js';
 import { amountGroupDefs, distribute, groupQuery, type GroupDef } from '../../domain/rollout-plan.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { parseFilter } from '../../query/filter.js';
@@ -82,6 +83,7 @@ export async function createRollout(
   const actionType = actionTypeOf(body.type);
   if (body.startAt != null && !creator.mayHandle) throw new AppError('INSUFFICIENT_PERMISSION', 'startAt needs the permission HANDLE_ROLLOUT');
   const conditions = conditionsOf(body, 'body');
+  const release = releaseControlsOf(body);
   const cfg = await deps.tenantConfig.view(tenant);
   const confirmationRequired = body.confirmationRequired ?? cfg.bool('user.confirmation.flow.enabled');
   const defs: GroupDef[] = body.groups == null
@@ -161,6 +163,7 @@ export async function createRollout(
     weight: body.weight ?? WEIGHT_IF_ABSENT, deleted: false, totalTargets: targets.length, groups: groups.map((g) => g.id),
     approvalNeeded: cfg.bool('rollout.approval.enabled') && !creator.mayApprove, approvalRemark: null, approveDecidedBy: null,
     retryOf: retryOf === null ? null : Number(retryOf[1]), dynamic, ...conditions, ...safety, ...audit,
+    ...(release === undefined ? {} : { release }),
   };
   if (cfg.bool('implicit.lock.enabled')) await lockImplicitly(deps.store, tenant, ds, now);
   const also = [...groups.map((g) => deps.runtime.creation(ROLLOUT_GROUP, g)), ...members];

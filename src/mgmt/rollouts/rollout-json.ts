@@ -102,6 +102,8 @@ export async function renderRollouts(
       ...auditJson(r), name: r.name, description: r.description ?? undefined, targetFilterQuery: r.targetFilterQuery,
       distributionSetId: r.ds, status: r.status, totalTargets: r.totalTargets, type: r.actionType, forcetime: r.forceTime,
       deleted: r.deleted, dynamic: r.dynamic === true, weight: r.weight ?? undefined, id: r.id, ...safetyJson(r),
+      // the release controls as sent (absent: none, and the reply is hawkBit's)
+      ...r.release,
     };
     const links: Record<string, Link> = { self: link(req, self) };
     if (full) {

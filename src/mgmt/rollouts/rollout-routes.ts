@@ -3,8 +3,9 @@ import type { ActorEditor } from '../../actors/roles.js';
 import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { AppError } from '../../domain/errors.js';
 import {
-  ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
+  ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord, NOT_STARTED,
 } from '../../domain/rollout.js';
+import { releaseControlsOf } from '../../domain/rollout-release.js';
 import type { RolloutEvent } from '../../domain/rollout.machine.js';
 import type { QueryDoc, Request, Route } from '../../http/types.js';
 import { pageSchema } from '../../apidoc/shapes.js';
@@ -119,15 +120,18 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
       doc: { summary: 'Update a rollout', body: updateRolloutBody, response: rolloutResponse },
       handler: async (req) => {
         const body = readBody(req, updateRolloutBody);
+        const release = releaseControlsOf(body);
         const { tenant, rollout } = await load(req);
         const { username } = callerOf(req);
         const safety = await safetyOf(deps.store, tenant, body);
         const [updated] = edited(await deps.runtime.update(tenant, ROLLOUT, rollout.id, (r) => {
           if (r.status === 'deleting' || r.status === 'deleted') throw new AppError('READ_ONLY', `Rollout ${r.id} is ${r.status} and cannot be changed`);
+          if (release !== undefined && !NOT_STARTED.includes(r.status)) throw illegal('changing the release controls', r);
           return {
             ...withSafety(r, body, safety), name: body.name ?? r.name,
             description: body.description === undefined ? r.description : body.description,
             lastModifiedBy: username, lastModifiedAt: deps.now(),
+            ...(release === undefined ? {} : { release: { ...r.release, ...release } }),
           };
         }), 'Rollout', rollout.id);
         return { status: 200, json: await single(req, tenant, updated ?? rollout) };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { assignableSet } from '../../actors/distribution-sets.js';
 import { AppError } from '../../domain/errors.js';
 import { FAILURE_TYPES, ON_ABORT, type AbortConfig, type RolloutSafety } from '../../domain/rollout-safety.js';
-import type { RolloutRecord, RolloutStatus } from '../../domain/rollout.js';
+import { NOT_STARTED, type RolloutRecord } from '../../domain/rollout.js';
 import type { Store, Tenant } from '../../store/port.js';
 import { decimal, id, int } from '../kit/body.js';
 
@@ -41,9 +41,6 @@ export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): 
   if (abort.rollbackTo !== null) await assignableSet(store, tenant, abort.rollbackTo);
   return { abort };
 }
-
-/** The statuses in which PUT may change the safety fields: before the rollout started. */
-const NOT_STARTED: readonly RolloutStatus[] = ['creating', 'ready', 'waiting_for_approval', 'approval_denied'];
 
 /**
  * The record with the safety fields a PUT sent (null removes one); refused once the rollout started.

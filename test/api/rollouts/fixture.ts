@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import { expect } from 'vitest';
 import { ACTION, type ActionRecord } from '../../../src/domain/action.js';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
+import { buildModules } from '../../../src/modules.js';
+import type { PassReport, SchedulerModule } from '../../../src/scheduler/index.js';
 import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../../helpers/app.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer, type TestResponse } from '../../helpers/server.js';
 import { BASE_TENANT_CONFIG, GATEWAY } from '../ddi/fixture.js';
@@ -48,6 +50,8 @@ export const ROLLOUTS = '/rest/v1/rollouts';
 export interface RolloutApp extends App {
   /** A DDI client for one device (gateway token). */
   device(controllerId: string): Device;
+  /** One pass of every scheduler task at `now` (the engine's clock); with `manualEngine` the only passes. */
+  pass(now: number): Promise<PassReport>;
 }
 
 export interface Device {
@@ -66,10 +70,13 @@ export interface RolloutAppOptions {
   readonly logger?: Logger;
   /** Scheduler settings over the default (`rolloutMs: 50`). */
   readonly scheduler?: Readonly<Record<string, unknown>>;
+  /** No scheduler loops: the test drives the engine's clock with `pass(now)`. */
+  readonly manualEngine?: boolean;
 }
 
 export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions = {}): Promise<RolloutApp> {
   const tenant = opts.sameAs?.tenant ?? tenantFor(kind, 'R');
+  let scheduler: SchedulerModule | undefined;
   const handle = ['CREATE', 'READ', 'UPDATE', 'DELETE'].flatMap((op) => [`${op}_ROLLOUT`, `${op}_TARGET`]);
   const server = await startTestServer({
     tenants: [{
@@ -85,9 +92,16 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
         { username: 'maker', password: ADMIN_HASH, permissions: [...handle, 'READ_REPOSITORY', 'READ_DISTRIBUTION_SET'] },
       ],
     }],
-    scheduler: { rolloutMs: 50, ...opts.scheduler },
+    scheduler: { rolloutMs: 50, ...opts.scheduler, ...(opts.manualEngine === true ? { enabled: false } : {}) },
     quotas: opts.quotas ?? {},
-  }, { ...storeOptions(kind), ...(opts.logger === undefined ? {} : { logger: opts.logger }) });
+  }, {
+    ...storeOptions(kind), ...(opts.logger === undefined ? {} : { logger: opts.logger }),
+    modules: (ctx) => {
+      const modules = buildModules(ctx);
+      scheduler = modules.find((m): m is SchedulerModule => m.name === 'scheduler');
+      return modules;
+    },
+  });
   const client = http(server.url);
   return {
     url: server.url,
@@ -108,6 +122,10 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
         get: (path) => client.get(base + path, { headers: GATEWAY }),
         post: (path, json) => client.post(base + path, { headers: GATEWAY, json }),
       };
+    },
+    pass: (now) => {
+      if (scheduler === undefined) throw new Error('the app has no scheduler module');
+      return scheduler.runOnce(now);
     },
   };
 }

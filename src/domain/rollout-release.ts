@@ -1,0 +1,147 @@
+import { AppError } from './errors.js';
+
+/**
+ * Release controls of a rollout (issue 25): how fast and how many of a started group's actions are
+ * released (started for their devices). All optional: a rollout without them starts a group's
+ * actions all at once, as hawkBit does. Pure: the engine (src/scheduler/rollout-release.ts) reads
+ * the counts and the clock and asks these functions how many to release now.
+ */
+
+/** Releases per minute, at most (the top of `baseRatePerMinute` and of every stepped-up rate). */
+export const MAX_RATE_PER_MINUTE = 100_000;
+const FACTOR_MIN = 1.1;
+const FACTOR_MAX = 5;
+
+export type Ramp =
+  /** An even pace: one release every 60 000 / n ms. */
+  | { readonly maxPerMinute: number }
+  /** AWS IoT Jobs' exponential rollout: the rate grows by `incrementFactor` each time `increaseAfter` is reached again. */
+  | {
+    readonly exponential: {
+      readonly baseRatePerMinute: number;
+      readonly incrementFactor: number;
+      readonly increaseAfter: { readonly notified: number } | { readonly succeeded: number };
+    };
+  };
+
+export interface ReleaseControls {
+  /** The most actions of the rollout running at once. */
+  readonly maxInFlight?: number;
+  readonly ramp?: Ramp;
+}
+
+/** The engine's release progress, kept in the rollout record (so it survives a restart). */
+export interface Pace {
+  /** The ramp's clock: when the next release is due (ms); each release advances it by one interval. */
+  readonly nextAt?: number;
+  /** Actions are released in id order: every action of a running group up to this id was looked at. */
+  readonly after: number;
+}
+
+/** The per-status counts of the rollout the controls read (rollout-counts.ts `perStatus`). */
+export interface ReleaseCounts {
+  readonly running: number;
+  readonly finished: number;
+  readonly error: number;
+  readonly cancelled: number;
+}
+
+type Given = number | null | undefined;
+
+/** The controls as a request gives them, before checking (numbers as sent). */
+export interface ReleaseInput {
+  readonly maxInFlight?: number | null | undefined;
+  readonly ramp?: {
+    readonly maxPerMinute?: number | null | undefined;
+    readonly exponential?: {
+      readonly baseRatePerMinute?: number | null | undefined;
+      readonly incrementFactor?: number | null | undefined;
+      readonly increaseAfter?: { readonly notified?: Given; readonly succeeded?: Given } | null | undefined;
+    } | null | undefined;
+  } | null | undefined;
+}
+
+const invalid = (message: string): AppError => new AppError('ROLLOUT_RELEASE_INVALID', message);
+
+function wholeIn(v: number | null | undefined, field: string, min: number, max: number): number {
+  if (v == null || !Number.isInteger(v) || v < min || v > max) throw invalid(`${field}: must be a whole number ${min}..${max}, got ${v ?? 'none'}`);
+  return v;
+}
+
+/** The controls of a request, checked; `undefined` when none is given (the rollout behaves as hawkBit's). */
+export function releaseControlsOf(input: ReleaseInput, where = 'body'): ReleaseControls | undefined {
+  const out: { maxInFlight?: number; ramp?: Ramp } = {};
+  if (input.maxInFlight != null) out.maxInFlight = wholeIn(input.maxInFlight, `${where}.maxInFlight`, 1, 1_000_000);
+  const ramp = input.ramp;
+  if (ramp != null) {
+    const exp = ramp.exponential;
+    if ((ramp.maxPerMinute != null) === (exp != null)) throw invalid(`${where}.ramp: give exactly one of maxPerMinute or exponential`);
+    if (exp == null) {
+      out.ramp = { maxPerMinute: wholeIn(ramp.maxPerMinute, `${where}.ramp.maxPerMinute`, 1, MAX_RATE_PER_MINUTE) };
+    } else {
+      const at = `${where}.ramp.exponential`;
+      const base = wholeIn(exp.baseRatePerMinute, `${at}.baseRatePerMinute`, 1, MAX_RATE_PER_MINUTE);
+      const f = exp.incrementFactor;
+      if (f == null || !Number.isFinite(f) || f < FACTOR_MIN || f > FACTOR_MAX) {
+        throw invalid(`${at}.incrementFactor: must be ${FACTOR_MIN}..${FACTOR_MAX}, got ${f ?? 'none'}`);
+      }
+      const after = exp.increaseAfter;
+      if (after == null || (after.notified != null) === (after.succeeded != null)) {
+        throw invalid(`${at}.increaseAfter: give exactly one of notified or succeeded`);
+      }
+      const increaseAfter = after.notified != null
+        ? { notified: wholeIn(after.notified, `${at}.increaseAfter.notified`, 1, 1_000_000_000) }
+        : { succeeded: wholeIn(after.succeeded, `${at}.increaseAfter.succeeded`, 1, 1_000_000_000) };
+      out.ramp = { exponential: { baseRatePerMinute: base, incrementFactor: f, increaseAfter } };
+    }
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** Whether the engine releases the rollout's actions itself (else a group start starts them all). */
+export function paced(controls: ReleaseControls | undefined): boolean {
+  return controls !== undefined && (controls.maxInFlight !== undefined || controls.ramp !== undefined);
+}
+
+/** Actions started so far (every status but scheduled). */
+function notified(c: ReleaseCounts): number {
+  return c.running + c.finished + c.error + c.cancelled;
+}
+
+/** The release rate now (per minute): the ramp's, stepped up once per `increaseAfter` reached. */
+export function rateOf(ramp: Ramp, c: ReleaseCounts): number {
+  if ('maxPerMinute' in ramp) return ramp.maxPerMinute;
+  const { baseRatePerMinute, incrementFactor, increaseAfter } = ramp.exponential;
+  const count = 'notified' in increaseAfter ? notified(c) : c.finished;
+  const every = 'notified' in increaseAfter ? increaseAfter.notified : increaseAfter.succeeded;
+  const steps = Math.floor(count / every);
+  return Math.min(MAX_RATE_PER_MINUTE, baseRatePerMinute * incrementFactor ** steps);
+}
+
+/**
+ * A ramp that fell behind (a paused rollout, a cap, a slow pass) catches up at most this much, so it
+ * never bursts: 2 seconds of its rate.
+ */
+const CATCH_UP_MS = 2_000;
+
+export interface Budget {
+  /** Actions to release now, at most. */
+  readonly count: number;
+  /** The ramp's clock after `released` releases (no ramp: undefined). */
+  nextAt(released: number): number | undefined;
+}
+
+/**
+ * How many actions to release now, of `waiting` scheduled ones in running groups, with `c` the
+ * rollout's counts. The ramp is a virtual clock (GCRA): release k is due at `nextAt + k * interval`,
+ * so the pace stays even across passes whatever their timing; `maxInFlight` caps the running ones.
+ */
+export function releaseBudget(controls: ReleaseControls, pace: Pace | undefined, c: ReleaseCounts, waiting: number, now: number): Budget {
+  let room = waiting;
+  if (controls.maxInFlight !== undefined) room = Math.min(room, Math.max(0, controls.maxInFlight - c.running));
+  if (controls.ramp === undefined) return { count: room, nextAt: () => undefined };
+  const interval = 60_000 / rateOf(controls.ramp, c);
+  const start = Math.max(pace?.nextAt ?? now, now - CATCH_UP_MS);
+  const due = start > now ? 0 : Math.floor((now - start) / interval) + 1;
+  return { count: Math.min(room, due), nextAt: (released) => start + released * interval };
+}

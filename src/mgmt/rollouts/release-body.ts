@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { decimal } from '../kit/body.js';
+
+/**
+ * The release controls of a rollout in request bodies and replies (issue 25; src/domain/rollout-release.ts
+ * checks the values, so a rate of 0 is `rollout.releaseInvalid` rather than an unreadable body).
+ * Kept apart from hawkBit's fields (rollout-body.ts): a rollout without them is hawkBit's.
+ */
+const number = decimal(-Number.MAX_VALUE, Number.MAX_VALUE).nullish();
+
+const ramp = z.object({
+  maxPerMinute: number.describe('actions released per minute at an even pace, 1-100000'),
+  exponential: z.object({
+    baseRatePerMinute: number.describe('the first rate, 1-100000 a minute'),
+    incrementFactor: number.describe('the rate is multiplied by this (1.1-5) each time increaseAfter is reached again'),
+    increaseAfter: z.object({
+      notified: number.describe('actions started'),
+      succeeded: number.describe('actions finished with success'),
+    }).nullish(),
+  }).nullish(),
+}).describe('how fast a started group\'s actions are released: one of maxPerMinute or exponential');
+
+/** Spread into the create and update bodies. */
+export const releaseParts = {
+  maxInFlight: number.describe('the most actions of the rollout running at once'),
+  ramp: ramp.nullish(),
+};
+
+const rampReply = z.looseObject({
+  maxPerMinute: z.number().int().optional(),
+  exponential: z.looseObject({
+    baseRatePerMinute: z.number().int(), incrementFactor: z.number(),
+    increaseAfter: z.looseObject({ notified: z.number().int().optional(), succeeded: z.number().int().optional() }),
+  }).optional(),
+});
+
+/** Spread into the rollout reply: present only when the rollout has them. */
+export const releaseReplyShape = {
+  maxInFlight: z.number().int().optional(),
+  ramp: rampReply.optional(),
+};

@@ -1,0 +1,172 @@
+/**
+ * Release controls (issue 25): `maxInFlight` and `ramp` hold a started group's actions back and the
+ * engine releases them a few at a time. The engine runs only when the test says so (`pass(now)`), so
+ * the test owns its clock; devices are driven over DDI.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STORES } from '../../helpers/app.js';
+import {
+  ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getRollout, op, runDevice, startRolloutApp, uid,
+  waitFor, type Json, type RolloutApp,
+} from './fixture.js';
+
+const RELEASE_INVALID = 'peregrine.server.error.rollout.releaseInvalid';
+const T0 = Date.UTC(2030, 0, 1);
+
+describe.each(STORES)('rollout release controls on the %s store', (kind) => {
+  let app: RolloutApp;
+  let ds: number;
+  beforeAll(async () => {
+    app = await startRolloutApp(kind, { manualEngine: true });
+    ds = (await createSet(app)).id;
+  });
+
+  /** A rollout of `n` fresh targets in one group, created and started with engine passes at T0. */
+  async function started(n: number, extra: Record<string, unknown>): Promise<{ id: number; devices: string[]; created: Json }> {
+    const p = uid();
+    const devices = await createTargets(app, p, n);
+    const created = await createRollout(app, { name: uid('rel'), targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 1, ...extra });
+    await app.pass(T0);
+    expect((await getRollout(app, created.id)).status).toBe('ready');
+    await op(app, created.id, 'start');
+    await app.pass(T0); // starting -> running: actions scheduled, the group runs, the first releases in the same pass
+    expect((await getRollout(app, created.id)).status).toBe('running');
+    return { id: created.id, devices, created };
+  }
+
+  const perStatus = async (id: number): Promise<Json> => (await getRollout(app, id)).totalTargetsPerStatus;
+
+  /** The devices whose poll shows a deployment (the released ones). */
+  async function released(devices: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const d of devices) if ((await app.device(d).poll())._links?.deploymentBase !== undefined) out.push(d);
+    return out;
+  }
+
+  it('maxInFlight: at most that many actions run at once; a finished one makes room for the next', async () => {
+    const { id, devices, created } = await started(5, { maxInFlight: 2 });
+    expect(created.maxInFlight).toBe(2);
+    expect((await getRollout(app, id)).maxInFlight).toBe(2);
+    expect(await perStatus(id)).toEqual(counts({ running: 2, scheduled: 3 }));
+    expect(await released(devices)).toEqual(devices.slice(0, 2));
+    await app.pass(T0 + 200); // full: nothing more
+    expect(await perStatus(id)).toEqual(counts({ running: 2, scheduled: 3 }));
+
+    await runDevice(app, devices[0] as string, 'success');
+    await runDevice(app, devices[1] as string, 'failure');
+    await app.pass(T0 + 300);
+    expect(await perStatus(id)).toEqual(counts({ running: 2, scheduled: 1, finished: 1, error: 1 }));
+    expect(await released(devices)).toEqual(devices.slice(2, 4));
+  });
+
+  it('ramp maxPerMinute: an even pace on the engine clock, not a burst; a stalled ramp catches up at most 2 s', async () => {
+    const { id, created } = await started(12, { ramp: { maxPerMinute: 60 } });
+    expect(created.ramp).toEqual({ maxPerMinute: 60 });
+    const runningAt = async (at: number): Promise<number> => {
+      await app.pass(at);
+      return (await perStatus(id)).running as number;
+    };
+    expect(await runningAt(T0 + 100)).toBe(1); // the first at the start
+    expect(await runningAt(T0 + 600)).toBe(1); // one a second
+    expect(await runningAt(T0 + 1_100)).toBe(2);
+    expect(await runningAt(T0 + 1_150)).toBe(2);
+    expect(await runningAt(T0 + 3_600)).toBe(4); // due at +2.1 s and +3.1 s
+    // a minute without passes: 2 s of catch-up (3 releases), not the 56 the minute would have held
+    expect(await runningAt(T0 + 63_600)).toBe(7);
+    expect(await runningAt(T0 + 64_600)).toBe(8);
+  });
+
+  it('ramp exponential: the rate steps up each time `notified` is reached again', async () => {
+    const ramp = { exponential: { baseRatePerMinute: 60, incrementFactor: 2, increaseAfter: { notified: 2 } } };
+    const { id, created } = await started(20, { ramp });
+    expect(created.ramp).toEqual(ramp);
+    const runningAt = async (at: number): Promise<number> => {
+      await app.pass(at);
+      return (await perStatus(id)).running as number;
+    };
+    expect(await runningAt(T0 + 500)).toBe(1); // the first at the start, 60/min
+    expect(await runningAt(T0 + 1_000)).toBe(2);
+    expect(await runningAt(T0 + 2_000)).toBe(3); // 2 notified: 120/min from here
+    expect(await runningAt(T0 + 2_500)).toBe(4);
+    expect(await runningAt(T0 + 3_000)).toBe(5); // 4 notified: 240/min
+    expect(await runningAt(T0 + 3_500)).toBe(7); // due at +3.25 s and +3.5 s
+  });
+
+  it('a rollout without controls starts its whole group at once and its JSON has no control fields', async () => {
+    const { id } = await started(3, {});
+    expect(await perStatus(id)).toEqual(counts({ running: 3 }));
+    const r = await getRollout(app, id);
+    expect(r).not.toHaveProperty('maxInFlight');
+    expect(r).not.toHaveProperty('ramp');
+  });
+
+  it('PUT sets the controls before the start and is refused after it', async () => {
+    const p = uid();
+    await createTargets(app, p, 2);
+    const r = await createRollout(app, { name: uid('put'), targetFilterQuery: fleet(p), distributionSetId: ds });
+    await app.pass(T0);
+    const put = await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { maxInFlight: 1, ramp: { maxPerMinute: 30 } } });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json()).toMatchObject({ maxInFlight: 1, ramp: { maxPerMinute: 30 } });
+    expectError(await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { maxInFlight: 0 } }), 400, RELEASE_INVALID, 'maxInFlight');
+    await op(app, r.id, 'start');
+    await app.pass(T0);
+    await app.pass(T0 + 10);
+    expect(await perStatus(r.id)).toEqual(counts({ running: 1, scheduled: 1 }));
+    const late = await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { maxInFlight: 5 } });
+    expectError(late, 400, 'hawkbit.server.error.rollout.illegalState', 'release controls');
+    expect((await getRollout(app, r.id)).maxInFlight).toBe(1);
+  });
+
+  it.each([
+    ['maxInFlight 0', { maxInFlight: 0 }, 'maxInFlight'],
+    ['maxInFlight -3', { maxInFlight: -3 }, 'maxInFlight'],
+    ['maxPerMinute 0', { ramp: { maxPerMinute: 0 } }, 'maxPerMinute'],
+    ['maxPerMinute -10', { ramp: { maxPerMinute: -10 } }, 'maxPerMinute'],
+    ['both ramps', { ramp: { maxPerMinute: 10, exponential: { baseRatePerMinute: 1, incrementFactor: 2, increaseAfter: { notified: 1 } } } }, 'exactly one'],
+    ['an empty ramp', { ramp: {} }, 'exactly one'],
+    ['base rate 0', { ramp: { exponential: { baseRatePerMinute: 0, incrementFactor: 2, increaseAfter: { notified: 1 } } } }, 'baseRatePerMinute'],
+    ['base rate 100001', { ramp: { exponential: { baseRatePerMinute: 100_001, incrementFactor: 2, increaseAfter: { notified: 1 } } } }, 'baseRatePerMinute'],
+    ['factor 1.05', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 1.05, increaseAfter: { notified: 1 } } } }, 'incrementFactor'],
+    ['factor 5.5', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 5.5, increaseAfter: { notified: 1 } } } }, 'incrementFactor'],
+    ['no increaseAfter', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 2 } } }, 'increaseAfter'],
+    ['increaseAfter 0', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 2, increaseAfter: { succeeded: 0 } } } }, 'succeeded'],
+  ])('%s: 400 releaseInvalid, nothing created', async (_what, extra, mentions) => {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const name = uid('bad');
+    const res = await app.mgmt.post(ROLLOUTS, { json: { name, targetFilterQuery: fleet(p), distributionSetId: ds, ...extra } });
+    expectError(res, 400, RELEASE_INVALID, mentions);
+    const list = await app.mgmt.get(`${ROLLOUTS}?q=name==${name}`);
+    expect(list.json().total).toBe(0);
+  });
+
+  it('a ramp that is no number is an unreadable body', async () => {
+    const res = await app.mgmt.post(ROLLOUTS, { json: { name: uid('bad'), targetFilterQuery: fleet('none'), distributionSetId: ds, ramp: { maxPerMinute: 'fast' } } });
+    expectError(res, 400, 'hawkbit.server.error.rest.body.notReadable', 'maxPerMinute');
+  });
+
+  it('the OpenAPI document shows the controls in the create body, the update body and the reply', async () => {
+    const doc = (await app.anon.get('/rest/v1/openapi.json')).json();
+    const schemaOf = (s: Json): Json => (s?.$ref === undefined ? s : doc.components.schemas[s.$ref.split('/').pop()]);
+    const body = (method: string): Json => schemaOf(doc.paths[method === 'post' ? ROLLOUTS : `${ROLLOUTS}/{rolloutId}`][method].requestBody.content['application/json'].schema);
+    for (const method of ['post', 'put']) {
+      expect(Object.keys(body(method).properties)).toEqual(expect.arrayContaining(['maxInFlight', 'ramp']));
+      expect(JSON.stringify(body(method).properties.ramp)).toContain('baseRatePerMinute');
+    }
+    expect(Object.keys(doc.components.schemas.MgmtRolloutResponseBody.properties)).toEqual(expect.arrayContaining(['maxInFlight', 'ramp']));
+  });
+
+  it('the ramp survives a second instance taking over: its clock is in the rollout record', async () => {
+    if (kind === 'memory') return; // one process holds the memory store
+    const { id } = await started(6, { ramp: { maxPerMinute: 60 } });
+    await app.pass(T0 + 100);
+    const other = await startRolloutApp(kind, { manualEngine: true, sameAs: { tenant: app.tenant } });
+    // the first instance's engine lease lapses (scheduler.rolloutLeaseMs, 5 s); then the second one takes the steps
+    const engineSkipped = (s: readonly string[]): boolean => s.some((x) => x.startsWith('rollouts:'));
+    await waitFor(async () => (await other.pass(T0 + 600)).skipped, (s) => !engineSkipped(s), { what: 'the engine lease', deadline: 20_000 });
+    expect((await perStatus(id)).running).toBe(1); // not due yet on the first instance's clock
+    await other.pass(T0 + 1_100);
+    expect((await perStatus(id)).running).toBe(2);
+  });
+});
