@@ -1,5 +1,4 @@
 import { inBatches, startRolloutAction, type RolloutActionDeps } from '../actors/rollout-actions.js';
-import type { ActorRuntime } from '../actors/runtime.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import { ROLLOUT, type RolloutGroupRecord, type RolloutRecord } from '../domain/rollout.js';
 import { groupCounterKey, perStatus, rolloutCounterKey } from '../domain/rollout-counts.js';
@@ -10,7 +9,6 @@ import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
 export interface ReleaseDeps extends RolloutActionDeps {
   readonly store: RolloutActionDeps['store'] & Pick<Store, 'counters'>;
-  readonly runtime: RolloutActionDeps['runtime'] & Pick<ActorRuntime, 'send'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
 }
 
