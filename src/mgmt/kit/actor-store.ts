@@ -14,6 +14,8 @@ export interface ActorKey<K extends ActorKind> {
   readonly kind: K;
   readonly index: UniqueIndexOf<K>;
   key(name: string): string;
+  /** The name of a record, as errors name it. */
+  name(record: RecordOf<K>): string;
 }
 
 /** Narrows a load to the actors of one parent (a rollout's group, a target's action). */

@@ -110,11 +110,11 @@ export function lookUpdate(renamable: boolean) {
 }
 
 export type SoftDeletedMode = 'EXCLUDE_SOFT_DELETED' | 'ONLY_SOFT_DELETED' | 'INCLUDE_SOFT_DELETED';
-const MODES: readonly SoftDeletedMode[] = ['EXCLUDE_SOFT_DELETED', 'ONLY_SOFT_DELETED', 'INCLUDE_SOFT_DELETED'];
+export const SOFT_DELETED_MODES: readonly SoftDeletedMode[] = ['EXCLUDE_SOFT_DELETED', 'ONLY_SOFT_DELETED', 'INCLUDE_SOFT_DELETED'];
 
 /** `soft_deleted_mode` (reference §3.0): soft-deleted entities are hidden unless asked for. */
 export function softDeletedFilter(req: Request): (e: { readonly deleted: boolean }) => boolean {
-  const mode = queryChoice(req, 'soft_deleted_mode', MODES, 'EXCLUDE_SOFT_DELETED');
+  const mode = queryChoice(req, 'soft_deleted_mode', SOFT_DELETED_MODES, 'EXCLUDE_SOFT_DELETED');
   switch (mode) {
     case 'EXCLUDE_SOFT_DELETED':
       return (e) => !e.deleted;
@@ -141,7 +141,7 @@ export function namedRoutes<K extends PlainKind, V, I, U>(deps: KitDeps, spec: N
       method: 'GET', path: spec.path, auth: deps.mgmtAuth(spec.access.read),
       doc: {
         list: list.representation === true ? 'full' : true, response: reply(200, schema && pageSchema(schema)),
-        ...(list.softDeleted === true ? { query: [{ name: 'soft_deleted_mode', values: MODES }] } : {}),
+        ...(list.softDeleted === true ? { query: [{ name: 'soft_deleted_mode', values: SOFT_DELETED_MODES }] } : {}),
       },
       handler: async (req) => {
         const { tenant } = context(req);

@@ -5,7 +5,9 @@ import { loadRecords } from '../../store/reads.js';
 import type { ActorKey } from '../kit/actor-store.js';
 
 /** Targets as the Management API names them: by controller id (case-insensitive, as the unique index). */
-export const BY_CONTROLLER_ID: ActorKey<typeof TARGET> = { kind: TARGET, index: 'controllerId', key: (c) => c.toLowerCase() };
+export const BY_CONTROLLER_ID: ActorKey<typeof TARGET> = {
+  kind: TARGET, index: 'controllerId', key: (c) => c.toLowerCase(), name: (t) => t.controllerId,
+};
 
 /** The targets with these controller ids (request order, each once) and the ids that name none. */
 export async function findTargets(
