@@ -83,6 +83,11 @@ export default tseslint.config(
     [[...HANDLERS, '**/app/**', '**/scheduler/**', '**/http/**', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
       'events/ reads the Store port and the journal\'s event types; the routes that stream them live in mgmt/events'],
   ]),
+  // webhooks: the delivery loop over the journal and the Store port (its routes are in mgmt/webhooks); no device or HTTP adapter code
+  boundary(['src/webhooks/**/*.ts'], [
+    [['**/ddi/**', '**/dmf/**', '**/http/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
+      'webhooks/ reads the journal through the Store port and sends with undici; it needs no device, HTTP adapter or store adapter code'],
+  ]),
   // app: shared services (with the DMF link the actors take) and module contracts; the registry of modules sits beside server.ts
   boundary(['src/app/**/*.ts'], [
     [['**/mgmt/**', '**/ddi/**', '**/scheduler/**'], 'app/ does not point back up at the modules: register them in src/modules.ts'],

@@ -18,6 +18,7 @@ import { rolloutsModule } from './mgmt/rollouts/index.js';
 import { targetsModule } from './mgmt/targets/index.js';
 import { schedulerModule } from './scheduler/index.js';
 import { sessionModule } from './session/index.js';
+import { webhooksModule } from './webhooks/index.js';
 
 /** Builds the modules of one event loop (tests pass their own to src/server.ts). */
 export type ModuleFactory = (services: Services) => readonly AppModule[];
@@ -29,6 +30,7 @@ export const buildModules: ModuleFactory = (services) => {
     rolloutsModule(services, scheduler.rollouts), scheduler, dmfModule(services),
     sessionModule(services),
     eventsModule(services),
+    webhooksModule(services),
     consoleModule(),
   ];
   // quota errors answer in the caller's tenant's generation (compat.managementApi): 403, or 429 in 1.x

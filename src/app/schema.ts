@@ -6,6 +6,7 @@ import {
 import { ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, rolloutGroupSchema, rolloutMembersSchema, rolloutSchema } from '../domain/rollout.js';
 import { TARGET, targetSchema } from '../domain/target.js';
 import { TARGET_FILTER, TARGET_TYPE, targetFilterSchema, targetTypeSchema } from '../domain/targeting.js';
+import { WEBHOOK, WEBHOOK_CURSOR, WEBHOOK_DELIVERY, webhookCursorSchema, webhookDeliverySchema, webhookSchema } from '../domain/webhook.js';
 import { TENANT_CONFIG, tenantConfigSchema } from '../tenancy/tenant-config-service.js';
 import type { Schema } from '../store/port.js';
 
@@ -27,4 +28,7 @@ export const SCHEMA: Schema = {
   [ROLLOUT]: rolloutSchema,
   [ROLLOUT_GROUP]: rolloutGroupSchema,
   [ROLLOUT_MEMBERS]: rolloutMembersSchema,
+  [WEBHOOK]: webhookSchema,
+  [WEBHOOK_DELIVERY]: webhookDeliverySchema,
+  [WEBHOOK_CURSOR]: webhookCursorSchema,
 };

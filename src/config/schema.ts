@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { MANAGEMENT_API_GENERATIONS } from '../domain/compat.js';
 import { QUOTA_DEFAULTS } from '../domain/quotas.js';
+import { WEBHOOK_KINDS, webhookUrlProblem } from '../domain/webhook.js';
 import { parseCidr } from './cidr.js';
 import { isPermission } from './permissions.js';
 import { isPasswordHash } from './password.js';
@@ -165,11 +166,24 @@ const user = z.strictObject({
   permissions: z.array(z.string().refine(isPermission, { error: (iss) => `unknown permission ${show(iss.input)}` })).default([]),
 });
 
+/** A webhook config.yaml declares for a tenant (created or brought up to date, by name, when the server starts). */
+const tenantWebhook = z.strictObject({
+  name: z.string().min(1).max(128),
+  url: z.string().superRefine((raw, ctx) => {
+    const problem = webhookUrlProblem(raw);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  secret: z.string().min(16, { error: 'expected at least 16 characters' }).max(256),
+  kinds: z.array(z.enum(WEBHOOK_KINDS)).min(1).default([...WEBHOOK_KINDS]),
+  enabled: z.boolean().default(true),
+});
+
 const tenant = z
   .strictObject({
     name: tenantName,
     users: z.array(user).default([]),
     config: z.record(z.string(), z.unknown()).default({}),
+    webhooks: z.array(tenantWebhook).default([]),
   })
   .superRefine((t, ctx) => {
     const seen = new Set<string>();
@@ -177,7 +191,37 @@ const tenant = z
       if (seen.has(u.username)) ctx.addIssue({ code: 'custom', path: ['users', i, 'username'], message: `duplicate username "${u.username}" in tenant ${t.name}` });
       seen.add(u.username);
     });
+    const names = new Set<string>();
+    t.webhooks.forEach((w, i) => {
+      if (names.has(w.name.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['webhooks', i, 'name'], message: `duplicate webhook "${w.name}" in tenant ${t.name}` });
+      names.add(w.name.toLowerCase());
+    });
   });
+
+/** How webhooks are delivered (src/webhooks): the same for every tenant. */
+const webhooks = z
+  .strictObject({
+    /** How often the delivery loop looks for new journal entries and due retries. */
+    intervalMs: positiveInt.default(1_000), // 1 second
+    /** An attempt that has not been answered in this time failed. */
+    timeoutMs: positiveInt.default(10_000), // 10 seconds
+    /** Attempts of one event before it becomes a dead letter. */
+    attempts: positiveInt.max(100).default(10),
+    /** The wait after the n-th failed attempt: initialMs x factor^(n-1), at most maxMs. */
+    backoff: z
+      .strictObject({
+        initialMs: positiveInt.default(10_000), // 10 seconds
+        factor: z.number().min(1).max(10).default(2),
+        maxMs: positiveInt.default(3_600_000), // 1 hour
+      })
+      .prefault({})
+      .refine((b) => b.maxMs >= b.initialMs, { error: 'maxMs must not be below initialMs', path: ['maxMs'] }),
+    /** Attempts in flight at once per tenant. */
+    concurrency: positiveInt.max(256).default(16),
+    /** The per-tenant lease of the delivery loop: a surviving instance takes over this long after the holder died. */
+    leaseMs: positiveInt.default(10_000), // 10 seconds
+  })
+  .prefault({});
 
 /** A URL of http or https, as an OpenID issuer or redirect URL (the key is named by the caller's path). */
 const httpUrl = z.string().regex(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, { error: (iss) => `expected an http:// or https:// URL without query, got ${show(iss.input)}` });
@@ -230,6 +274,7 @@ export const configSchema = z
     /** hawkbit.server.security.dos.* (src/domain/quotas.ts): each a positive whole number; an unknown name is an error. */
     quotas: z.strictObject(quotaShape).prefault({}),
     compat: compat.prefault({}),
+    webhooks,
     /**
      * Background work intervals (ms). Defaults follow hawkBit where it has one (auto-assignment every 2 s).
      * The only definition: src/scheduler/settings.ts takes its type from here.

@@ -11,6 +11,7 @@ import type { RolloutEvent } from './rollout.machine.js';
 import type { TargetRecord, targetSchema } from './target.js';
 import type { TargetEvent } from './target.machine.js';
 import type { TargetFilterRecord, TargetTypeRecord, targetFilterSchema, targetTypeSchema } from './targeting.js';
+import type { WebhookRecord, webhookCursorSchema, webhookDeliverySchema, webhookSchema } from './webhook.js';
 
 /**
  * The record kinds, typed: a misspelt kind, or an event a kind's machine does not know, is a
@@ -45,6 +46,7 @@ export interface PlainTypes {
   readonly dstag: TagRecord;
   readonly targettype: TargetTypeRecord;
   readonly targetfilter: TargetFilterRecord;
+  readonly webhook: WebhookRecord;
 }
 export type PlainKind = keyof PlainTypes;
 
@@ -66,6 +68,7 @@ export const ENTITY: { readonly [K in RecordKind]: string } = {
   dstag: 'DistributionSetTag',
   targettype: 'TargetType',
   targetfilter: 'TargetFilterQuery',
+  webhook: 'Webhook',
   rollout: 'Rollout',
   rolloutgroup: 'RolloutGroup',
 };
@@ -91,6 +94,9 @@ export interface IndexedKinds {
   readonly rollout: typeof rolloutSchema;
   readonly rolloutgroup: typeof rolloutGroupSchema;
   readonly rolloutmembers: typeof rolloutMembersSchema;
+  readonly webhook: typeof webhookSchema;
+  readonly webhookdelivery: typeof webhookDeliverySchema;
+  readonly webhookcursor: typeof webhookCursorSchema;
 }
 
 type NamesOf<K extends string> =

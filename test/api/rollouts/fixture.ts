@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { expect } from 'vitest';
 import { ACTION, type ActionRecord } from '../../../src/domain/action.js';
+import type { ConfigInput } from '../../../src/config/index.js';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
 import { buildModules } from '../../../src/modules.js';
 import type { PassReport, SchedulerModule } from '../../../src/scheduler/index.js';
@@ -72,6 +73,10 @@ export interface RolloutAppOptions {
   readonly scheduler?: Readonly<Record<string, unknown>>;
   /** No scheduler loops: the test drives the engine's clock with `pass(now)`. */
   readonly manualEngine?: boolean;
+  /** config.yaml's `webhooks` settings (src/webhooks: intervals, attempts, backoff). */
+  readonly webhookSettings?: Readonly<Record<string, unknown>>;
+  /** The tenant's `webhooks` in config.yaml. */
+  readonly webhooks?: NonNullable<ConfigInput['tenants']>[number]['webhooks'];
 }
 
 export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions = {}): Promise<RolloutApp> {
@@ -82,6 +87,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
     tenants: [{
       name: tenant,
       config: { ...BASE_TENANT_CONFIG, ...opts.tenantConfig },
+      ...(opts.webhooks === undefined ? {} : { webhooks: opts.webhooks }),
       users: [
         { username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] },
         {
@@ -94,6 +100,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
     }],
     scheduler: { rolloutMs: 50, ...opts.scheduler, ...(opts.manualEngine === true ? { enabled: false } : {}) },
     quotas: opts.quotas ?? {},
+    ...(opts.webhookSettings === undefined ? {} : { webhooks: opts.webhookSettings }),
   }, {
     ...storeOptions(kind), ...(opts.logger === undefined ? {} : { logger: opts.logger }),
     modules: (ctx) => {
