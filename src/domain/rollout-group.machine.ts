@@ -18,6 +18,8 @@ export type RolloutGroupEvent =
   | { readonly type: 'engine.finished'; readonly at: number }
   /** Its error condition held (`reason`: the counts against the threshold, for the log). */
   | { readonly type: 'engine.failed'; readonly at: number; readonly reason?: string }
+  /** It met its success condition and its successors wait until `until` (the rollout's soak). */
+  | { readonly type: 'engine.soaking'; readonly at: number; readonly until: number }
   /** A dynamic group took more targets: it holds `totalTargets` now. */
   | { readonly type: 'engine.grown'; readonly at: number; readonly totalTargets: number };
 
@@ -34,9 +36,11 @@ export const rolloutGroupMachine = setup({
     touch: assign(({ event }) => ({ lastModifiedAt: event.at })),
     filled: assign(({ event }) => (event.type === 'engine.filled' || event.type === 'engine.grown' ? { totalTargets: event.totalTargets } : {})),
     succeeded: assign({ successHandled: true }),
+    soak: assign(({ event }) => (event.type === 'engine.soaking' ? { soakUntil: event.until } : {})),
   },
   guards: {
     notYetSucceeded: ({ context }) => !context.successHandled,
+    notYetSoaking: ({ context }) => context.soakUntil === undefined,
   },
 }).createMachine({
   id: 'rolloutGroup',
@@ -50,6 +54,7 @@ export const rolloutGroupMachine = setup({
       on: {
         'engine.succeeded': { guard: 'notYetSucceeded', actions: ['succeeded', 'touch'] },
         'engine.failed': { target: 'error', actions: touch },
+        'engine.soaking': { guard: 'notYetSoaking', actions: ['soak', 'touch'] },
         ...grow,
         ...finish,
       },

@@ -28,7 +28,12 @@ export interface ReleaseControls {
   /** The most actions of the rollout running at once. */
   readonly maxInFlight?: number;
   readonly ramp?: Ramp;
+  /** After a group meets its success condition, its successors start only this much later, if it still meets it then. */
+  readonly soak?: { readonly minutes: number };
 }
+
+/** The longest soak: 30 days. */
+const SOAK_MAX_MINUTES = 43_200;
 
 /** The engine's release progress, kept in the rollout record (so it survives a restart). */
 export interface Pace {
@@ -51,6 +56,7 @@ type Given = number | null | undefined;
 /** The controls as a request gives them, before checking (numbers as sent). */
 export interface ReleaseInput {
   readonly maxInFlight?: number | null | undefined;
+  readonly soak?: { readonly minutes?: Given } | null | undefined;
   readonly ramp?: {
     readonly maxPerMinute?: number | null | undefined;
     readonly exponential?: {
@@ -70,7 +76,7 @@ function wholeIn(v: number | null | undefined, field: string, min: number, max: 
 
 /** The controls of a request, checked; `undefined` when none is given (the rollout behaves as hawkBit's). */
 export function releaseControlsOf(input: ReleaseInput, where = 'body'): ReleaseControls | undefined {
-  const out: { maxInFlight?: number; ramp?: Ramp } = {};
+  const out: { maxInFlight?: number; ramp?: Ramp; soak?: { minutes: number } } = {};
   if (input.maxInFlight != null) out.maxInFlight = wholeIn(input.maxInFlight, `${where}.maxInFlight`, 1, 1_000_000);
   const ramp = input.ramp;
   if (ramp != null) {
@@ -95,6 +101,7 @@ export function releaseControlsOf(input: ReleaseInput, where = 'body'): ReleaseC
       out.ramp = { exponential: { baseRatePerMinute: base, incrementFactor: f, increaseAfter } };
     }
   }
+  if (input.soak != null) out.soak = { minutes: wholeIn(input.soak.minutes, `${where}.soak.minutes`, 1, SOAK_MAX_MINUTES) };
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
@@ -144,4 +151,14 @@ export function releaseBudget(controls: ReleaseControls, pace: Pace | undefined,
   const start = Math.max(pace?.nextAt ?? now, now - CATCH_UP_MS);
   const due = start > now ? 0 : Math.floor((now - start) / interval) + 1;
   return { count: Math.min(room, due), nextAt: (released) => start + released * interval };
+}
+
+/** When a group that meets its success condition now may let its successors start (no soak: undefined). */
+export function soakEnd(controls: ReleaseControls | undefined, now: number): number | undefined {
+  return controls?.soak === undefined ? undefined : now + controls.soak.minutes * 60_000;
+}
+
+/** Whether a group's successors still wait for its soak (`soakUntil` is set once it met its success condition). */
+export function soaking(group: { readonly soakUntil?: number }, now: number): boolean {
+  return group.soakUntil !== undefined && now < group.soakUntil;
 }

@@ -116,6 +116,8 @@ export interface RolloutGroupRecord extends Audit, Conditions {
    * (hawkBit keeps a dynamic group's target count there); `totalTargets` is how many it holds now.
    */
   readonly dynamic?: boolean;
+  /** With a soak (rollout-release.ts): its successors start at this time (ms), set once it met its success condition. */
+  readonly soakUntil?: number;
 }
 
 /** Target ids of one group, in chunks (a group of 20,000 targets is a few records). */

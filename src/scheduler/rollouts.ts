@@ -19,6 +19,7 @@ import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { growDynamicRollout } from './dynamic-groups.js';
 import { rollBack, rollbackTargets } from './rollback.js';
 import { releaseDue } from './release.js';
+import { soakEnd, soaking } from '../domain/rollout-release.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
@@ -191,7 +192,13 @@ export class RolloutEngine {
         const children = groups.filter((x) => x.parent === g.id && x.status === 'scheduled');
         // NEXTGROUP starts the children; after a PAUSE (once the rollout is resumed) they start too
         if (g.successAction.action === 'NEXTGROUP' || g.successHandled) {
-          for (const child of children) await this.#startGroup(tenant, rollout, child.id, now);
+          // with a soak the children wait until it is over, and start then only if the group still meets its condition
+          const soakUntil = g.soakUntil ?? soakEnd(rollout.release, now);
+          if (children.length > 0 && soakUntil !== undefined && g.soakUntil === undefined) {
+            if (await this.#group(tenant, g.id, { type: 'engine.soaking', at: now, until: soakUntil })) steps++;
+          }
+          const due = soakUntil === undefined || now >= soakUntil;
+          if (due) for (const child of children) await this.#startGroup(tenant, rollout, child.id, now);
         } else if (children.length > 0) {
           await this.#group(tenant, g.id, { type: 'engine.succeeded', at: now });
           const reason = `group ${g.id} '${g.name}' met its success condition; its success action is PAUSE`;
@@ -208,6 +215,8 @@ export class RolloutEngine {
     if ((await releaseDue(this.#deps, tenant, rollout, groups, now)) > 0) steps++;
     if (groups.some((g) => g.status === 'running')) return steps;
     const next = groups.find((g) => g.status === 'scheduled');
+    // a group that completed while soaking holds its successor back until the soak is over
+    if (next !== undefined && groups.some((g) => g.id === next.parent && soaking(g, now))) return steps;
     if (next !== undefined) {
       await this.#startGroup(tenant, rollout, next.id, now);
       return steps + 1;

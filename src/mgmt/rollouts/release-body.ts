@@ -24,6 +24,8 @@ const ramp = z.object({
 export const releaseParts = {
   maxInFlight: number.describe('the most actions of the rollout running at once'),
   ramp: ramp.nullish(),
+  soak: z.object({ minutes: number.describe('1-43200') }).nullish()
+    .describe('after a group meets its success condition, the next starts only this much later, and only if the group still meets it then'),
 };
 
 const rampReply = z.looseObject({
@@ -38,4 +40,5 @@ const rampReply = z.looseObject({
 export const releaseReplyShape = {
   maxInFlight: z.number().int().optional(),
   ramp: rampReply.optional(),
+  soak: z.looseObject({ minutes: z.number().int() }).optional(),
 };

@@ -59,5 +59,6 @@ export const rolloutGroupResponse = z.looseObject({
   errorCondition: condition,
   errorAction: reaction,
   totalTargetsPerStatus: perStatus.optional(),
+  soakUntil: z.number().int().optional(),
   _links: linksSchema,
 }).meta({ id: 'MgmtRolloutGroupResponseBody' });

@@ -135,6 +135,8 @@ export async function renderGroups(
       targetFilterQuery: g.targetFilterQuery ?? '', targetPercentage: g.targetPercentage,
       ...(confirmationFlow ? { confirmationRequired: g.confirmationRequired } : {}),
       dynamic: g.dynamic === true, totalTargets: g.totalTargets, ...conditionsJson(g),
+      // a soaking group (the rollout's soak): when its successors may start
+      ...(g.soakUntil === undefined ? {} : { soakUntil: g.soakUntil }),
     };
     if (full) out['totalTargetsPerStatus'] = perStatus(counts[i] ?? {}, g.totalTargets, rollout.actionType === 'downloadonly');
     out['_links'] = { self: link(req, `${rolloutPath(rollout.id)}/deploygroups/${g.id}`) };

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STORES } from '../../helpers/app.js';
 import {
-  ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getRollout, op, runDevice, startRolloutApp, uid,
+  ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, op, runDevice, startRolloutApp, uid,
   waitFor, type Json, type RolloutApp,
 } from './fixture.js';
 
@@ -90,6 +90,59 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
     expect(await runningAt(T0 + 2_500)).toBe(4);
     expect(await runningAt(T0 + 3_000)).toBe(5); // 4 notified: 240/min
     expect(await runningAt(T0 + 3_500)).toBe(7); // due at +3.25 s and +3.5 s
+  });
+
+  describe('soak', () => {
+    const SOAK = 10 * 60_000;
+    /** Two groups of two, success at 50 %, errors above 40 % pause; soak 10 minutes. */
+    async function soaked(): Promise<{ id: number; devices: string[]; g1: number; g2: number }> {
+      const errorCondition = { condition: 'THRESHOLD', expression: '40' };
+      const { id, devices, created } = await started(4, { amountGroups: 2, soak: { minutes: 10 }, errorCondition });
+      expect(created.soak).toEqual({ minutes: 10 });
+      const [g1, g2] = await getGroups(app, id);
+      expect([g1.status, g2.status]).toEqual(['running', 'scheduled']);
+      await runDevice(app, devices[0] as string, 'success');
+      await app.pass(T0 + 1_000); // 1 of 2 finished: the success condition holds, the soak begins
+      const soaking = await getGroups(app, id);
+      expect(soaking.map((g: Json) => g.status)).toEqual(['running', 'scheduled']);
+      expect(soaking[0].soakUntil).toBe(T0 + 1_000 + SOAK);
+      expect(soaking[1]).not.toHaveProperty('soakUntil');
+      return { id, devices, g1: g1.id, g2: g2.id };
+    }
+    const statuses = async (id: number): Promise<string[]> => (await getGroups(app, id)).map((g: Json) => g.status);
+
+    it('the next group starts only once the soak is over', async () => {
+      const { id } = await soaked();
+      await app.pass(T0 + 1_000 + SOAK - 1);
+      expect(await statuses(id)).toEqual(['running', 'scheduled']);
+      await app.pass(T0 + 1_000 + SOAK);
+      expect(await statuses(id)).toEqual(['running', 'running']);
+    });
+
+    it('a group that completes while soaking still holds its successor until the soak is over', async () => {
+      const { id, devices } = await soaked();
+      await runDevice(app, devices[1] as string, 'success');
+      await app.pass(T0 + 2_000);
+      expect(await statuses(id)).toEqual(['finished', 'scheduled']);
+      await app.pass(T0 + 1_000 + SOAK - 1);
+      expect(await statuses(id)).toEqual(['finished', 'scheduled']);
+      await app.pass(T0 + 1_000 + SOAK);
+      expect(await statuses(id)).toEqual(['finished', 'running']);
+    });
+
+    it('errors reported during the soak count: over the error threshold the group errs and the next never starts', async () => {
+      const { id, devices } = await soaked();
+      await runDevice(app, devices[1] as string, 'failure'); // 1 of 2 in error: 50 % > 40 %
+      await app.pass(T0 + 2_000);
+      expect((await getRollout(app, id)).status).toBe('paused');
+      await app.pass(T0 + 1_000 + SOAK);
+      expect(await statuses(id)).toEqual(['error', 'scheduled']);
+    });
+
+    it.each([0, -1, 43_201])('soak of %s minutes: 400 releaseInvalid', async (minutes) => {
+      const res = await app.mgmt.post(ROLLOUTS, { json: { name: uid('bad'), targetFilterQuery: fleet('none'), distributionSetId: ds, soak: { minutes } } });
+      expectError(res, 400, RELEASE_INVALID, 'soak.minutes');
+    });
   });
 
   it('a rollout without controls starts its whole group at once and its JSON has no control fields', async () => {
