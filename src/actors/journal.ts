@@ -6,7 +6,7 @@
  * status (creations and removals too). Polls and feedback that leave the status as it was add nothing.
  */
 import type { EffectMessage } from '../store/port.js';
-import type { ActorChange } from './runtime.js';
+import type { ActorChange } from './change.js';
 
 export interface TargetEvent extends EffectMessage {
   readonly type: 'target';

@@ -3,6 +3,7 @@ import type { Effect } from '../domain/effects.js';
 import type { ActorKind, EventOf, RecordOf } from '../domain/kinds.js';
 import type { Commit, CounterIncrement, Store, Stored, Tenant, Write } from '../store/port.js';
 import { retryCommit, type Attempt } from '../store/retry.js';
+import type { ActorChange } from './change.js';
 import { MACHINE_VERSION_FIELD, type ActorDefinition, type ActorDefinitions } from './definition.js';
 import { journalOf } from './journal.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -50,14 +51,6 @@ export interface RemoveOptions<K extends ActorKind> {
   /** Writes committed with the removal (records that go with it, e.g. an action's status history). */
   readonly also?: (current: Stored<RecordOf<K>>) => Promise<Write[]>;
 }
-
-/** A change of one actor record in a commit: `before` is undefined for a creation, `after` null for a removal. */
-export type ActorChange = { readonly [K in ActorKind]: {
-  readonly kind: K;
-  readonly id: number;
-  readonly before: RecordOf<K> | undefined;
-  readonly after: RecordOf<K> | null;
-} }[ActorKind];
 
 /**
  * Derives effects from the actor changes of one commit; they are committed in it (e.g. the DMF

@@ -11,7 +11,8 @@
  * targets are filtered out here already, so a DDI device pays nothing for an assignment.
  * @see reference/hawkbit-api.md §9 (outbound messages), §4.2 (the transitions)
  */
-import type { ActorChange, ActorObserver } from '../actors/runtime.js';
+import type { ActorChange } from '../actors/change.js';
+import type { ActorObserver } from '../actors/runtime.js';
 import type { ActionRecord, ActionStatus } from '../domain/action.js';
 import type { DmfEffect } from '../domain/effects.js';
 import type { TargetRecord } from '../domain/target.js';

@@ -5,7 +5,8 @@
  * commit (CommitListener), so each change is told once, by the instance and loop that committed it.
  */
 import type { Logger } from 'pino';
-import type { ActorChange, CommitCause, CommitListener } from '../actors/runtime.js';
+import type { ActorChange } from '../actors/change.js';
+import type { CommitCause, CommitListener } from '../actors/runtime.js';
 import { ACTION, ACTION_STATUS, type ActionRecord, type ActionStatusRecord } from '../domain/action.js';
 import type { Tenant, Write } from '../store/port.js';
 import type { Metrics } from './metrics.js';

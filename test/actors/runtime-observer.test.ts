@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ACTORS } from '../../src/actors/kinds.js';
-import { ActorRuntime, type ActorChange } from '../../src/actors/runtime.js';
+import type { ActorChange } from '../../src/actors/change.js';
+import { ActorRuntime } from '../../src/actors/runtime.js';
 import { SCHEMA } from '../../src/app/schema.js';
 import { ACTION } from '../../src/domain/action.js';
 import type { Effect } from '../../src/domain/effects.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ActorChange } from '../../../src/actors/runtime.js';
+import type { ActorChange } from '../../../src/actors/change.js';
 import type { ActionRecord } from '../../../src/domain/action.js';
 import type { TargetRecord } from '../../../src/domain/target.js';
 import { dmfObserver } from '../../../src/dmf/observer.js';
