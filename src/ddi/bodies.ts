@@ -5,7 +5,7 @@
  * @see spec 2.12; reference/hawkbit-api.md §2
  */
 import { z } from 'zod';
-import { EXECUTIONS, FINISHED_RESULTS } from '../domain/action.machine.js';
+import { EXECUTIONS, FINISHED_RESULTS } from '../domain/action.events.js';
 
 /**
  * Jackson reads hawkBit's numbers leniently: numeric strings and fractions (truncated) are accepted,

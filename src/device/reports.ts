@@ -5,7 +5,7 @@
  * @see reference/hawkbit-api.md §4.2 (maxMessages), §8
  */
 import { ACTION, type ActionRecord } from '../domain/action.js';
-import type { ActionEvent } from '../domain/action.machine.js';
+import type { ActionEvent } from '../domain/action.events.js';
 import { AppError, concurrent, notFound } from '../domain/errors.js';
 import type { Quotas } from '../domain/quotas.js';
 import type { Stored } from '../store/port.js';

@@ -17,7 +17,7 @@
  * @see reference/hawkbit-api.md §9 (DmfActionStatus -> Action.Status)
  */
 import type { ActionRecord } from '../domain/action.js';
-import type { ActionEvent, Report } from '../domain/action.machine.js';
+import type { ActionEvent, Report } from '../domain/action.events.js';
 import type { DmfActionStatus } from './protocol.js';
 
 type StatusDecision =

@@ -1,6 +1,7 @@
 import { assign, setup } from 'xstate';
 import type { ActionRecord, ActionStatus } from './action.js';
 import { SERVER_MESSAGE_PREFIX } from './action.js';
+import type { ActionEvent, Execution, FinishedResult, Report } from './action.events.js';
 import type { Effect } from './effects.js';
 import { TARGET } from './target.js';
 import type { TargetEvent } from './target.machine.js';
@@ -11,35 +12,6 @@ import type { TargetEvent } from './target.machine.js';
  * - `entry`: a status-history entry the runtime stores with the new snapshot;
  * - `effect`: a message to another actor (the target), delivered through the durable queue.
  */
-export const EXECUTIONS = ['closed', 'proceeding', 'canceled', 'scheduled', 'rejected', 'resumed', 'downloaded', 'download'] as const;
-export type Execution = (typeof EXECUTIONS)[number];
-export const FINISHED_RESULTS = ['success', 'failure', 'none'] as const;
-export type FinishedResult = (typeof FINISHED_RESULTS)[number];
-
-export type Report = {
-  readonly at: number;
-  readonly timestamp: number;
-  readonly code: number | null;
-  readonly details: readonly string[];
-};
-
-export type ActionEvent =
-  | ({ readonly type: 'device.feedback'; readonly execution: Execution; readonly finished: FinishedResult } & Report)
-  | ({ readonly type: 'device.cancelFeedback'; readonly execution: Execution; readonly finished: FinishedResult } & Report)
-  | ({ readonly type: 'device.confirmed' } & Report)
-  | ({ readonly type: 'device.denied' } & Report)
-  /** `cancel`: the device fetched the cancellation (DDI cancelAction), not the deployment. */
-  | { readonly type: 'device.retrieved'; readonly at: number; readonly cancel?: boolean }
-  | { readonly type: 'device.downloading'; readonly at: number; readonly uri: string }
-  | { readonly type: 'autoconfirm.activated'; readonly at: number; readonly initiator: string | null; readonly remark: string | null }
-  | { readonly type: 'group.started'; readonly at: number; readonly confirm: boolean }
-  /** Its group started, but the target had the set assigned already: finished without a deployment. */
-  | { readonly type: 'group.skipped'; readonly at: number }
-  | { readonly type: 'mgmt.cancel'; readonly at: number; readonly by: string; readonly reason: 'manual' | 'obsolete' | 'maintenance' | 'abort' }
-  | { readonly type: 'mgmt.close'; readonly at: number; readonly by: string }
-  | { readonly type: 'mgmt.forceQuit'; readonly at: number; readonly by: string }
-  | { readonly type: 'mgmt.force'; readonly at: number; readonly by: string };
-
 export interface EntryParams {
   readonly type: ActionStatus;
   readonly messages: readonly string[];

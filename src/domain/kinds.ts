@@ -1,5 +1,5 @@
 import type { ActionRecord, ActionStatusRecord, actionSchema, actionStatusSchema } from './action.js';
-import type { ActionEvent } from './action.machine.js';
+import type { ActionEvent } from './action.events.js';
 import type { IndexNames, KindSchema } from './record-schema.js';
 import type {
   ArtifactRecord, DistributionSetRecord, DistributionSetTypeRecord, SoftwareModuleRecord, SoftwareModuleTypeRecord, TagRecord,

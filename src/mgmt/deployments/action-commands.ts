@@ -1,5 +1,5 @@
 import { ACTION, type ActionRecord } from '../../domain/action.js';
-import type { ActionEvent } from '../../domain/action.machine.js';
+import type { ActionEvent } from '../../domain/action.events.js';
 import { AppError } from '../../domain/errors.js';
 import type { Quotas } from '../../domain/quotas.js';
 import type { Stored, Tenant } from '../../store/port.js';

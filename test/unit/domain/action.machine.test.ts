@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actionMachine, type ActionEvent } from '../../../src/domain/action.machine.js';
+import type { ActionEvent } from '../../../src/domain/action.events.js';
+import { actionMachine } from '../../../src/domain/action.machine.js';
 import type { ActionRecord, ActionStatus } from '../../../src/domain/action.js';
 import { anAction } from '../../fixtures/records.js';
 import { step } from '../../../src/actors/step.js';
