@@ -22,7 +22,8 @@ import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareFiles } from './lib/compare.js';
-import { SECTION_FILE_ENV, writeRun, type Section } from './lib/results.js';
+import { SECTION_FILE_ENV, writeRun } from './lib/results.js';
+import type { Section } from './lib/section.js';
 
 interface Bench {
   readonly name: string;

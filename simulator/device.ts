@@ -7,7 +7,7 @@
 import { parseSleep, subResource, type DdiCancel, type DdiDeploymentBase, type DdiRoot } from './ddi-types.js';
 import { downloadArtifact } from './download.js';
 import { header, type SimResponse } from './http.js';
-import type { GroupRuntime } from './fleet.js';
+import type { GroupRuntime } from './group.js';
 
 export const STATES = ['idle', 'downloading', 'installing', 'waiting', 'done', 'failed'] as const;
 export type DeviceState = (typeof STATES)[number];

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FormData, request } from 'undici';
-import { targetTokenOf, type GroupRuntime } from './fleet.js';
+import { targetTokenOf, type GroupRuntime } from './group.js';
 import { serverBase } from './scenario.js';
 
 /** The server could not be reached at all (exit 1). */

@@ -4,7 +4,7 @@
  * Accepts a run's file (bench/results/<time>.json, sections) and a single benchmark's (<name>-<time>.json).
  */
 import { readFileSync } from 'node:fs';
-import type { Section } from './results.js';
+import type { Section } from './section.js';
 import { narrowTable, short } from './terminal-table.js';
 
 function load(file: string): Section[] {

@@ -2,7 +2,7 @@
  * latest.svg: a horizontal bar per row that has a `ratio` (peregrine's throughput over the ceiling's), labelled
  * with the benchmark and the row's names, a line at 1.0. Hand-written SVG, no library.
  */
-import type { Section } from './results.js';
+import type { Section } from './section.js';
 
 const escape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 

@@ -3,17 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ratioChart } from './ratio-chart.js';
+import type { Section } from './section.js';
 import { cell, sectionTerminal } from './terminal-table.js';
-
-/** One benchmark's outcome: its rows (one table) and loose figures. */
-export interface Section {
-  readonly name: string;
-  readonly params: Record<string, unknown>;
-  readonly rows: readonly Record<string, unknown>[];
-  readonly figures: Record<string, number | string>;
-  /** Free text printed under the table (the generator check, what was not measured and why). */
-  readonly notes?: readonly string[];
-}
 
 /** Env var naming the file a benchmark run by bench/run.ts writes its Section to (instead of its own results). */
 export const SECTION_FILE_ENV = 'PEREGRINE_BENCH_SECTION_FILE';

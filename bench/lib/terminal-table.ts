@@ -2,7 +2,7 @@
  * Tables for the terminal, at most WIDTH columns wide: the wide tables go to the markdown file, the terminal
  * gets the label columns and as many figure columns as fit, each cell cut to its column's width.
  */
-import type { Section } from './results.js';
+import type { Section } from './section.js';
 
 export const WIDTH = 100;
 const MAX_LABEL = 44;

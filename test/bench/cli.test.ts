@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Section } from '../../bench/lib/results.js';
+import type { Section } from '../../bench/lib/section.js';
 
 const DIST = join(resolve(import.meta.dirname, '../..'), 'dist/bench');
 const RUN = join(DIST, 'run.js');
