@@ -1,10 +1,8 @@
-import type { StatusCounts } from './rollout-counts.js';
-
 /**
  * The safety controls of a rollout that act on its actions once released (issue 25): `abort`
  * (whole-rollout failure criteria, then cancel or let run, and an optional rollback set). Every
  * field is optional: a rollout without them has none of them in its record or its JSON and behaves
- * as hawkBit's. Pure: the engine (src/scheduler/rollouts.ts) reads the counts and acts.
+ * as hawkBit's. When the criteria hold: rollout-abort.ts.
  * @see issue 25; AWS IoT Jobs `abortConfig` (criteria with failureType, thresholdPercentage, minNumberOfExecutedThings)
  */
 
@@ -48,36 +46,3 @@ export interface RolloutSafety {
 
 /** The store counter field of actions closed as a timeout (a subset of `error`). */
 export const TIMED_OUT = 'timedout';
-
-/** Actions in a final state: finished, error, canceled (and downloaded for download-only rollouts). */
-function finalCount(counts: StatusCounts, downloadOnly: boolean): number {
-  const n = (s: string): number => counts[s] ?? 0;
-  return n('finished') + n('error') + n('canceled') + (downloadOnly ? n('downloaded') : 0);
-}
-
-function failures(counts: StatusCounts, type: FailureType): number {
-  const n = (s: string): number => counts[s] ?? 0;
-  switch (type) {
-    case 'error': return n('error');
-    case 'canceled': return n('canceled');
-    case 'timedOut': return n(TIMED_OUT);
-    case 'any': return n('error') + n('canceled');
-  }
-}
-
-/**
- * The first criterion that holds over the rollout's counts, or undefined: at least `minFinished`
- * actions final, at least one failure of its type, and failures / final >= threshold.
- */
-export function evaluateAbort(abort: AbortConfig, counts: StatusCounts, downloadOnly: boolean, at: number): StopReason | undefined {
-  const final = finalCount(counts, downloadOnly);
-  for (const criterion of abort.criteria) {
-    if (final < criterion.minFinished) continue;
-    const failed = failures(counts, criterion.failureType);
-    const observed = (failed * 100) / final;
-    if (failed > 0 && observed >= criterion.thresholdPercentage) {
-      return { kind: 'abort', criterion, observedPercentage: Math.round(observed * 100) / 100, at };
-    }
-  }
-  return undefined;
-}

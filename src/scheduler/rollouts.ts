@@ -11,7 +11,7 @@ import {
 } from '../domain/rollout.js';
 import { evaluateGroup, groupCounterKey, rolloutCounterKey } from '../domain/rollout-counts.js';
 import { dynamicSize } from '../domain/rollout-dynamic.js';
-import { evaluateAbort } from '../domain/rollout-safety.js';
+import { evaluateAbort } from '../domain/rollout-abort.js';
 import type { RolloutGroupEvent } from '../domain/rollout-group.machine.js';
 import type { RolloutEvent } from '../domain/rollout.machine.js';
 import type { Store, Tenant, Write } from '../store/port.js';

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { step } from '../../../src/actors/step.js';
 import { DEFAULT_CONDITIONS, rolloutSchema, type RolloutRecord } from '../../../src/domain/rollout.js';
 import { rolloutMachine, type RolloutEvent } from '../../../src/domain/rollout.machine.js';
-import { TIMED_OUT, evaluateAbort, type AbortConfig, type AbortCriterion } from '../../../src/domain/rollout-safety.js';
+import { evaluateAbort } from '../../../src/domain/rollout-abort.js';
+import { TIMED_OUT, type AbortConfig, type AbortCriterion } from '../../../src/domain/rollout-safety.js';
 
 const abortOn = (...criteria: AbortCriterion[]): AbortConfig => ({ criteria, onAbort: 'cancel', rollbackTo: null });
 const c = (failureType: AbortCriterion['failureType'], thresholdPercentage: number, minFinished = 1): AbortCriterion =>
