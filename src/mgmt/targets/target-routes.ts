@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { edited } from '../../actors/outcomes.js';
 import { deleteTarget, type RemovalDeps } from '../../actors/removal.js';
-import type { ActorEditor } from '../../actors/roles.js';
 import { created } from '../../domain/audit.js';
 import { AppError, badRequest } from '../../domain/errors.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
@@ -12,20 +10,21 @@ import type { Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
 import { ACCESS } from '../kit/access.js';
 import { readBody } from '../kit/body.js';
-import type { KitDeps } from '../kit/deps.js';
-import { callerOf, pathText } from '../kit/request.js';
+import { callerOf } from '../kit/request.js';
 import { loadLiveOr404 } from '../kit/store.js';
 import { checkAddress, createTargetsBody, generateSecurityToken, updateTargetBody, type CreateTargetItem } from './target-body.js';
 import { listTargets, renderTargets } from './target-json.js';
-import { loadActorByKeyOr404 } from '../kit/actor-store.js';
+import { actorRoutes, type ActorRouteDeps } from '../kit/actor-routes.js';
 import { BY_CONTROLLER_ID } from './target-store.js';
 import { targetResponse } from './responses.js';
 
-export type TargetDeps = KitDeps & RemovalDeps & {
-  readonly runtime: ActorEditor;
-};
+export type TargetDeps = ActorRouteDeps & RemovalDeps;
 
-/** `/rest/v1/targets` and `/rest/v1/targets/{controllerId}`. @see reference §3.1, spec 4.4 */
+/**
+ * `/rest/v1/targets` and `/rest/v1/targets/{controllerId}`: targets are actors named by their
+ * controller id, read, updated and deleted through `actorRoutes`; the list (the target query with
+ * its own sort) and creation are routes of their own. @see reference §3.1, spec 4.4
+ */
 export function targetRoutes(deps: TargetDeps): Route[] {
   return [
     {
@@ -42,28 +41,20 @@ export function targetRoutes(deps: TargetDeps): Route[] {
         return { status: 201, json: await renderTargets(deps, tenant, req, records) };
       },
     },
-    {
-      method: 'GET', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.read),
-      doc: { summary: 'Read a target', response: targetResponse },
-      handler: async (req) => {
-        const { tenant } = callerOf(req);
-        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
-        return { status: 200, json: (await renderTargets(deps, tenant, req, [target.value], { full: true }))[0] };
-      },
-    },
-    {
-      method: 'PUT', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.update),
-      doc: { summary: 'Update a target', body: updateTargetBody, response: targetResponse },
-      handler: async (req) => {
-        const { tenant, username } = callerOf(req);
-        const body = readBody(req, updateTargetBody);
-        if (body.requestAttributes === false) throw badRequest('body.requestAttributes: only true is accepted (asks the device to send its attributes again)');
-        checkAddress(body.address, 'body.address');
-        if (body.targetType === 0) throw badRequest('body.targetType: must be a target type id, or -1 to remove the type');
-        if (body.targetType != null && body.targetType !== -1) await loadLiveOr404(deps.store, tenant, TARGET_TYPE, body.targetType);
-        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
-        const now = deps.now();
-        const [updated] = edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({
+    ...actorRoutes(deps, {
+      kind: TARGET, path: '/rest/v1/targets', idParam: 'targetId', key: BY_CONTROLLER_ID, noun: 'target', access: ACCESS.target,
+      schema: targetResponse,
+      render: (req, tenant, records, full) => renderTargets(deps, tenant, req, records, { full }),
+      update: {
+        body: updateTargetBody,
+        prepare: async ({ tenant }, body) => {
+          if (body.requestAttributes === false) throw badRequest('body.requestAttributes: only true is accepted (asks the device to send its attributes again)');
+          checkAddress(body.address, 'body.address');
+          if (body.targetType === 0) throw badRequest('body.targetType: must be a target type id, or -1 to remove the type');
+          if (body.targetType != null && body.targetType !== -1) await loadLiveOr404(deps.store, tenant, TARGET_TYPE, body.targetType);
+          return body;
+        },
+        apply: (_ctx, t, body) => ({
           ...t,
           name: body.name ?? t.name,
           description: body.description ?? t.description,
@@ -72,22 +63,10 @@ export function targetRoutes(deps: TargetDeps): Route[] {
           requestAttributes: body.requestAttributes === true ? true : t.requestAttributes,
           targetType: body.targetType == null ? t.targetType : body.targetType === -1 ? null : body.targetType,
           group: body.group ?? t.group,
-          lastModifiedBy: username,
-          lastModifiedAt: now,
-        })), 'Target', target.value.controllerId);
-        return { status: 200, json: (await renderTargets(deps, tenant, req, updated === undefined ? [] : [updated], { full: true }))[0] };
+        }),
       },
-    },
-    {
-      method: 'DELETE', path: '/rest/v1/targets/:targetId', auth: deps.mgmtAuth(ACCESS.target.delete),
-      doc: { summary: 'Delete a target', response: { status: 204 } },
-      handler: async (req) => {
-        const { tenant } = callerOf(req);
-        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
-        await deleteTarget(deps, tenant, target.id, target.value.controllerId);
-        return { status: 204 };
-      },
-    },
+      remove: ({ tenant }, target) => deleteTarget(deps, tenant, target.id, target.value.controllerId),
+    }),
   ];
 }
 
