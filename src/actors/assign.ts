@@ -5,7 +5,8 @@ import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import type { Effect } from '../domain/effects.js';
 import type { Store, Tenant, Write } from '../store/port.js';
-import { loadMap, loadRecords } from '../store/reads.js';
+import { activeActionsOf } from '../store/named-reads.js';
+import { loadMap } from '../store/reads.js';
 import type { ActorEditor } from './roles.js';
 
 /** One distribution set for one target, as the Management API, auto-assignment or a rollout asks. */
@@ -123,8 +124,7 @@ async function checkActionQuota(deps: AssignDeps, tenant: Tenant, targetId: numb
 
 /** Active actions a new assignment replaces: all but those of a required migration step and those already canceling. */
 export async function obsoleteActions(store: AssignDeps['store'], tenant: Tenant, targetId: number): Promise<ActionRecord[]> {
-  const page = await store.members(tenant, ACTION, 'activeByTarget', String(targetId), { offset: 0, limit: 10_000 });
-  const actions = (await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids)).map((a) => a.value);
+  const actions = (await activeActionsOf(store, tenant, targetId)).map((a) => a.value);
   const sets = await loadMap<DistributionSetRecord>(store, tenant, DS, actions.map((a) => a.ds));
   const migration = new Set([...sets.values()].filter((d) => d.requiredMigrationStep).map((d) => d.id));
   return actions.filter((a) => a.active && a.status !== 'canceling' && !migration.has(a.ds));

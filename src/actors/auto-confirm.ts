@@ -2,7 +2,7 @@ import { ACTION, type ActionRecord } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
 import { TARGET, type AutoConfirm } from '../domain/target.js';
 import type { Store } from '../store/port.js';
-import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { activeActionsOf } from '../store/named-reads.js';
 import { edited } from './outcomes.js';
 import type { ActorEditor } from './roles.js';
 
@@ -64,8 +64,7 @@ export async function deactivateAutoConfirm(deps: AutoConfirmDeps, tenant: strin
 }
 
 async function waitingActions(deps: AutoConfirmDeps, tenant: string, targetId: number): Promise<ActionRecord[]> {
-  const page = await deps.store.members(tenant, ACTION, 'activeByTarget', String(targetId), SCAN_ALL);
-  return (await loadRecords<ActionRecord>(deps.store, tenant, ACTION, page.ids))
+  return (await activeActionsOf(deps.store, tenant, targetId))
     .map((a) => a.value)
     .filter((a) => a.status === 'wait_for_confirmation');
 }

@@ -1,7 +1,8 @@
-import { ACTION, type ActionRecord } from '../domain/action.js';
+import type { ActionRecord } from '../domain/action.js';
 import type { DmfEffect } from '../domain/effects.js';
 import type { ActorKind, EventOf } from '../domain/kinds.js';
 import { TARGET } from '../domain/target.js';
+import { activeActionsOf } from '../store/named-reads.js';
 import type { Store, Tenant } from '../store/port.js';
 import type { BatchedEffect, BatchHandler, EffectHandlers } from './dispatcher.js';
 import type { ActorObserver } from './runtime.js';
@@ -9,10 +10,8 @@ import type { ActorSender } from './roles.js';
 
 /** The DS of the target's oldest still-active action, or null when none is left. */
 export async function oldestActiveDs(store: Pick<Store, 'members' | 'getMany'>, tenant: string, targetId: number): Promise<number | null> {
-  const page = await store.members(tenant, ACTION, 'activeByTarget', String(targetId), { offset: 0, limit: 1000 });
-  const actions = await store.getMany<ActionRecord>(tenant, ACTION, page.ids);
   let oldest: ActionRecord | undefined;
-  for (const a of actions) if (a?.value.active && (!oldest || a.value.id < oldest.id)) oldest = a.value;
+  for (const a of await activeActionsOf(store, tenant, targetId)) if (!oldest || a.value.id < oldest.id) oldest = a.value;
   return oldest ? oldest.ds : null;
 }
 

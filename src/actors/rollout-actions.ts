@@ -4,8 +4,9 @@ import type { RolloutGroupRecord, RolloutRecord } from '../domain/rollout.js';
 import { paced } from '../domain/rollout-release.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
+import { actionsOfGroup } from '../store/named-reads.js';
 import type { Store, Tenant } from '../store/port.js';
-import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { loadRecords } from '../store/reads.js';
 import { obsoleteActions } from './assign.js';
 import type { ActorComposer } from './roles.js';
 
@@ -36,7 +37,7 @@ export async function scheduleGroupActions(
   const { store, runtime } = deps;
   let todo = targetIds;
   if ((await store.count(tenant, ACTION, 'rolloutGroup', String(group.id))) > 0) {
-    const have = await groupActions(store, tenant, group.id);
+    const have = await actionsOfGroup(store, tenant, group.id);
     const done = new Set(have.map((a) => a.targetId));
     todo = targetIds.filter((t) => !done.has(t));
   }
@@ -68,12 +69,6 @@ export async function scheduleGroupActions(
   return created;
 }
 
-/** The actions of a group (every status). */
-async function groupActions(store: RolloutActionDeps['store'], tenant: Tenant, group: number): Promise<ActionRecord[]> {
-  const page = await store.members(tenant, ACTION, 'rolloutGroup', String(group), SCAN_ALL);
-  return (await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids)).map((a) => a.value);
-}
-
 /** Actions started concurrently: node-redis pipelines what is in flight together. */
 const CONCURRENCY = 256;
 
@@ -100,7 +95,7 @@ export async function startGroupActions(
   cfg: TenantConfigView, now: number,
 ): Promise<void> {
   if (paced(rollout.release)) return;
-  const scheduled = (await groupActions(deps.store, tenant, group.id)).filter((a) => a.status === 'scheduled');
+  const scheduled = (await actionsOfGroup(deps.store, tenant, group.id)).filter((a) => a.status === 'scheduled');
   await inBatches(scheduled, (a) => startRolloutAction(deps, tenant, a, group, cfg, rollout.createdBy, now));
 }
 

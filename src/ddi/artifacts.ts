@@ -11,13 +11,14 @@
 import type { DdiDeps } from './deps.js';
 import { artifactReply, md5sumReply } from '../artifacts/index.js';
 import type { ActionRecord } from '../domain/action.js';
-import { activeActions, highestPriority } from '../device/active-actions.js';
+import { highestPriority } from '../device/active-actions.js';
 import { moduleArtifacts } from '../device/modules.js';
 import { entryQuotaLeft, sendToAction } from '../device/reports.js';
 import { AppError, notFound } from '../domain/errors.js';
 import { ARTIFACT, DS, type ArtifactRecord, type DistributionSetRecord } from '../domain/repository.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { Handler, Reply } from '../http/types.js';
+import { activeActionsOf } from '../store/named-reads.js';
 import type { Stored } from '../store/port.js';
 import { device, requireTarget, type Device } from './device.js';
 import { artifactJson } from './deployment-json.js';
@@ -30,7 +31,7 @@ async function reachableModules(
   services: DdiDeps, d: Device, target: TargetRecord, withInstalled: boolean,
 ): Promise<Map<number, Stored<ActionRecord>[]>> {
   const store = services.store;
-  const actions = (await activeActions(store, d.tenant, target.id)).filter((a) => a.value.status !== 'canceling');
+  const actions = (await activeActionsOf(store, d.tenant, target.id)).filter((a) => a.value.status !== 'canceling');
   const dsIds = [...new Set(actions.map((a) => a.value.ds))];
   if (withInstalled && target.installedDs !== null && !dsIds.includes(target.installedDs)) dsIds.push(target.installedDs);
   const sets = await store.getMany<DistributionSetRecord>(d.tenant, DS, dsIds);

@@ -6,12 +6,13 @@
  */
 import type { DdiDeps } from './deps.js';
 import { activateAutoConfirm, deactivateAutoConfirm } from '../actors/auto-confirm.js';
-import { activeActions, cancelLapsed, highestPriority, lapsed, maintenanceState } from '../device/active-actions.js';
+import { cancelLapsed, highestPriority, lapsed, maintenanceState } from '../device/active-actions.js';
 import { checkMessageQuota, sendToAction } from '../device/reports.js';
 import { AppError, notFound } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { Handler } from '../http/types.js';
 import { parseBody, readJson, validate } from '../http/json.js';
+import { activeActionsOf } from '../store/named-reads.js';
 import { activateAutoConfirmBody, confirmationBody, messageCount } from './bodies.js';
 import { addressOf, device, registerTarget, requireTarget } from './device.js';
 import { deploymentJson } from './deployment-json.js';
@@ -40,7 +41,7 @@ export function confirmationBaseHandler(services: DdiDeps, recorder: PollRecorde
     let target = d.target;
     if (target === undefined || target.updateStatus === 'unknown') target = await registerTarget(services, d, address, now);
     recorder.record(d.tenant, target.id, now, address);
-    let top = highestPriority(await activeActions(services.store, d.tenant, target.id));
+    let top = highestPriority(await activeActionsOf(services.store, d.tenant, target.id));
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
     if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
     const base = `${deviceUrl(req, d)}/confirmationBase`;

@@ -22,7 +22,7 @@
  * and the address come from its X-Forwarded-* headers, as on the generic path.
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3
  */
-import { highestPriority, peekActiveActions } from '../device/active-actions.js';
+import { highestPriority } from '../device/active-actions.js';
 import { peekTarget } from '../device/registration.js';
 import { isValidControllerId } from '../domain/ids.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
@@ -30,6 +30,7 @@ import { noneMatch } from '../http/etag.js';
 import { laneHeader } from '../http/lane.js';
 import { negotiate } from '../http/negotiate.js';
 import type { Lane, LaneRequest } from '../http/types.js';
+import { peekActiveActionsOf } from '../store/named-reads.js';
 import { MISS, type CachedReads } from '../store/port.js';
 import { tokenModes, tokensEqual, type TokenModes } from './auth.js';
 import { clientIpOf, deviceAddress, knownTenant } from './device.js';
@@ -151,7 +152,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     if (controllerId.includes('%') || !isValidControllerId(controllerId)) return undefined;
     const target = peekTarget(reads, tenant, controllerId);
     if (target === MISS || target === undefined || target.updateStatus === 'unknown') return undefined;
-    const actions = peekActiveActions(reads, tenant, target.id);
+    const actions = peekActiveActionsOf(reads, tenant, target.id);
     if (actions === MISS) return undefined;
     const top = highestPriority(actions);
     // a maintenance window makes the body depend on the time: the generic path answers every such poll

@@ -8,7 +8,7 @@
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3, §2 (root poll)
  */
 import type { DdiDeps } from './deps.js';
-import { activeActions, cancelLapsed, highestPriority, lapsed, maintenanceState, peekActiveActions } from '../device/active-actions.js';
+import { cancelLapsed, highestPriority, lapsed, maintenanceState } from '../device/active-actions.js';
 import type { ActionRecord } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
@@ -17,6 +17,7 @@ import type { TenantConfigView } from '../domain/tenant-config.js';
 import { etagOf } from '../http/etag.js';
 import { HAL_TYPE, JSON_TYPE } from '../http/negotiate.js';
 import type { Handler, LaneReply, Reply, Request } from '../http/types.js';
+import { activeActionsOf, peekActiveActionsOf } from '../store/named-reads.js';
 import { MISS, type Stored } from '../store/port.js';
 import { addressOf, clientIp, device, registerTarget, type Device } from './device.js';
 import { deviceUrl } from './links.js';
@@ -50,7 +51,7 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
       if (isNew) limiter.registered(d.tenant, d.controllerId, target.id); // it was paced by its controller id so far
     }
     recorder.record(d.tenant, target.id, now, address);
-    let top = highestPriority(await activeActions(cached, d.tenant, target.id));
+    let top = highestPriority(await activeActionsOf(cached, d.tenant, target.id));
     const state = top === undefined ? undefined : maintenanceState(top.value, now);
     if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
     return { status: 200, jsonText: pollBody(req, d, target, top, state, now) };
@@ -69,7 +70,7 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
     const address = addressOf(req);
     const target = d.target;
     if (target === undefined || target.updateStatus === 'unknown') return slow(req, d, target, address, now);
-    const actions = peekActiveActions(cached, d.tenant, target.id);
+    const actions = peekActiveActionsOf(cached, d.tenant, target.id);
     if (actions === MISS) return slow(req, d, target, address, now);
     const top = highestPriority(actions);
     const state = top === undefined ? undefined : maintenanceState(top.value, now);

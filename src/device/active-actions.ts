@@ -1,6 +1,6 @@
 /**
- * A target's active actions as a device sees them, for DDI and DMF alike: which one it is offered
- * (the highest priority), the maintenance window state of an action, and the cancellation of an
+ * A target's active actions (read with activeActionsOf, src/store/named-reads.ts) as a device sees
+ * them, for DDI and DMF alike: which one it is offered (the highest priority), the maintenance window state of an action, and the cancellation of an
  * action whose maintenance schedule has no window left.
  * @see reference/hawkbit-api.md §1.3, §1.4, §4.2 (maintenance schedule lapsed)
  */
@@ -8,34 +8,7 @@ import type { EffectDispatcher } from '../actors/dispatcher.js';
 import type { ActorSender } from '../actors/roles.js';
 import { ACTION, WEIGHT_IF_ABSENT, type ActionRecord } from '../domain/action.js';
 import { windowState, type WindowState } from '../domain/maintenance.js';
-import { MISS, type CachedReads, type Miss, type Page, type Reads, type Stored, type Tenant } from '../store/port.js';
-
-/** Far more active actions than any target has; the index is read in one page. */
-const ACTIVE_PAGE: Page = Object.freeze({ offset: 0, limit: 1000 });
-
-export async function activeActions(reads: Reads, tenant: Tenant, targetId: number): Promise<Stored<ActionRecord>[]> {
-  const page = await reads.members(tenant, ACTION, 'activeByTarget', String(targetId), ACTIVE_PAGE);
-  if (page.ids.length === 0) return [];
-  const found = await reads.getMany<ActionRecord>(tenant, ACTION, page.ids);
-  const out: Stored<ActionRecord>[] = [];
-  for (const a of found) if (a !== undefined && a.value.active) out.push(a);
-  return out;
-}
-
-/** The same from the cache alone, or MISS when any part of it must be read. */
-export function peekActiveActions(reads: CachedReads, tenant: Tenant, targetId: number): Stored<ActionRecord>[] | Miss {
-  const page = reads.peekMembers(tenant, ACTION, 'activeByTarget', String(targetId), ACTIVE_PAGE);
-  if (page === MISS) return MISS;
-  if (page.ids.length === 0) return NONE;
-  const out: Stored<ActionRecord>[] = [];
-  for (const id of page.ids) {
-    const a = reads.peekGet<ActionRecord>(tenant, ACTION, id);
-    if (a === MISS) return MISS;
-    if (a !== undefined && a.value.active) out.push(a);
-  }
-  return out;
-}
-const NONE: Stored<ActionRecord>[] = [];
+import type { Stored, Tenant } from '../store/port.js';
 
 /** Highest weight (absent = 1000) first; among equals the oldest (lowest id). */
 export function highestPriority<T extends { readonly value: ActionRecord }>(actions: readonly T[]): T | undefined {

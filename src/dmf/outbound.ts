@@ -14,9 +14,10 @@ import type { DmfOutboundPort } from '../actors/effects.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import type { DmfEffect } from '../domain/effects.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
-import { activeActions, highestPriority, maintenanceState } from '../device/active-actions.js';
+import { highestPriority, maintenanceState } from '../device/active-actions.js';
 import { artifactUrl } from '../device/artifact-url.js';
 import { deviceModules, type DeviceModule } from '../device/modules.js';
+import { activeActionsOf } from '../store/named-reads.js';
 import { StoreUnavailableError, type Reads } from '../store/port.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import { parseAmqpAddress } from './address.js';
@@ -133,12 +134,12 @@ export class DmfOutbound implements DmfOutboundPort {
         const action = (await store.get<ActionRecord>(tenant, ACTION, effect.actionId))?.value;
         if (action === undefined || !action.active || action.status === 'canceling') return undefined;
         // as hawkBit: a target with a cancellation pending hears about the new action once the cancel is answered
-        const open = await activeActions(store, tenant, target.id);
+        const open = await activeActionsOf(store, tenant, target.id);
         if (open.some((a) => a.value.status === 'canceling')) return undefined;
         return this.#update(tenant, index, id, target, exchange, action, true);
       }
       case 'dmf.next': {
-        const top = highestPriority(await activeActions(store, tenant, target.id))?.value;
+        const top = highestPriority(await activeActionsOf(store, tenant, target.id))?.value;
         if (top === undefined) return undefined;
         if (top.status === 'canceling') return this.#cancel(exchange, id, target, tenant, top, index);
         return this.#update(tenant, index, id, target, exchange, top, false);

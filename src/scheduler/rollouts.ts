@@ -14,6 +14,7 @@ import { dynamicSize } from '../domain/rollout-dynamic.js';
 import { evaluateAbort } from '../domain/rollout-abort.js';
 import type { RolloutGroupEvent } from '../domain/rollout-group.machine.js';
 import type { RolloutEvent } from '../domain/rollout.machine.js';
+import { actionsOfRollout, groupTargets } from '../store/named-reads.js';
 import type { Store, Tenant, Write } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { growDynamicRollout } from './dynamic-groups.js';
@@ -139,7 +140,7 @@ export class RolloutEngine {
     const groups = await this.#groups(tenant, rollout);
     for (const g of groups) {
       if (g.status !== 'ready') continue;
-      await scheduleGroupActions(this.#deps, tenant, rollout, g, await this.members(tenant, g.id), now, keep);
+      await scheduleGroupActions(this.#deps, tenant, rollout, g, await groupTargets(this.#deps.store, tenant, g.id), now, keep);
       await this.#group(tenant, g.id, { type: 'engine.scheduled', at: now });
       // the first group starts as soon as its own actions exist; the others are scheduled after it
       if (g.parent === null) await this.#startGroup(tenant, rollout, g.id, now);
@@ -241,7 +242,7 @@ export class RolloutEngine {
     }
     if (abort?.rollbackTo != null && stopReason !== undefined) {
       await keep();
-      const targets = rollbackTargets(await this.#actions(tenant, rollout.id), stopReason, cancel);
+      const targets = rollbackTargets(await actionsOfRollout(this.#deps.store, tenant, rollout.id), stopReason, cancel);
       const deps = { ...this.#deps, maxActionsPerTarget: this.#deps.quotas.maxActionsPerTarget };
       await rollBack(deps, tenant, rollout, abort.rollbackTo, targets, await this.#deps.tenantConfig.view(tenant), now);
     }
@@ -250,7 +251,7 @@ export class RolloutEngine {
 
   async #delete(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
     const { store, runtime } = this.#deps;
-    const all = await this.#actions(tenant, rollout.id);
+    const all = await actionsOfRollout(this.#deps.store, tenant, rollout.id);
     if (all.every((a) => a.status === 'scheduled')) {
       // nothing ever ran: the rollout goes entirely (hawkBit's hard delete)
       await inBatches(all, (a) => runtime.remove(tenant, ACTION, a.id, { when: (x) => x.status === 'scheduled' }));
@@ -275,7 +276,7 @@ export class RolloutEngine {
   /** Stop and delete: scheduled actions removed, open groups finished; answers the active actions. */
   async #wrapUp(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<ActionRecord[]> {
     const { runtime } = this.#deps;
-    const all = await this.#actions(tenant, rollout.id);
+    const all = await actionsOfRollout(this.#deps.store, tenant, rollout.id);
     await inBatches(all.filter((a) => a.status === 'scheduled'), (a) =>
       runtime.remove(tenant, ACTION, a.id, { when: (x) => x.status === 'scheduled' }));
     await keep();
@@ -285,20 +286,8 @@ export class RolloutEngine {
     return all.filter((a) => a.active);
   }
 
-  async #actions(tenant: Tenant, rollout: number): Promise<ActionRecord[]> {
-    const page = await this.#deps.store.members(tenant, ACTION, 'rollout', String(rollout), SCAN_ALL);
-    return (await loadRecords<ActionRecord>(this.#deps.store, tenant, ACTION, page.ids)).map((a) => a.value);
-  }
-
   async #groups(tenant: Tenant, rollout: RolloutRecord): Promise<RolloutGroupRecord[]> {
     return (await loadRecords<RolloutGroupRecord>(this.#deps.store, tenant, ROLLOUT_GROUP, rollout.groups)).map((g) => g.value);
-  }
-
-  /** The target ids of a group, in order. */
-  async members(tenant: Tenant, group: number): Promise<number[]> {
-    const { store } = this.#deps;
-    const page = await store.members(tenant, ROLLOUT_MEMBERS, 'group', String(group), SCAN_ALL);
-    return (await loadRecords<RolloutMembersRecord>(store, tenant, ROLLOUT_MEMBERS, page.ids)).flatMap((m) => m.value.targets);
   }
 
   async #rollout(tenant: Tenant, id: number, event: RolloutEvent): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../../actors/distribution-sets.js';
 import type { ActorEditor } from '../../actors/roles.js';
-import { ACTION, WEIGHT_IF_ABSENT, type ActionRecord } from '../../domain/action.js';
+import { WEIGHT_IF_ABSENT } from '../../domain/action.js';
 import { created } from '../../domain/audit.js';
 import { AppError, badRequest, notFound } from '../../domain/errors.js';
 import type { Quotas } from '../../domain/quotas.js';
@@ -14,8 +14,9 @@ import { amountGroupDefs, distribute, groupQuery, type GroupDef } from '../../do
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { parseFilter } from '../../query/filter.js';
 import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
+import { actionsOfRollout } from '../../store/named-reads.js';
 import type { Tenant, Write } from '../../store/port.js';
-import { SCAN_ALL, SCAN_LIMIT, loadRecords } from '../../store/reads.js';
+import { SCAN_LIMIT, loadRecords } from '../../store/reads.js';
 import type { KitDeps } from '../kit/deps.js';
 import { evalContext } from '../kit/list.js';
 import { actionTypeOf, conditionsOf, type CreateRolloutBody } from './rollout-body.js';
@@ -200,7 +201,6 @@ async function queryAll(deps: RolloutCreateDeps, tenant: Tenant, q: string): Pro
 
 /** Targets whose action in the rollout ended in error. */
 async function failedTargets(deps: RolloutCreateDeps, tenant: Tenant, rollout: number): Promise<TargetRecord[]> {
-  const page = await deps.store.members(tenant, ACTION, 'rollout', String(rollout), SCAN_ALL);
-  const failed = (await loadRecords<ActionRecord>(deps.store, tenant, ACTION, page.ids)).filter((a) => a.value.status === 'error' && a.value.rollback !== true);
-  return (await loadRecords<TargetRecord>(deps.store, tenant, TARGET, failed.map((a) => a.value.targetId))).map((t) => t.value);
+  const failed = (await actionsOfRollout(deps.store, tenant, rollout)).filter((a) => a.status === 'error' && a.rollback !== true);
+  return (await loadRecords<TargetRecord>(deps.store, tenant, TARGET, failed.map((a) => a.targetId))).map((t) => t.value);
 }

@@ -1,14 +1,14 @@
-import { ACTION, type ActionRecord } from '../../domain/action.js';
 import { AppError } from '../../domain/errors.js';
 import {
-  ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord, NOT_STARTED,
+  ROLLOUT, ROLLOUT_GROUP, type RolloutGroupRecord, type RolloutRecord, NOT_STARTED,
 } from '../../domain/rollout.js';
 import { releaseControlsOf } from '../../domain/rollout-release.js';
 import type { QueryDoc, Request, Route } from '../../http/types.js';
 import { pageSchema } from '../../apidoc/shapes.js';
 import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
+import { actionsOfGroup, groupTargets } from '../../store/named-reads.js';
 import type { Reads, Tenant } from '../../store/port.js';
-import { SCAN_ALL, loadRecords } from '../../store/reads.js';
+import { loadRecords } from '../../store/reads.js';
 import { loadActorOr404 } from '../kit/actor-store.js';
 import { ACCESS, APPROVE_ROLLOUT, HANDLE_ROLLOUT, READ_ROLLOUT_TARGETS } from '../kit/access.js';
 import { readBody } from '../kit/body.js';
@@ -171,11 +171,9 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
 /** A group's targets: its member records, or for a dynamic group (filled while running) its actions' targets. */
 async function groupTargetIds(store: Reads, tenant: Tenant, group: RolloutGroupRecord): Promise<number[]> {
   if (group.dynamic === true) {
-    const page = await store.members(tenant, ACTION, 'rolloutGroup', String(group.id), SCAN_ALL);
-    return (await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids)).map((a) => a.value.targetId);
+    return (await actionsOfGroup(store, tenant, group.id)).map((a) => a.targetId);
   }
-  const chunks = await store.members(tenant, ROLLOUT_MEMBERS, 'group', String(group.id), SCAN_ALL);
-  return (await loadRecords<RolloutMembersRecord>(store, tenant, ROLLOUT_MEMBERS, chunks.ids)).flatMap((m) => m.value.targets);
+  return groupTargets(store, tenant, group.id);
 }
 
 function illegal(op: string, rollout: RolloutRecord): AppError {
