@@ -43,7 +43,9 @@ export async function deliverDue(deps: DeliverDeps, tenant: Tenant): Promise<Del
   const due = await store.range(tenant, WEBHOOK_DELIVERY, 'due', 'pending', 0, deps.now(), { offset: 0, limit: DUE });
   const out = { delivered: 0, failed: 0, dead: 0 };
   if (due.ids.length === 0) return out;
-  const deliveries = await loadRecords<WebhookDeliveryRecord>(store, tenant, WEBHOOK_DELIVERY, due.ids);
+  // oldest first: the index orders equal due times by the id's text, not its number
+  const deliveries = (await loadRecords<WebhookDeliveryRecord>(store, tenant, WEBHOOK_DELIVERY, due.ids))
+    .sort((a, b) => a.value.nextAt - b.value.nextAt || a.id - b.id);
   const hooks = await loadMap<WebhookRecord>(store, tenant, WEBHOOK, deliveries.map((d) => d.value.webhook));
   const queues = new Map<number, Stored<WebhookDeliveryRecord>[]>();
   for (const d of deliveries) {

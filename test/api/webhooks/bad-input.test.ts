@@ -4,14 +4,14 @@
  * by a refused request.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_STORES, storeOptions, tenantFor, withAuth } from '../../helpers/app.js';
+import { STORES, storeOptions, tenantFor, withAuth } from '../../helpers/app.js';
 import { ADMIN_HASH, http, startTestServer } from '../../helpers/server.js';
 import { ERR, expectError } from '../rollouts/fixture.js';
 
 const WEBHOOKS = '/rest/v1/webhooks';
 const GOOD = { name: 'ok', url: 'https://example.com/hook', secret: 'sixteen-chars-secret' };
 
-describe.each(LOCAL_STORES)('webhook bad input on the %s store', (kind) => {
+describe.each(STORES)('webhook bad input on the %s store', (kind) => {
   let mine: ReturnType<typeof http>;
   let theirs: ReturnType<typeof http>;
   let reader: ReturnType<typeof http>;

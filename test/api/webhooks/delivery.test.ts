@@ -1,12 +1,12 @@
 /**
- * Webhooks (issue 25) end to end over real HTTP, on the memory store and Redis: a rollout run by
+ * Webhooks (issue 25) end to end over real HTTP, on the memory store, Redis and the Cluster: a rollout run by
  * devices reaches a real receiver as signed POSTs; a receiver that fails gets the event again after
  * the backoff until it accepts it; one that always fails leaves a dead letter, listed, redelivered and
  * deleted over the API; config.yaml's webhooks deliver as the API's do.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_DELIVERY, type WebhookDeliveryRecord } from '../../../src/domain/webhook.js';
-import { LOCAL_STORES } from '../../helpers/app.js';
+import { STORES } from '../../helpers/app.js';
 import {
   createSet, createTargets, fleet, groupTargets, runDevice, runningRollout, startRolloutApp, uid, waitFor, waitStatus,
   type Json, type RolloutApp,
@@ -21,7 +21,7 @@ async function deliveriesOf(app: RolloutApp, webhook: number): Promise<WebhookDe
   return found.flatMap((d) => (d === undefined ? [] : [d.value]));
 }
 
-describe.each(LOCAL_STORES)('webhooks on the %s store', (kind) => {
+describe.each(STORES)('webhooks on the %s store', (kind) => {
   let app: RolloutApp;
   let ds: number;
   let configured: Receiver;
