@@ -31,4 +31,6 @@ export type ActionEvent =
   | { readonly type: 'mgmt.cancel'; readonly at: number; readonly by: string; readonly reason: 'manual' | 'obsolete' | 'maintenance' | 'abort' }
   | { readonly type: 'mgmt.close'; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.forceQuit'; readonly at: number; readonly by: string }
-  | { readonly type: 'mgmt.force'; readonly at: number; readonly by: string };
+  | { readonly type: 'mgmt.force'; readonly at: number; readonly by: string }
+  /** Its rollout's actionTimeout ran out (`message`: which limit, rollout-safety.ts): closed as an error. */
+  | { readonly type: 'engine.timedOut'; readonly at: number; readonly message: string };

@@ -110,6 +110,8 @@ function entryFor(event: Ev): EntryParams | undefined {
       return { type: 'canceled', messages: [server('A force quit has been performed.')], code: null, timestamp: event.at };
     case 'mgmt.force':
       return undefined;
+    case 'engine.timedOut':
+      return { type: 'error', messages: [server(event.message)], code: null, timestamp: event.at };
   }
 }
 
@@ -157,6 +159,7 @@ const OPEN = {
   'mgmt.cancel': to('canceling'),
   'mgmt.close': to('canceled'),
   'mgmt.force': { guard: 'notForced' as const, actions: ['force' as const, 'touch' as const] },
+  'engine.timedOut': { target: 'error' as const, actions: [...STEP, 'timedOut' as const] },
 };
 
 export const actionMachine = setup({
@@ -176,6 +179,8 @@ export const actionMachine = setup({
       return e === undefined ? {} : { lastEntry: e.type, entries: context.entries + 1 };
     }),
     force: assign({ actionType: 'forced' as const }),
+    started: assign(({ event }) => ({ startedAt: event.at })),
+    timedOut: assign({ timedOut: true }),
   },
   guards: {
     finishedOk: ({ event }) => isFeedback(event, 'closed', 'notFailure'),
@@ -195,7 +200,10 @@ export const actionMachine = setup({
   states: {
     scheduled: {
       on: {
-        'group.started': [guarded('confirmRequired', 'wait_for_confirmation'), to('running')],
+        'group.started': [
+          { guard: 'confirmRequired', target: 'wait_for_confirmation', actions: [...STEP, 'started'] },
+          { target: 'running', actions: [...STEP, 'started'] },
+        ],
         'group.skipped': to('finished'),
         'mgmt.cancel': to('canceled'),
         'mgmt.close': to('canceled'),

@@ -45,6 +45,10 @@ export interface ActionRecord extends Audit {
    * rollout, but neither in its counts nor in its one-action-per-target key.
    */
   readonly rollback?: boolean;
+  /** When its rollout group started it (ms); absent on other actions. */
+  readonly startedAt?: number;
+  /** Closed as a timeout by its rollout's actionTimeout (rollout-safety.ts; absent: false). */
+  readonly timedOut?: boolean;
 }
 
 /** One entry of an action's status history (Mgmt `.../actions/{id}/status`). */

@@ -1,5 +1,6 @@
 import type { ActionRecord } from './action.js';
 import type { Conditions } from './rollout.js';
+import { TIMED_OUT, rolloutTimeoutKey } from './rollout-safety.js';
 
 /**
  * The counts of a rollout and of its groups, kept as commutative store counters (Commit.counters):
@@ -25,6 +26,12 @@ export const rolloutCounterKey = (rollout: number): string => `ro:${rollout}`;
 /** The counter increments of one action change (`before` undefined: created; `after` null: removed). */
 export function actionCounterDeltas(before: ActionRecord | undefined, after: ActionRecord | null): CounterDelta[] {
   const out: CounterDelta[] = [];
+  // a timed-out action counts under its rollout's timeout counter as well (rollout-safety.ts)
+  const timedOut = (a: ActionRecord | null | undefined): boolean => a?.timedOut === true && a.rollout !== null && a.rollback !== true;
+  if (timedOut(before) !== timedOut(after)) {
+    const a = (timedOut(after) ? after : before) as ActionRecord;
+    out.push({ key: rolloutTimeoutKey(a.rollout as number), field: TIMED_OUT, by: timedOut(after) ? 1 : -1 });
+  }
   const move = (a: ActionRecord, by: number) => {
     if (a.rolloutGroup !== null) out.push({ key: groupCounterKey(a.rolloutGroup), field: a.status, by });
     // a rollback action (an aborted rollout's) is listed under the rollout but not counted in it

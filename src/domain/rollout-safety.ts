@@ -1,6 +1,9 @@
+import type { ActionRecord } from './action.js';
+
 /**
  * The safety controls of a rollout that act on its actions once released (issue 25): `abort`
- * (whole-rollout failure criteria, then cancel or let run, and an optional rollback set). Every
+ * (whole-rollout failure criteria, then cancel or let run, and an optional rollback set) and
+ * `actionTimeout` (an action running too long, or silent too long, is closed as an error). Every
  * field is optional: a rollout without them has none of them in its record or its JSON and behaves
  * as hawkBit's. When the criteria hold: rollout-abort.ts.
  * @see issue 25; AWS IoT Jobs `abortConfig` (criteria with failureType, thresholdPercentage, minNumberOfExecutedThings)
@@ -36,13 +39,45 @@ export interface StopReason {
   readonly at: number;
 }
 
+export interface ActionTimeout {
+  /** 1..10080: an action running longer than this since its group started it is closed as timed out. */
+  readonly inProgressMinutes: number;
+  /** 1..10080 or null: an action with no report from its device for this long is closed as timed out. */
+  readonly stepMinutes: number | null;
+}
+
 /** The optional safety fields of a rollout record (absent on a rollout created without them). */
 export interface RolloutSafety {
   readonly abort?: AbortConfig;
+  readonly actionTimeout?: ActionTimeout;
   readonly stopReason?: StopReason;
   /** Aborted, but its actions are not handled yet (scheduled ones removed, running ones canceled, rollback): the engine resumes it. */
   readonly abortPending?: boolean;
 }
 
-/** The store counter field of actions closed as a timeout (a subset of `error`). */
+/** The store counter field of actions closed as a timeout (a subset of `error`), under rolloutTimeoutKey. */
 export const TIMED_OUT = 'timedout';
+/** The counter of a rollout's timed-out actions (apart from its per-status counts, which it would disturb). */
+export const rolloutTimeoutKey = (rollout: number): string => `rt:${rollout}`;
+
+/** Where a timed-out action's history says so: a rollout's timeouts are recognisable by this text. */
+export const TIMEOUT_MESSAGE = 'Action timed out';
+
+const MINUTE = 60_000;
+
+/**
+ * Why an open action of a rollout with `actionTimeout` is timed out at `now`, or undefined: running
+ * (running, retrieved) for longer than inProgressMinutes since its start, or with nothing from its
+ * device for stepMinutes (its last change). Actions waiting for confirmation or canceling are left alone.
+ */
+export function timeoutOf(a: ActionRecord, timeout: ActionTimeout, now: number): string | undefined {
+  if (a.status !== 'running' && a.status !== 'retrieved') return undefined;
+  const started = a.startedAt ?? a.createdAt;
+  if (now - started > timeout.inProgressMinutes * MINUTE) {
+    return `${TIMEOUT_MESSAGE}: not finished within ${timeout.inProgressMinutes} minute(s) of its start (actionTimeout.inProgressMinutes)`;
+  }
+  if (timeout.stepMinutes !== null && now - a.lastModifiedAt > timeout.stepMinutes * MINUTE) {
+    return `${TIMEOUT_MESSAGE}: no report from the device for ${timeout.stepMinutes} minute(s) (actionTimeout.stepMinutes)`;
+  }
+  return undefined;
+}

@@ -12,12 +12,14 @@ import {
 import { evaluateGroup, groupCounterKey, rolloutCounterKey } from '../domain/rollout-counts.js';
 import { dynamicSize } from '../domain/rollout-dynamic.js';
 import { evaluateAbort } from '../domain/rollout-abort.js';
+import { rolloutTimeoutKey } from '../domain/rollout-safety.js';
 import type { RolloutGroupEvent } from '../domain/rollout-group.machine.js';
 import type { RolloutEvent } from '../domain/rollout.machine.js';
 import { actionsOfRollout, groupTargets } from '../store/named-reads.js';
 import type { Store, Tenant, Write } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { growDynamicRollout } from './dynamic-groups.js';
+import { TIMEOUT_CHECK_MS, closeTimedOut } from './action-timeouts.js';
 import { rollBack, rollbackTargets } from './rollback.js';
 import { releaseDue } from './release.js';
 import { soakEnd, soaking } from '../domain/rollout-release.js';
@@ -64,6 +66,8 @@ export interface RolloutEngineDeps {
  */
 export class RolloutEngine {
   readonly #deps: RolloutEngineDeps;
+  /** When each rollout's actions were last read for timeouts (`tenant:id` -> ms of the pass): at most every 5 s. */
+  readonly #timeoutsChecked = new Map<string, number>();
 
   constructor(deps: RolloutEngineDeps) {
     this.#deps = deps;
@@ -166,14 +170,14 @@ export class RolloutEngine {
     const maxGroups = this.#deps.quotas.maxRolloutGroupsPerRollout;
     if (await growDynamicRollout(this.#deps, tenant, rollout, groups, { now, maxGroups, keep })) return 1;
     const downloadOnly = rollout.actionType === 'downloadonly';
+    let steps = await this.#timeouts(tenant, rollout, groups, now);
     if (rollout.abort !== undefined) {
-      const [whole] = await store.counters(tenant, [rolloutCounterKey(rollout.id)]);
-      const reason = evaluateAbort(rollout.abort, whole ?? {}, downloadOnly, now);
+      const [whole, timedOut] = await store.counters(tenant, [rolloutCounterKey(rollout.id), rolloutTimeoutKey(rollout.id)]);
+      const reason = evaluateAbort(rollout.abort, { ...whole, ...timedOut }, downloadOnly, now);
       // its actions are handled under the abortPending index, later in this pass
-      if (reason !== undefined) return (await this.#rollout(tenant, rollout.id, { type: 'engine.aborted', at: now, reason })) ? 1 : 0;
+      if (reason !== undefined) return steps + ((await this.#rollout(tenant, rollout.id, { type: 'engine.aborted', at: now, reason })) ? 1 : 0);
     }
     const counts = await store.counters(tenant, groups.map((g) => groupCounterKey(g.id)));
-    let steps = 0;
     for (const [i, g] of groups.entries()) {
       if (g.status !== 'running') continue;
       const c = counts[i] ?? {};
@@ -232,6 +236,16 @@ export class RolloutEngine {
     return (await this.#rollout(tenant, rollout.id, { type: 'engine.stopped', at: now })) ? 1 : 0;
   }
 
+  /** Closes the timed-out actions of a rollout with actionTimeout (action-timeouts.ts), at most every 5 s a rollout. */
+  async #timeouts(tenant: Tenant, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[], now: number): Promise<number> {
+    if (rollout.actionTimeout === undefined) return 0;
+    const key = `${tenant}:${rollout.id}`;
+    const last = this.#timeoutsChecked.get(key);
+    if (last !== undefined && now >= last && now - last < TIMEOUT_CHECK_MS) return 0;
+    this.#timeoutsChecked.set(key, now);
+    return closeTimedOut(this.#deps, tenant, rollout, groups, now);
+  }
+
   /** An aborted rollout: its scheduled actions removed, groups finished, running ones canceled (or left), the rollback assigned. */
   async #afterAbort(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
     const { abort, stopReason } = rollout;
@@ -261,7 +275,8 @@ export class RolloutEngine {
       const records = await loadRecords<RolloutMembersRecord>(store, tenant, ROLLOUT_MEMBERS, members.ids);
       const writes: Write[] = records.map((m) => ({ kind: ROLLOUT_MEMBERS, id: m.id, expect: m.version, before: m.value, after: null }));
       if (writes.length > 0) await store.commit(tenant, { writes });
-      await store.dropCounters(tenant, [rolloutCounterKey(rollout.id), ...groups.map((g) => groupCounterKey(g.id))]);
+      const keys = [rolloutCounterKey(rollout.id), rolloutTimeoutKey(rollout.id), ...groups.map((g) => groupCounterKey(g.id))];
+      await store.dropCounters(tenant, keys);
       await runtime.remove(tenant, ROLLOUT, rollout.id, { when: (r) => r.status === 'deleting' });
       return 1;
     }

@@ -23,14 +23,30 @@ const abortBody = z.object({
   rollbackTo: id().nullish().describe('a complete, valid distribution set assigned (soft) to every target whose action failed or was canceled by the abort'),
 }).describe('Stops the rollout (status stopped, stopReason) once a criterion holds over all its finished actions');
 
+const WEEK_MINUTES = 10_080;
+const actionTimeoutBody = z.object({
+  inProgressMinutes: int(1, WEEK_MINUTES).describe('1..10080: an action running longer than this since its start is closed as timed out (error)'),
+  stepMinutes: int(1, WEEK_MINUTES).nullish().describe('1..10080: an action with no report from its device for this long is closed as timed out'),
+}).describe('Closes actions that run too long as errors counted as timedOut (abort criteria)');
+
 export const safetyParts = {
   abort: abortBody.nullish(),
+  actionTimeout: actionTimeoutBody.nullish(),
 };
-type SafetyBody = { readonly abort?: z.output<typeof abortBody> | null | undefined };
+type SafetyBody = {
+  readonly abort?: z.output<typeof abortBody> | null | undefined;
+  readonly actionTimeout?: z.output<typeof actionTimeoutBody> | null | undefined;
+};
+/** The safety fields a body may set, as named in the record and the JSON. */
+const FIELDS = ['abort', 'actionTimeout'] as const;
 
 /** The safety fields of a rollout record from a request body (fields not sent stay absent). */
 export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): Promise<RolloutSafety> {
-  if (body.abort == null) return {};
+  const timeout = body.actionTimeout;
+  const actionTimeout = timeout == null
+    ? {}
+    : { actionTimeout: { inProgressMinutes: timeout.inProgressMinutes, stepMinutes: timeout.stepMinutes ?? null } };
+  if (body.abort == null) return actionTimeout;
   const abort: AbortConfig = {
     criteria: body.abort.criteria.map((c) => ({
       failureType: c.failureType, thresholdPercentage: c.thresholdPercentage, minFinished: c.minFinished,
@@ -39,7 +55,7 @@ export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): 
     rollbackTo: body.abort.rollbackTo ?? null,
   };
   if (abort.rollbackTo !== null) await assignableSet(store, tenant, abort.rollbackTo);
-  return { abort };
+  return { abort, ...actionTimeout };
 }
 
 /**
@@ -47,18 +63,23 @@ export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): 
  * `checked` is safetyOf's answer for the same body.
  */
 export function withSafety(r: RolloutRecord, body: SafetyBody, checked: RolloutSafety): RolloutRecord {
-  if (body.abort === undefined) return r;
+  const sent = FIELDS.filter((f) => body[f] !== undefined);
+  if (sent.length === 0) return r;
   if (!NOT_STARTED.includes(r.status)) {
-    throw new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout ${r.id} is ${r.status}: abort can only be changed before the rollout starts`);
+    throw new AppError('ROLLOUT_ILLEGAL_STATE', `Rollout ${r.id} is ${r.status}: ${sent.join(', ')} can only be changed before the rollout starts`);
   }
-  const { abort: _dropped, ...rest } = r;
-  return checked.abort === undefined ? rest : { ...rest, abort: checked.abort };
+  const out: Record<string, unknown> = { ...r };
+  for (const f of sent) {
+    if (checked[f] === undefined) delete out[f];
+    else out[f] = checked[f];
+  }
+  return out as unknown as RolloutRecord;
 }
 
 /** The safety fields of the rollout JSON (none for a rollout without them). */
 export function safetyJson(r: RolloutRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (r.abort !== undefined) out['abort'] = r.abort;
+  for (const f of FIELDS) if (r[f] !== undefined) out[f] = r[f];
   if (r.stopReason !== undefined) out['stopReason'] = r.stopReason;
   return out;
 }
@@ -68,8 +89,9 @@ export const safetyResponse = {
   abort: z.object({
     criteria: z.array(z.object({ failureType: z.enum(FAILURE_TYPES), thresholdPercentage: z.number(), minFinished: z.number().int() })),
     onAbort: z.enum(ON_ABORT),
-    rollbackTo: z.number().int().nullable(),
+    rollbackTo: z.number().int().nullish(),
   }).optional(),
+  actionTimeout: z.object({ inProgressMinutes: z.number().int(), stepMinutes: z.number().int().nullish() }).optional(),
   stopReason: z.object({
     kind: z.literal('abort'),
     criterion: z.object({ failureType: z.enum(FAILURE_TYPES), thresholdPercentage: z.number(), minFinished: z.number().int() }),

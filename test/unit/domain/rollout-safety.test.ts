@@ -1,14 +1,20 @@
 /**
  * The abort control's evaluation and its rollout-machine steps (issue 25), pure: the denominator is the
  * actions in a final state, nothing fires before minFinished, at least one failure of the criterion's
- * type; an abort stops a running rollout at once and marks its actions as still to handle.
+ * type; an abort stops a running rollout at once and marks its actions as still to handle. A timed-out
+ * action: which limit ran out, its close as an error, and its count under the rollout's timeout counter.
  */
 import { describe, expect, it } from 'vitest';
 import { step } from '../../../src/actors/step.js';
+import { actionMachine } from '../../../src/domain/action.machine.js';
+import { actionCounterDeltas } from '../../../src/domain/rollout-counts.js';
+import { anAction } from '../../fixtures/records.js';
 import { DEFAULT_CONDITIONS, rolloutSchema, type RolloutRecord } from '../../../src/domain/rollout.js';
 import { rolloutMachine, type RolloutEvent } from '../../../src/domain/rollout.machine.js';
 import { evaluateAbort } from '../../../src/domain/rollout-abort.js';
-import { TIMED_OUT, type AbortConfig, type AbortCriterion } from '../../../src/domain/rollout-safety.js';
+import {
+  TIMED_OUT, rolloutTimeoutKey, timeoutOf, type AbortConfig, type AbortCriterion,
+} from '../../../src/domain/rollout-safety.js';
 
 const abortOn = (...criteria: AbortCriterion[]): AbortConfig => ({ criteria, onAbort: 'cancel', rollbackTo: null });
 const c = (failureType: AbortCriterion['failureType'], thresholdPercentage: number, minFinished = 1): AbortCriterion =>
@@ -66,5 +72,41 @@ describe('rollout machine: abort', () => {
       expect(run(aRollout({ status }), { type: 'engine.aborted', at: 5, reason }).changed).toBe(false);
     }
     expect(pending(aRollout({ status: 'deleting', abortPending: true }))).toBe(false);
+  });
+});
+
+describe('actionTimeout', () => {
+  const MIN = 60_000;
+  const started = anAction({ status: 'running', rollout: 3, rolloutGroup: 4, startedAt: 1_000, lastModifiedAt: 5 * MIN });
+
+  it('inProgressMinutes counts from the group start, stepMinutes from the last change; only running and retrieved actions', () => {
+    const limits = { inProgressMinutes: 10, stepMinutes: 3 };
+    expect(timeoutOf(started, { ...limits, stepMinutes: 6 }, 1_000 + 10 * MIN)).toBeUndefined();
+    expect(timeoutOf(started, { ...limits, stepMinutes: 6 }, 1_001 + 10 * MIN)).toContain('not finished within 10 minute(s)');
+    expect(timeoutOf(started, { ...limits, inProgressMinutes: 60 }, 8 * MIN + 1)).toContain('no report from the device for 3 minute(s)');
+    expect(timeoutOf(started, { ...limits, inProgressMinutes: 60, stepMinutes: null }, 50 * MIN)).toBeUndefined();
+    for (const status of ['wait_for_confirmation', 'canceling', 'finished', 'error', 'scheduled'] as const) {
+      expect(timeoutOf({ ...started, status }, limits, 100 * MIN)).toBeUndefined();
+    }
+    expect(timeoutOf({ ...started, status: 'retrieved' }, limits, 100 * MIN)).toBeDefined();
+  });
+
+  it('closes the action as an error with the message, tells the target, and counts it as timed out for its rollout', () => {
+    const r = step(actionMachine, 'status', started, { type: 'engine.timedOut', at: 9 * MIN, message: 'Action timed out: x' });
+    expect(r.state).toBe('error');
+    expect(r.record).toMatchObject({ timedOut: true, active: true, lastModifiedAt: 9 * MIN });
+    expect(r.entries).toEqual([{ type: 'error', messages: ['Update Server: Action timed out: x'], code: null, timestamp: 9 * MIN }]);
+    expect(r.effects).toHaveLength(1);
+    const closed = { ...r.record, status: 'error' as const, active: false };
+    expect(actionCounterDeltas(started, closed)).toEqual(expect.arrayContaining([
+      { key: rolloutTimeoutKey(3), field: TIMED_OUT, by: 1 }, { key: 'ro:3', field: 'error', by: 1 }, { key: 'rg:4', field: 'error', by: 1 },
+    ]));
+    expect(actionCounterDeltas(closed, null)).toContainEqual({ key: rolloutTimeoutKey(3), field: TIMED_OUT, by: -1 });
+    expect(step(actionMachine, 'status', { ...started, status: 'finished' }, { type: 'engine.timedOut', at: 1, message: 'x' }).changed).toBe(false);
+  });
+
+  it('a group start records when the action started', () => {
+    const r = step(actionMachine, 'status', anAction({ status: 'scheduled', active: false }), { type: 'group.started', at: 77, confirm: false });
+    expect(r.record).toMatchObject({ status: 'running', startedAt: 77 });
   });
 });
