@@ -5,7 +5,7 @@
  * needs: rollouts and groups READ_ROLLOUT, actions and targets READ_TARGET.
  */
 import { JOURNAL_KINDS, type JournalEvent, type JournalKind } from '../../actors/journal.js';
-import { AppError, notFound } from '../../domain/errors.js';
+import { AppError } from '../../domain/errors.js';
 import { ROLLOUT, ROLLOUT_GROUP, type RolloutGroupRecord, type RolloutRecord } from '../../domain/rollout.js';
 import { TARGET, UPDATE_STATUSES } from '../../domain/target.js';
 import type { EventHub } from '../../events/hub.js';
@@ -14,6 +14,7 @@ import { show } from '../../query/operands.js';
 import type { Tenant } from '../../store/port.js';
 import { SCAN_ALL, loadRecords } from '../../store/reads.js';
 import { ACCESS } from '../kit/access.js';
+import { loadActorOr404 } from '../kit/actor-store.js';
 import type { KitDeps } from '../kit/deps.js';
 import { callerOf, holds, pathId } from '../kit/request.js';
 import { renderGroups, renderRollouts } from '../rollouts/rollout-json.js';
@@ -40,8 +41,7 @@ export function eventRoutes(deps: EventDeps): Route[] {
   const readRollout = deps.mgmtAuth(ACCESS.rollout.read);
 
   const rolloutStream = async (req: Request, tenant: Tenant, id: number) => {
-    const found = await deps.store.get<RolloutRecord>(tenant, ROLLOUT, id);
-    if (found === undefined) throw notFound('Rollout', id);
+    await loadActorOr404(deps.store, tenant, ROLLOUT, id);
     return liveReply(deps.events, tenant, req, {
       key: `rollout:${id}`,
       accepts: (e) => e.type !== 'target' && e.rolloutId === id,

@@ -77,10 +77,10 @@ export function targetRoutes(deps: TargetDeps): Route[] {
 async function createTargets(deps: TargetDeps, tenant: Tenant, items: readonly CreateTargetItem[], by: string): Promise<TargetRecord[]> {
   const { store } = deps;
   items.forEach((item, i) => checkAddress(item.address, `body[${i}].address`));
-  const lower = items.map((i) => i.controllerId.toLowerCase());
+  const lower = items.map((i) => BY_CONTROLLER_ID.key(i.controllerId));
   const twice = lower.findIndex((c, i) => lower.indexOf(c) !== i);
   if (twice !== -1) throw new AppError('ALREADY_EXISTS', `Target with controllerId {${items[twice]?.controllerId}} is given twice in the request`);
-  const taken = lower.length === 0 ? [] : await store.lookupMany(tenant, TARGET, 'controllerId', lower);
+  const taken = lower.length === 0 ? [] : await store.lookupMany(tenant, TARGET, BY_CONTROLLER_ID.index, lower);
   const clash = taken.findIndex((x) => x !== undefined);
   if (clash !== -1) throw new AppError('ALREADY_EXISTS', `Target with controllerId {${items[clash]?.controllerId}} already exists`);
   const types = await loadMap<TargetTypeRecord>(store, tenant, TARGET_TYPE, items.map((i) => i.targetType ?? null));
