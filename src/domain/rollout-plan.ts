@@ -1,4 +1,6 @@
 import { DEFAULT_CONDITIONS, type Conditions } from './rollout.js';
+import type { GroupOrder } from './rollout-release.js';
+import { seeded } from './seeded-random.js';
 
 /**
  * How a rollout's targets are divided over its groups (reference §4.7), pure.
@@ -73,4 +75,42 @@ export function distribute<T>(
 /** The filter of a group: the rollout's ANDed with the group's own (reference §4.7). */
 export function groupQuery(rolloutQuery: string, groupQuery: string | null): string {
   return groupQuery === null || groupQuery.trim() === '' ? rolloutQuery : `(${rolloutQuery});(${groupQuery})`;
+}
+
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+/**
+ * The targets in the order the groups take them (`distribute` fills each group from the front).
+ * `random`: a seeded shuffle. `spread`: shuffled, then each target placed at the middle of its share
+ * of its attribute value's run ((k + 0.5) / n for the k-th of n), so every prefix, and so every group,
+ * holds each value in proportion: targets of one site land in different groups. A target without the
+ * attribute counts as the value "".
+ */
+export function orderTargets<T>(
+  targets: readonly T[], order: GroupOrder | undefined, attributeOf: (t: T, name: string) => string | undefined,
+): T[] {
+  if (order === undefined || order.order === 'created') return [...targets];
+  const mixed = shuffled(targets, seeded(order.seed));
+  if (order.order === 'random') return mixed;
+  const runs = new Map<string, number>();
+  for (const t of mixed) {
+    const v = attributeOf(t, order.attribute) ?? '';
+    runs.set(v, (runs.get(v) ?? 0) + 1);
+  }
+  const seen = new Map<string, number>();
+  const keyed = mixed.map((t, i) => {
+    const v = attributeOf(t, order.attribute) ?? '';
+    const k = seen.get(v) ?? 0;
+    seen.set(v, k + 1);
+    return { t, i, key: (k + 0.5) / (runs.get(v) ?? 1) };
+  });
+  keyed.sort((a, b) => a.key - b.key || a.i - b.i);
+  return keyed.map((x) => x.t);
 }

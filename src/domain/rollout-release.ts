@@ -30,7 +30,21 @@ export interface ReleaseControls {
   readonly ramp?: Ramp;
   /** After a group meets its success condition, its successors start only this much later, if it still meets it then. */
   readonly soak?: { readonly minutes: number };
+  /** How the targets are divided over the groups when the rollout is created (rollout-plan.ts `orderTargets`). */
+  readonly groupOrder?: GroupOrder;
 }
+
+/**
+ * `created`: in creation order (hawkBit's, the default); `random`: shuffled, the same seed giving the same
+ * groups; `spread`: targets sharing a value of `attribute` (a site, an uplink) spread over the groups.
+ */
+export type GroupOrder =
+  | { readonly order: 'created' }
+  | { readonly order: 'random'; readonly seed: number }
+  | { readonly order: 'spread'; readonly seed: number; readonly attribute: string };
+
+const GROUP_ORDERS = ['created', 'random', 'spread'] as const;
+const ATTRIBUTE_MAX = 128;
 
 /** The longest soak: 30 days. */
 const SOAK_MAX_MINUTES = 43_200;
@@ -52,11 +66,13 @@ export interface ReleaseCounts {
 }
 
 type Given = number | null | undefined;
+type Text = string | null | undefined;
 
 /** The controls as a request gives them, before checking (numbers as sent). */
 export interface ReleaseInput {
   readonly maxInFlight?: number | null | undefined;
   readonly soak?: { readonly minutes?: Given } | null | undefined;
+  readonly groupOrder?: { readonly order?: Text; readonly seed?: Given; readonly attribute?: Text } | null | undefined;
   readonly ramp?: {
     readonly maxPerMinute?: number | null | undefined;
     readonly exponential?: {
@@ -74,9 +90,12 @@ function wholeIn(v: number | null | undefined, field: string, min: number, max: 
   return v;
 }
 
-/** The controls of a request, checked; `undefined` when none is given (the rollout behaves as hawkBit's). */
-export function releaseControlsOf(input: ReleaseInput, where = 'body'): ReleaseControls | undefined {
-  const out: { maxInFlight?: number; ramp?: Ramp; soak?: { minutes: number } } = {};
+/**
+ * The controls of a request, checked; `undefined` when none is given (the rollout behaves as hawkBit's).
+ * `filled`: the groups exist already (a PUT), so a group order can no longer apply.
+ */
+export function releaseControlsOf(input: ReleaseInput, where = 'body', filled = false): ReleaseControls | undefined {
+  const out: { maxInFlight?: number; ramp?: Ramp; soak?: { minutes: number }; groupOrder?: GroupOrder } = {};
   if (input.maxInFlight != null) out.maxInFlight = wholeIn(input.maxInFlight, `${where}.maxInFlight`, 1, 1_000_000);
   const ramp = input.ramp;
   if (ramp != null) {
@@ -102,7 +121,26 @@ export function releaseControlsOf(input: ReleaseInput, where = 'body'): ReleaseC
     }
   }
   if (input.soak != null) out.soak = { minutes: wholeIn(input.soak.minutes, `${where}.soak.minutes`, 1, SOAK_MAX_MINUTES) };
+  if (input.groupOrder != null) {
+    if (filled) throw invalid(`${where}.groupOrder: the groups are filled when the rollout is created; create a new rollout for another order`);
+    out.groupOrder = groupOrderOf(input.groupOrder, `${where}.groupOrder`);
+  }
   return Object.keys(out).length === 0 ? undefined : out;
+}
+
+function groupOrderOf(g: NonNullable<ReleaseInput['groupOrder']>, at: string): GroupOrder {
+  const order = GROUP_ORDERS.find((o) => o === g.order);
+  if (order === undefined) throw invalid(`${at}.order: must be one of ${GROUP_ORDERS.join(', ')}, got ${g.order ?? 'none'}`);
+  const attribute = g.attribute?.trim() ?? '';
+  if (order !== 'spread' && attribute !== '') throw invalid(`${at}.attribute: only with order spread`);
+  if (order === 'created') {
+    if (g.seed != null) throw invalid(`${at}.seed: only with order random or spread`);
+    return { order };
+  }
+  const seed = wholeIn(g.seed, `${at}.seed`, 0, 2 ** 32 - 1);
+  if (order === 'random') return { order, seed };
+  if (attribute === '' || attribute.length > ATTRIBUTE_MAX) throw invalid(`${at}.attribute: the target attribute to spread by, 1..${ATTRIBUTE_MAX} characters`);
+  return { order, seed, attribute };
 }
 
 /** Whether the engine releases the rollout's actions itself (else a group start starts them all). */

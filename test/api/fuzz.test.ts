@@ -12,6 +12,7 @@
  */
 import { Agent, request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { seeded as prng } from '../../src/domain/seeded-random.js';
 import { buildModules } from '../../src/modules.js';
 import type { Route } from '../../src/http/types.js';
 import { LOCAL_STORES, storeOptions, tenantFor } from '../helpers/app.js';
@@ -21,18 +22,6 @@ import { ADMIN_HASH, http, startTestServer } from '../helpers/server.js';
 const SEED = Number(process.env['PEREGRINE_FUZZ_SEED'] ?? 0x7e57_1d07);
 const REQUESTS = Number(process.env['PEREGRINE_FUZZ_REQUESTS'] ?? 400); // per store
 const GATEWAY_KEY = 'gw-fuzz-0123456789';
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Gen {
   constructor(readonly rnd: () => number) {}

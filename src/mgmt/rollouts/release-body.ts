@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decimal } from '../kit/body.js';
+import { decimal, str, text } from '../kit/body.js';
 
 /**
  * The release controls of a rollout in request bodies and replies (issue 25; src/domain/rollout-release.ts
@@ -26,6 +26,11 @@ export const releaseParts = {
   ramp: ramp.nullish(),
   soak: z.object({ minutes: number.describe('1-43200') }).nullish()
     .describe('after a group meets its success condition, the next starts only this much later, and only if the group still meets it then'),
+  groupOrder: z.object({
+    order: str().nullish().describe('created (default, hawkBit\'s), random or spread'),
+    seed: number.describe('random and spread: the same seed gives the same groups (absent: one is chosen and shown)'),
+    attribute: text(128).describe('spread: the target attribute whose values are spread over the groups'),
+  }).nullish().describe('how the targets are divided over the groups, on create only'),
 };
 
 const rampReply = z.looseObject({
@@ -41,4 +46,5 @@ export const releaseReplyShape = {
   maxInFlight: z.number().int().optional(),
   ramp: rampReply.optional(),
   soak: z.looseObject({ minutes: z.number().int() }).optional(),
+  groupOrder: z.looseObject({ order: z.enum(['created', 'random', 'spread']), seed: z.number().int().optional(), attribute: z.string().optional() }).optional(),
 };

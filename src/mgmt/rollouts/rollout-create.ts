@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../../actors/distribution-sets.js';
 import type { ActorEditor } from '../../actors/roles.js';
 import { WEIGHT_IF_ABSENT } from '../../domain/action.js';
@@ -10,7 +11,7 @@ import {
 } from '../../domain/rollout.js';
 import { dynamicGroup } from '../../domain/rollout-dynamic.js';
 import { releaseControlsOf } from '../../domain/rollout-release.js';
-import { amountGroupDefs, distribute, groupQuery, type GroupDef } from '../../domain/rollout-plan.js';
+import { amountGroupDefs, distribute, groupQuery, orderTargets, type GroupDef } from '../../domain/rollout-plan.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { parseFilter } from '../../query/filter.js';
 import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/targets.js';
@@ -84,7 +85,7 @@ export async function createRollout(
   const actionType = actionTypeOf(body.type);
   if (body.startAt != null && !creator.mayHandle) throw new AppError('INSUFFICIENT_PERMISSION', 'startAt needs the permission HANDLE_ROLLOUT');
   const conditions = conditionsOf(body, 'body');
-  const release = releaseControlsOf(body);
+  const release = releaseControlsOf(withSeed(body));
   const cfg = await deps.tenantConfig.view(tenant);
   const confirmationRequired = body.confirmationRequired ?? cfg.bool('user.confirmation.flow.enabled');
   const defs: GroupDef[] = body.groups == null
@@ -118,7 +119,8 @@ export async function createRollout(
     (d.targetFilterQuery === null || retryOf !== null
       ? undefined
       : new Set((await queryAll(deps, tenant, groupQuery(query, d.targetFilterQuery))).map((t) => t.id)))));
-  const split = distribute(targets, defs, (g, t) => groupSets[g]?.has(t.id) ?? true);
+  const ordered = orderTargets(targets, release?.groupOrder, (t, name) => t.attributes[name]);
+  const split = distribute(ordered, defs, (g, t) => groupSets[g]?.has(t.id) ?? true);
   if (split.left > 0) {
     throw new AppError('CONSTRAINT_VIOLATION', `Rollout groups don't match all targets: ${split.left} of ${targets.length} targets are in no group`);
   }
@@ -190,6 +192,13 @@ export async function retryRollout(
     confirmationRequired: false, successCondition: c.successCondition, successAction: c.successAction,
     errorCondition: c.errorCondition, errorAction: c.errorAction,
   }, { ...creator, mayHandle: true });
+}
+
+/** A random or spread group order without a seed gets one, kept with the rollout so its groups can be made again. */
+function withSeed(body: CreateRolloutBody): CreateRolloutBody {
+  const g = body.groupOrder;
+  if (g == null || g.seed != null || (g.order !== 'random' && g.order !== 'spread')) return body;
+  return { ...body, groupOrder: { ...g, seed: randomInt(2 ** 31) } };
 }
 
 async function queryAll(deps: RolloutCreateDeps, tenant: Tenant, q: string): Promise<TargetRecord[]> {

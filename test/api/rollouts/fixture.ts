@@ -60,6 +60,7 @@ export interface Device {
   poll(): Promise<Json>;
   get(path: string): Promise<TestResponse>;
   post(path: string, json: unknown): Promise<TestResponse>;
+  put(path: string, json: unknown): Promise<TestResponse>;
 }
 
 export interface RolloutAppOptions {
@@ -128,6 +129,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
         },
         get: (path) => client.get(base + path, { headers: GATEWAY }),
         post: (path, json) => client.post(base + path, { headers: GATEWAY, json }),
+        put: (path, json) => client.put(base + path, { headers: GATEWAY, json }),
       };
     },
     pass: (now) => {

@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STORES } from '../../helpers/app.js';
 import {
-  ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, op, runDevice, startRolloutApp, uid,
-  waitFor, type Json, type RolloutApp,
+  ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, groupTargets, op, runDevice,
+  startRolloutApp, uid, waitFor, type Json, type RolloutApp,
 } from './fixture.js';
 
 const RELEASE_INVALID = 'peregrine.server.error.rollout.releaseInvalid';
@@ -142,6 +142,69 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
     it.each([0, -1, 43_201])('soak of %s minutes: 400 releaseInvalid', async (minutes) => {
       const res = await app.mgmt.post(ROLLOUTS, { json: { name: uid('bad'), targetFilterQuery: fleet('none'), distributionSetId: ds, soak: { minutes } } });
       expectError(res, 400, RELEASE_INVALID, 'soak.minutes');
+    });
+  });
+
+  describe('groupOrder', () => {
+    /** The controller ids of each group of a created rollout. */
+    async function groupsOf(id: number): Promise<string[][]> {
+      await app.pass(T0);
+      const out: string[][] = [];
+      for (const g of await getGroups(app, id)) out.push(await groupTargets(app, id, g.id));
+      return out;
+    }
+    const rollout = async (p: string, groupOrder: unknown, amountGroups = 2): Promise<Json> =>
+      createRollout(app, { name: uid('order'), targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups, groupOrder });
+
+    it('created is the creation order; random with the same seed gives the same groups, another seed others', async () => {
+      const p = uid();
+      const devices = await createTargets(app, p, 12);
+      const created = await groupsOf((await rollout(p, { order: 'created' })).id);
+      expect(created.flat().sort()).toEqual([...devices].sort());
+      const first = await rollout(p, { order: 'random', seed: 42 });
+      expect(first.groupOrder).toEqual({ order: 'random', seed: 42 });
+      const a = await groupsOf(first.id);
+      const b = await groupsOf((await rollout(p, { order: 'random', seed: 42 })).id);
+      const c = await groupsOf((await rollout(p, { order: 'random', seed: 7 })).id);
+      expect(b).toEqual(a);
+      expect(c).not.toEqual(a);
+      expect(a.flat().sort()).toEqual([...devices].sort());
+      expect(a.map((g) => g.length)).toEqual([6, 6]);
+      // without a seed one is chosen and shown, so the groups can be made again
+      const unseeded = await rollout(p, { order: 'random' });
+      expect(Number.isInteger(unseeded.groupOrder.seed)).toBe(true);
+      const again = await groupsOf((await rollout(p, { order: 'random', seed: unseeded.groupOrder.seed })).id);
+      expect(again).toEqual(await groupsOf(unseeded.id));
+    });
+
+    it('spread puts the targets of one site into different groups', async () => {
+      const p = uid();
+      const devices = await createTargets(app, p, 8);
+      const site = new Map(devices.map((d, i) => [d, `site-${Math.floor(i / 2)}`])); // two targets per site, created together
+      for (const d of devices) expect((await app.device(d).put('/configData', { data: { site: site.get(d) } })).status).toBe(200);
+      // created order would put both targets of each site into one group
+      const byCreation = await groupsOf((await rollout(p, { order: 'created' }, 4)).id);
+      expect(byCreation.map((g) => new Set(g.map((d) => site.get(d))).size)).toEqual([1, 1, 1, 1]);
+      const spread = await groupsOf((await rollout(p, { order: 'spread', seed: 3, attribute: 'site' })).id);
+      for (const g of spread) expect(new Set(g.map((d) => site.get(d))).size).toBe(4);
+    });
+
+    it.each([
+      ['an unknown order', { order: 'alphabetical' }, 'order'],
+      ['spread without attribute', { order: 'spread', seed: 1 }, 'attribute'],
+      ['an attribute without spread', { order: 'random', seed: 1, attribute: 'site' }, 'attribute'],
+      ['a negative seed', { order: 'random', seed: -1 }, 'seed'],
+      ['a seed with created', { order: 'created', seed: 1 }, 'seed'],
+    ])('%s: 400 releaseInvalid', async (_what, groupOrder, mentions) => {
+      const res = await app.mgmt.post(ROLLOUTS, { json: { name: uid('bad'), targetFilterQuery: fleet('none'), distributionSetId: ds, groupOrder } });
+      expectError(res, 400, RELEASE_INVALID, mentions);
+    });
+
+    it('PUT cannot change it: the groups are filled at creation', async () => {
+      const p = uid();
+      await createTargets(app, p, 2);
+      const r = await rollout(p, { order: 'created' });
+      expectError(await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'random', seed: 1 } } }), 400, RELEASE_INVALID, 'groupOrder');
     });
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActionRecord } from '../../../src/domain/action.js';
 import { DEFAULT_CONDITIONS } from '../../../src/domain/rollout.js';
 import { actionCounterDeltas, evaluateGroup, perStatus } from '../../../src/domain/rollout-counts.js';
-import { amountGroupDefs, distribute, groupQuery, shareOf } from '../../../src/domain/rollout-plan.js';
+import { amountGroupDefs, distribute, groupQuery, orderTargets, shareOf } from '../../../src/domain/rollout-plan.js';
 import { anAction } from '../../fixtures/records.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -117,5 +117,29 @@ describe('counter increments of action changes', () => {
     expect(actionCounterDeltas(inGroup({ status: 'error' }), null)).toEqual([{ key: 'rg:9', field: 'error', by: -1 }, { key: 'ro:4', field: 'error', by: -1 }]);
     expect(actionCounterDeltas(inGroup(), inGroup({ weight: 5 }))).toEqual([]);
     expect(actionCounterDeltas(anAction(), anAction({ status: 'finished' }))).toEqual([]);
+  });
+});
+
+describe('orderTargets (groupOrder)', () => {
+  const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+  const siteOf = (t: number): string => `s${Math.ceil(t / 4)}`; // 10 sites of 4 consecutive targets
+  const attr = (t: number, name: string): string | undefined => (name === 'site' ? siteOf(t) : undefined);
+
+  it('created (or none) keeps the order; random is a permutation fixed by its seed', () => {
+    expect(orderTargets(ids, undefined, attr)).toEqual(ids);
+    expect(orderTargets(ids, { order: 'created' }, attr)).toEqual(ids);
+    const a = orderTargets(ids, { order: 'random', seed: 9 }, attr);
+    expect([...a].sort((x, y) => x - y)).toEqual(ids);
+    expect(a).not.toEqual(ids);
+    expect(orderTargets(ids, { order: 'random', seed: 9 }, attr)).toEqual(a);
+    expect(orderTargets(ids, { order: 'random', seed: 10 }, attr)).not.toEqual(a);
+  });
+
+  it('spread: each quarter of the order holds one target of every site', () => {
+    const spread = orderTargets(ids, { order: 'spread', seed: 1, attribute: 'site' }, attr);
+    expect([...spread].sort((x, y) => x - y)).toEqual(ids);
+    for (let q = 0; q < 4; q++) expect(new Set(spread.slice(q * 10, q * 10 + 10).map(siteOf)).size).toBe(10);
+    // a target without the attribute counts as one more value
+    expect(orderTargets([1, 2, 3], { order: 'spread', seed: 1, attribute: 'rack' }, attr)).toHaveLength(3);
   });
 });
