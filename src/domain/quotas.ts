@@ -21,6 +21,8 @@ export const QUOTA_DEFAULTS = {
   maxArtifactSize: 1_073_741_824, // 1 GiB
   maxArtifactStorage: 21_474_836_480, // 20 GiB per tenant
   maxDistributionSetTypesPerTargetType: 50,
+  /** peregrine's own: webhooks per tenant (each event is sent to each of them). */
+  maxWebhooksPerTenant: 20,
 } as const;
 
 export type Quotas = { readonly [K in keyof typeof QUOTA_DEFAULTS]: number };

@@ -11,8 +11,7 @@ import { JOURNAL_KINDS } from '../actors/journal.js';
 import type { AppModule, ModuleContext } from '../app/module.js';
 import { canonicalTenant } from '../domain/ids.js';
 import { WEBHOOK_KINDS } from '../domain/webhook.js';
-import type { KitDeps } from '../mgmt/kit/deps.js';
-import { webhookRoutes } from '../mgmt/webhooks/webhook-routes.js';
+import { webhookRoutes, type WebhookDeps } from '../mgmt/webhooks/webhook-routes.js';
 import { TaskRunner, type Task } from '../scheduler/runner.js';
 import type { Tenant } from '../store/port.js';
 import { applyConfiguredWebhooks } from './config-webhooks.js';
@@ -23,7 +22,7 @@ import { post } from './send.js';
 // the journal's kinds and the webhooks' are one list, written twice only because domain/ imports nothing from actors/
 if (JOURNAL_KINDS.join() !== WEBHOOK_KINDS.join()) throw new Error('webhook kinds differ from the journal kinds');
 
-export interface WebhooksDeps extends KitDeps {
+export interface WebhooksDeps extends WebhookDeps {
   readonly ctx: Pick<ModuleContext, 'config'> & { readonly logger: Pick<Logger, 'info' | 'warn' | 'error'> };
   readonly tenants: readonly string[];
 }

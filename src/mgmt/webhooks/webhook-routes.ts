@@ -5,6 +5,8 @@
  * for `/rest/v1/system/configs`. The secret is write-only: no reply carries it.
  */
 import { z } from 'zod';
+import { AppError } from '../../domain/errors.js';
+import type { Quotas } from '../../domain/quotas.js';
 import { WEBHOOK, WEBHOOK_KINDS, webhookUrlProblem, type WebhookRecord } from '../../domain/webhook.js';
 import type { Request, Route } from '../../http/types.js';
 import type { Store, Tenant } from '../../store/port.js';
@@ -76,7 +78,11 @@ async function journalPosition(store: Pick<Store, 'readJournal'>, tenant: Tenant
   return (await store.readJournal(tenant, undefined, 1)).last;
 }
 
-export function webhookRoutes(deps: KitDeps): Route[] {
+export interface WebhookDeps extends KitDeps {
+  readonly quotas: Pick<Quotas, 'maxWebhooksPerTenant'>;
+}
+
+export function webhookRoutes(deps: WebhookDeps): Route[] {
   return [
     ...namedRoutes(deps, {
       kind: WEBHOOK,
@@ -90,6 +96,10 @@ export function webhookRoutes(deps: KitDeps): Route[] {
         item: createBody,
         single: true,
         build: async (ctx, items) => {
+          const max = deps.quotas.maxWebhooksPerTenant;
+          if ((await deps.store.count(ctx.tenant, WEBHOOK)) + items.length > max) {
+            throw new AppError('QUOTA_EXCEEDED', `Quota exceeded: a tenant may have at most ${max} webhooks (quotas.maxWebhooksPerTenant)`);
+          }
           const since = await journalPosition(deps.store, ctx.tenant);
           return items.map((item) => (id, audit) => ({
             id, name: item.name, url: item.url, secret: item.secret, kinds: item.kinds ?? [...WEBHOOK_KINDS], enabled: item.enabled ?? true,

@@ -101,6 +101,18 @@ describe.each(STORES)('webhook bad input on the %s store', (kind) => {
     expect((await mine.get(`${WEBHOOKS}/${id}/deadletters`)).json()).toMatchObject({ total: 0, content: [] });
   });
 
+  it('refuses a webhook beyond quotas.maxWebhooksPerTenant', async () => {
+    const tenant = tenantFor(kind, 'WQ', 'Q');
+    const server = await startTestServer({
+      tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }] }],
+      quotas: { maxWebhooksPerTenant: 1 },
+    }, storeOptions(kind));
+    const admin = withAuth(http(server.url), ['admin', 'admin']);
+    expect((await admin.post(WEBHOOKS, { json: GOOD })).status).toBe(201);
+    expectError(await admin.post(WEBHOOKS, { json: { ...GOOD, name: 'second' } }), 403, ERR.quota, 'maxWebhooksPerTenant');
+    expect((await admin.get(WEBHOOKS)).json().total).toBe(1);
+  });
+
   it('needs READ_TENANT_CONFIGURATION to read and TENANT_CONFIGURATION to change', async () => {
     expect((await reader.get(WEBHOOKS)).status).toBe(200);
     expectError(await reader.post(WEBHOOKS, { json: { ...GOOD, name: 'by-reader' } }), 403, ERR.permission);
