@@ -3,13 +3,25 @@
 import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-/** Imports a folder must not make: each entry names the folders (or packages) and why. */
+/**
+ * The composition root (src/app/: cli, server, workers, the module registry, the shared services) is the
+ * top of the house: it imports every layer, and nothing under src/ imports it.
+ */
+const ROOT = [['**/app/**'], 'only the composition root (src/app/) imports src/app/: take what you need as a declared dependency'];
+
+/**
+ * Imports a folder must not make: each entry names the folders (or packages) and why. A folder of src/
+ * other than src/app/ also never imports the composition root (one rule per file: a later one replaces
+ * an earlier one, so each carries ROOT).
+ */
 function boundary(files, forbidden) {
+  const underRoot = files.every((f) => f.startsWith('src/app/'));
+  const all = files.every((f) => f.startsWith('src/')) && !underRoot ? [...forbidden, ROOT] : forbidden;
   return {
     files,
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: forbidden.map(([group, message]) => ({ group, message })),
+        patterns: all.map(([group, message]) => ({ group, message })),
       }],
     },
   };
@@ -31,11 +43,22 @@ export default tseslint.config(
       // async methods without await implement Promise-returning ports (the memory store): a throw still rejects
       '@typescript-eslint/require-await': 'off',
       'no-control-regex': 'error',
-      // a variable a closure reads before it is assigned (server.ts's store getter) stays `let`
+      // a variable a closure reads before it is assigned stays `let`
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // every folder of src/: nothing imports the composition root (the folders below repeat it with their own limits)
+  { ...boundary(['src/**/*.ts'], []), ignores: ['src/app/**'] },
+  // below the handlers: configuration, tenant configuration, artifact storage, metrics and logs
+  boundary(['src/config/**/*.ts', 'src/tenancy/**/*.ts', 'src/artifacts/**/*.ts', 'src/observability/**/*.ts'], [
+    [[...HANDLERS, '**/device/**', '**/scheduler/**', '**/session/**', '**/console/**', '**/apidoc/**'],
+      'config/, tenancy/, artifacts/ and observability/ sit below the handlers and the scheduler'],
+  ]),
+  // the operator commands talk to a server over HTTP: no server code
+  boundary(['src/ops-cli/**/*.ts'], [
+    [['../*'], 'ops-cli/ talks to the Management API over HTTP; it imports no server code'],
+  ]),
   // domain: pure rules and machines; no I/O and nothing from outside domain
   boundary(['src/domain/**/*.ts'], [
     [IO, 'domain/ does no I/O (ARCHITECTURE.md: machines never do I/O)'],
@@ -73,7 +96,7 @@ export default tseslint.config(
       'device/ sits below both device protocols (ddi/, dmf/): it knows the actors and the Store port, no protocol, app or scheduler code'],
   ]),
   // DMF: the device API over AMQP, beside ddi/: drives the actors, shares the device operations of device/ with
-  // ddi/ (never copies them), declares narrow dependencies; only src/modules.ts imports it (the HANDLERS lists above)
+  // ddi/ (never copies them), declares narrow dependencies; only src/app/modules.ts imports it (the HANDLERS lists above)
   boundary(['src/dmf/**/*.ts'], [
     [['**/mgmt/**', '**/ddi/**', '**/scheduler/**', '**/http/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
       'dmf/ is a device API like ddi/: actors, device/ operations and the Store port, no Management, DDI, scheduler or HTTP code'],
@@ -88,11 +111,8 @@ export default tseslint.config(
     [['**/ddi/**', '**/dmf/**', '**/http/**', '**/app/services.js', '**/store/memory/**', '**/store/redis/**', 'redis', 'uWebSockets.js'],
       'webhooks/ reads the journal through the Store port and sends with undici; it needs no device, HTTP adapter or store adapter code'],
   ]),
-  // app: shared services (with the DMF link the actors take) and module contracts; the registry of modules sits beside server.ts
-  boundary(['src/app/**/*.ts'], [
-    [['**/mgmt/**', '**/ddi/**', '**/scheduler/**'], 'app/ does not point back up at the modules: register them in src/modules.ts'],
-  ]),
-  // apidoc: the OpenAPI document and reference page, generated from the routes it is given (src/server.ts passes
+  // app: the composition root (see ROOT); it may import every layer
+  // apidoc: the OpenAPI document and reference page, generated from the routes it is given (src/app/server.ts passes
   // them all); handlers import its shapes (page envelope, links, error body) for their reply schemas
   boundary(['src/apidoc/**/*.ts'], [
     [[...HANDLERS, ...IO, '**/actors/**', '**/app/**', '**/scheduler/**', '**/store/**', '**/query/**'],

@@ -25,7 +25,7 @@ const port = await new Promise((resolve) => {
   });
 });
 const dataDir = mkdtempSync(join(tmpdir(), 'peregrine-examples-'));
-const server = spawn(process.execPath, [join(root, 'dist', 'src', 'cli.js'), 'serve', '--config', join(root, 'config.yaml')], {
+const server = spawn(process.execPath, [join(root, 'dist', 'src', 'app', 'cli.js'), 'serve', '--config', join(root, 'config.yaml')], {
   cwd: root,
   env: { ...process.env, PEREGRINE_PORT: String(port), PEREGRINE_DATA_DIR: dataDir, PEREGRINE_STORE: 'memory', PEREGRINE_LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'ignore', 'inherit'],

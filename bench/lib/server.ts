@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './redis.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/app/cli.js', import.meta.url));
 
 /** The Node.js flags `npm start` runs the server with (package.json), so the benchmarks run it the same way. */
 export const START_FLAGS: readonly string[] = (() => {

@@ -48,7 +48,7 @@ export interface DispatcherOptions {
 }
 
 /**
- * The event loops of one process (src/workers.ts) tell each other the effects they handled: each loop's
+ * The event loops of one process (src/app/workers.ts) tell each other the effects they handled: each loop's
  * dispatcher is a consumer of the same queue, so an effect one loop's request committed is often handled
  * by another loop's dispatcher, and the request that waits for it (settle) must hear of it there.
  */

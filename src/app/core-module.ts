@@ -1,4 +1,4 @@
-import type { AppModule } from './module.js';
+import type { AppModule } from '../module.js';
 import type { Services } from './services.js';
 import { bootstrapTenant } from '../tenancy/bootstrap.js';
 

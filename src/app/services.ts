@@ -20,7 +20,7 @@ import { builtInDefaults, isConfigKey, seedProblem, type ConfigKey, type ConfigV
 import { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import type { Config } from '../config/index.js';
 import type { Store } from '../store/port.js';
-import type { ModuleContext } from './module.js';
+import type { ModuleContext } from '../module.js';
 
 /**
  * The shared services, built once per event loop on the open store before any module; the module
@@ -71,7 +71,7 @@ export function createServices(ctx: ModuleContext): Services {
   const dmf = config.dmf.enabled ? dmfLink({ store, tenantConfig }, ctx) : undefined;
   const runtime = new ActorRuntime(store, ACTORS, dmf === undefined ? [] : [dmf.observer], activityListener(logger, ctx.metrics));
   const dispatcher = new EffectDispatcher(store, {
-    // one consumer per event loop: each worker thread (src/workers.ts) dispatches what its requests commit
+    // one consumer per event loop: each worker thread (src/app/workers.ts) dispatches what its requests commit
     consumer: threadId === 0 ? `${hostname()}-${process.pid}` : `${hostname()}-${process.pid}-${threadId}`,
     tenants: () => tenants,
     handlers: effectHandlers({ store, runtime, dmf: dmf?.outbound, log: logger }),

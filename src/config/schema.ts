@@ -35,7 +35,7 @@ const server = z.strictObject({
   port: port.default(8080),
   /** Peers whose X-Forwarded-* and X-Ssl-Client-* headers are honoured (exact IP addresses). */
   trustedProxies: z.array(z.string().refine((ip) => /^[0-9a-fA-F.:]+$/.test(ip), { error: (iss) => `expected an IP address, got ${show(iss.input)}` })).default([]),
-  /** uWS event loops sharing the port (src/workers.ts); more than one needs the redis store. */
+  /** uWS event loops sharing the port (src/app/workers.ts); more than one needs the redis store. */
   workers: z
     .number({ error: workersMessage })
     .int({ error: workersMessage })

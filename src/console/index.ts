@@ -3,7 +3,7 @@
  * page signs in through /ui/api); every reply carries a strict Content-Security-Policy (no inline
  * script, nothing from elsewhere). The router has no wildcard, so each built file is a route.
  */
-import type { AppModule } from '../app/module.js';
+import type { AppModule } from '../module.js';
 import { noneMatch } from '../http/etag.js';
 import type { Reply, Request, Route } from '../http/types.js';
 import { defaultUiDir, loadAssets, type Asset } from './assets.js';

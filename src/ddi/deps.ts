@@ -1,6 +1,6 @@
 import type { EffectDispatcher } from '../actors/dispatcher.js';
 import type { ActorEditor } from '../actors/roles.js';
-import type { ModuleContext } from '../app/module.js';
+import type { ModuleContext } from '../module.js';
 import type { ArtifactStorage } from '../artifacts/index.js';
 import type { Quotas } from '../domain/quotas.js';
 import type { Store } from '../store/port.js';

@@ -3,7 +3,7 @@
  * each behind the device authenticator, and the write-behind poll recorder, flushed on stop.
  * @see reference/hawkbit-api.md §1, §2; spec 4.8, 5
  */
-import type { AppModule } from '../app/module.js';
+import type { AppModule } from '../module.js';
 import type { DdiDeps } from './deps.js';
 import { z } from 'zod';
 import type { QueryDoc, Route, RouteDoc } from '../http/types.js';

@@ -9,7 +9,7 @@
  * @see reference/hawkbit-api.md §9
  */
 import type { AsyncMessage } from 'rabbitmq-client';
-import type { AppModule, ModuleContext } from '../app/module.js';
+import type { AppModule, ModuleContext } from '../module.js';
 import type { DmfHooks } from '../actors/effects.js';
 import { DmfConnector, type OutboundMessage } from './connector.js';
 import { DeviceOps, type DeviceOpsDeps } from './device-ops.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ActorComposer } from '../actors/roles.js';
-import type { ModuleContext } from '../app/module.js';
+import type { ModuleContext } from '../module.js';
 import type { Quotas } from '../domain/quotas.js';
 import type { Store } from '../store/port.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';

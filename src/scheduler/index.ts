@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { AppModule } from '../app/module.js';
+import type { AppModule } from '../module.js';
 import { cleanupActions } from './action-cleanup.js';
 import type { SchedulerDeps } from './deps.js';
 import { AutoAssigner } from './auto-assign.js';

@@ -3,7 +3,7 @@
  * session cookie they get (src/auth holds the cookie, the provider and the Management authenticator).
  * @see docs/auth.md
  */
-import type { AppModule, ModuleContext } from '../app/module.js';
+import type { AppModule, ModuleContext } from '../module.js';
 import type { Auth } from '../auth/index.js';
 import { accountRoutes } from './account-routes.js';
 import { oidcRoutes } from './oidc-routes.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { JOURNAL_KINDS } from '../actors/journal.js';
-import type { AppModule, ModuleContext } from '../app/module.js';
+import type { AppModule, ModuleContext } from '../module.js';
 import { canonicalTenant } from '../domain/ids.js';
 import { WEBHOOK_KINDS } from '../domain/webhook.js';
 import { webhookRoutes, type WebhookDeps } from '../mgmt/webhooks/webhook-routes.js';

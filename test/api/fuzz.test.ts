@@ -13,7 +13,7 @@
 import { Agent, request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { seeded as prng } from '../../src/domain/seeded-random.js';
-import { buildModules } from '../../src/modules.js';
+import { buildModules } from '../../src/app/modules.js';
 import type { Route } from '../../src/http/types.js';
 import { LOCAL_STORES, storeOptions, tenantFor } from '../helpers/app.js';
 import { seedDistributionSet } from '../helpers/seed.js';

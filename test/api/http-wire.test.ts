@@ -6,7 +6,7 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
-import { startServer } from '../../src/server.js';
+import { startServer } from '../../src/app/server.js';
 import { STORES } from '../helpers/app.js';
 import { seedDistributionSet } from '../helpers/seed.js';
 import { ADMIN_HASH, startTestServer } from '../helpers/server.js';

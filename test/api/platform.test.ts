@@ -258,7 +258,7 @@ describe('startup', () => {
     const { Writable } = await import('node:stream');
     const { pino } = await import('pino');
     const { parseConfig, hashPassword } = await import('../../src/config/index.js');
-    const { startServer } = await import('../../src/server.js');
+    const { startServer } = await import('../../src/app/server.js');
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk: Buffer, _enc, done) => { lines.push(chunk.toString()); done(); } });
     const config = parseConfig({

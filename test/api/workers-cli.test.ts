@@ -1,5 +1,5 @@
 /**
- * `peregrine serve --workers N` (src/workers.ts) with the built CLI: several event loops on one
+ * `peregrine serve --workers N` (src/app/workers.ts) with the built CLI: several event loops on one
  * port over a real Redis, each device request on a fresh connection so that the kernel spreads
  * them over the loops.
  */

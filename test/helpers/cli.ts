@@ -1,12 +1,12 @@
 /**
- * The built CLI (`dist/src/cli.js`, needs `npm run build`; `npm test` builds first) as a child process.
+ * The built CLI (`dist/src/app/cli.js`, needs `npm run build`; `npm test` builds first) as a child process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
 
-export const CLI = join(resolve(import.meta.dirname, '../..'), 'dist/src/cli.js');
+export const CLI = join(resolve(import.meta.dirname, '../..'), 'dist/src/app/cli.js');
 export const built = existsSync(CLI);
 
 export interface Child {

@@ -10,8 +10,8 @@ import { afterAll, onTestFinished } from 'vitest';
 import type { Logger } from 'pino';
 import { parseConfig, type Config, type ConfigInput } from '../../src/config/index.js';
 import type { Route } from '../../src/http/types.js';
-import type { ModuleFactory } from '../../src/modules.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import type { ModuleFactory } from '../../src/app/modules.js';
+import { startServer, type RunningServer } from '../../src/app/server.js';
 
 /** scrypt hash of "admin" (the same account config.yaml ships). */
 export const ADMIN_HASH = 'scrypt$16384$8$1$/2IbPaJoZua8l8nJztftPA==$ru9/PNbA1RlflkrcmK83vYqBNMoegJmyOfbK6+Yr9O0=';

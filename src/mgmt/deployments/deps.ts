@@ -1,5 +1,5 @@
 import type { AutoConfirmDeps } from '../../actors/auto-confirm.js';
-import type { ModuleContext } from '../../app/module.js';
+import type { ModuleContext } from '../../module.js';
 import type { RemovalDeps } from '../../actors/removal.js';
 import type { ActorEditor } from '../../actors/roles.js';
 import type { Quotas } from '../../domain/quotas.js';

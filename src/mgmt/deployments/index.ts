@@ -1,4 +1,4 @@
-import type { AppModule } from '../../app/module.js';
+import type { AppModule } from '../../module.js';
 import { actionDeletionRoutes } from './action-deletion-routes.js';
 import { actionRoutes } from './action-routes.js';
 import { assignmentRoutes } from './assignment-routes.js';

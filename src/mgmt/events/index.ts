@@ -1,4 +1,4 @@
-import type { AppModule } from '../../app/module.js';
+import type { AppModule } from '../../module.js';
 import { eventRoutes, type EventDeps } from './event-routes.js';
 
 /** Live events (SSE and WebSocket) from the store's journal; stops the hub's readers on shutdown. */

@@ -3,7 +3,7 @@
  * distribution set types, distribution sets and distribution set tags.
  * @see reference §3.9-3.13, spec 4.2-4.3
  */
-import type { AppModule } from '../../app/module.js';
+import type { AppModule } from '../../module.js';
 import { artifactUploadRoutes } from './artifact-upload.js';
 import { artifactRoutes } from './artifacts.js';
 import type { RepositoryDeps } from './deps.js';

@@ -1,4 +1,4 @@
-import type { AppModule } from '../../app/module.js';
+import type { AppModule } from '../../module.js';
 import { rolloutRoutes, type RolloutAdvance, type RolloutDeps } from './rollout-routes.js';
 
 /** Rollouts on the Management side (reference §3.7); the engine runs in the scheduler, which hands it over. */

@@ -1,5 +1,5 @@
 import { edited } from '../../actors/outcomes.js';
-import type { AppModule } from '../../app/module.js';
+import type { AppModule } from '../../module.js';
 import type { Quotas } from '../../domain/quotas.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { configRoutes, type ConfigDeps } from '../config/config-routes.js';

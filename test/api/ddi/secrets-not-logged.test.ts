@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/observability/logger.js';
-import { startServer } from '../../../src/server.js';
+import { startServer } from '../../../src/app/server.js';
 import { ADMIN, ADMIN_HASH, http } from '../../helpers/server.js';
 
 /** Security tokens authenticate devices: no log line may ever carry one, at any level. */

@@ -4,7 +4,7 @@
  * passes), Management client logged in as admin, and the seed helpers' App shape.
  */
 import { coreModule } from '../../../src/app/core-module.js';
-import type { AppModule } from '../../../src/app/module.js';
+import type { AppModule } from '../../../src/module.js';
 import type { Services } from '../../../src/app/services.js';
 import { deploymentsModule } from '../../../src/mgmt/deployments/index.js';
 import { schedulerModule, type SchedulerModule, type SchedulerSettings } from '../../../src/scheduler/index.js';

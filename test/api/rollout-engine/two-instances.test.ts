@@ -17,7 +17,7 @@ import { BASE_TENANT_CONFIG } from '../ddi/fixture.js';
 import { createRollout, getGroups, groupTargets, runDevice, seedFleet, startRolloutApp, waitFor, waitStatus } from '../rollouts/fixture.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const CLI = join(ROOT, 'dist/src/cli.js');
+const CLI = join(ROOT, 'dist/src/app/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'peregrine-two-'));
 const children: ChildProcess[] = [];
 afterAll(() => {

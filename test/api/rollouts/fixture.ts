@@ -13,7 +13,7 @@ import { expect } from 'vitest';
 import { ACTION, type ActionRecord } from '../../../src/domain/action.js';
 import type { ConfigInput } from '../../../src/config/index.js';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
-import { buildModules } from '../../../src/modules.js';
+import { buildModules } from '../../../src/app/modules.js';
 import type { PassReport, SchedulerModule } from '../../../src/scheduler/index.js';
 import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../../helpers/app.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer, type TestResponse } from '../../helpers/server.js';

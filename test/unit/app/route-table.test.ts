@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SCHEMA } from '../../../src/app/schema.js';
 import { createServices } from '../../../src/app/services.js';
 import { parseConfig } from '../../../src/config/index.js';
-import { buildModules } from '../../../src/modules.js';
+import { buildModules } from '../../../src/app/modules.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { openStore } from '../../../src/store/index.js';
 

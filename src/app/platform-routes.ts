@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import type { Route } from '../http/types.js';
 import { StoreUnavailableError, type Store } from '../store/port.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 
 export interface PlatformDeps {
   readonly store: Pick<Store, 'ping'>;

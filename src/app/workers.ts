@@ -1,8 +1,8 @@
 /**
  * `server.workers: N` (`--workers N`): N uWebSockets.js event loops serving one port.
  *
- * The main thread runs the primary loop: a whole server (src/server.ts) with every module. N-1
- * worker threads (src/loop.worker.ts) each run an 'http-only' one: their own store connection,
+ * The main thread runs the primary loop: a whole server (src/app/server.ts) with every module. N-1
+ * worker threads (src/app/loop.worker.ts) each run an 'http-only' one: their own store connection,
  * caches, poll recorder and effects consumer (a request waits for its own loop to dispatch the
  * effects it committed), without the modules marked primaryOnly (the scheduler). The main thread
  * is the primary rather than worker 0 because it owns the signals, the listening line and the exit
@@ -14,7 +14,7 @@
  *
  * The port: uSockets shares a port among sockets that all set SO_REUSEPORT, and the kernel spreads
  * new connections over them. An exclusive listen first proves the port free of other programs, the
- * process then takes the port's lock (src/port-lock.ts: a second peregrine, even one started at the
+ * process then takes the port's lock (src/app/port-lock.ts: a second peregrine, even one started at the
  * same moment, is refused as with one loop), then every loop listens non-exclusively. uWS's child-app descriptors,
  * which would keep a single exclusive listener, are missing from the uwebsockets 3.0.6 binding for Node 20.
  *
@@ -28,10 +28,10 @@
  */
 import { Worker } from 'node:worker_threads';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import type { Config } from './config/index.js';
-import { listen, portInUse } from './http/server.js';
-import { loadUws } from './http/uws.js';
-import type { Metrics } from './observability/metrics.js';
+import type { Config } from '../config/index.js';
+import { listen, portInUse } from '../http/server.js';
+import { loadUws } from '../http/uws.js';
+import type { Metrics } from '../observability/metrics.js';
 import { lockPort } from './port-lock.js';
 import { startServer, type RunningServer, type ServerOverrides } from './server.js';
 

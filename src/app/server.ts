@@ -1,26 +1,26 @@
 /**
  * The composition root, in one order: the store opened with the schema of every record kind, the
  * shared services on it (tenant configuration, the DMF link, the actor runtime and the effects
- * dispatcher, artifacts: src/app/services.ts), the modules built on those (src/modules.ts) and
+ * dispatcher, artifacts: src/app/services.ts), the modules built on those (src/app/modules.ts) and
  * started, then the HTTP server listening; and the orderly shutdown (stop accepting, let in-flight
  * requests finish, stop modules so they flush, release the services, close the store).
  */
 import type { Logger } from 'pino';
-import type { AppModule } from './app/module.js';
-import { SCHEMA } from './app/schema.js';
-import { createServices, type Services } from './app/services.js';
-import { apiDocRoutes } from './apidoc/routes.js';
+import type { AppModule } from '../module.js';
+import { SCHEMA } from './schema.js';
+import { createServices, type Services } from './services.js';
+import { apiDocRoutes } from '../apidoc/routes.js';
 import { buildModules, type ModuleFactory } from './modules.js';
-import { verifyPasswordAsync, type Config } from './config/index.js';
-import { startHttpServer } from './http/server.js';
-import type { Route } from './http/types.js';
-import { loadUws } from './http/uws.js';
-import { createLogger } from './observability/logger.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
-import { platformRoutes } from './observability/platform-routes.js';
-import { registerStatusGauges } from './observability/status-gauges.js';
-import { openStore } from './store/index.js';
-import type { Store } from './store/port.js';
+import { verifyPasswordAsync, type Config } from '../config/index.js';
+import { startHttpServer } from '../http/server.js';
+import type { Route } from '../http/types.js';
+import { loadUws } from '../http/uws.js';
+import { createLogger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { platformRoutes } from './platform-routes.js';
+import { registerStatusGauges } from '../observability/status-gauges.js';
+import { openStore } from '../store/index.js';
+import type { Store } from '../store/port.js';
 
 export interface ServerOverrides {
   /** Extra routes after the modules' (tests register small probe routes here). */
@@ -29,13 +29,13 @@ export interface ServerOverrides {
   readonly modules?: ModuleFactory;
   readonly logger?: Logger;
   /**
-   * 'primary' (default) starts every module; 'http-only' (the worker threads of src/workers.ts)
+   * 'primary' (default) starts every module; 'http-only' (the worker threads of src/app/workers.ts)
    * skips the start() and stop() of modules marked primaryOnly.
    */
   readonly role?: 'primary' | 'http-only';
-  /** False when worker threads share the port (src/workers.ts); default true. */
+  /** False when worker threads share the port (src/app/workers.ts); default true. */
   readonly exclusive?: boolean;
-  /** What GET /metrics shows (default: this loop's registry); src/workers.ts sums all loops. */
+  /** What GET /metrics shows (default: this loop's registry); src/app/workers.ts sums all loops. */
   readonly renderMetrics?: (own: Metrics) => Promise<string>;
 }
 

@@ -1,13 +1,13 @@
 /**
  * What a feature module (DDI, Management resources, scheduler, ...) hands the composition root.
- * Modules are built after the store is open (src/server.ts): a module may use every dependency it is
+ * Modules are built after the store is open (src/app/server.ts): a module may use every dependency it is
  * given at once.
  */
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.js';
-import type { Route } from '../http/types.js';
-import type { Metrics } from '../observability/metrics.js';
-import type { Store } from '../store/port.js';
+import type { Config } from './config/index.js';
+import type { Route } from './http/types.js';
+import type { Metrics } from './observability/metrics.js';
+import type { Store } from './store/port.js';
 
 export interface ModuleContext {
   readonly config: Config;
@@ -22,7 +22,7 @@ export interface AppModule {
   readonly name: string;
   readonly routes: readonly Route[];
   /**
-   * start() and stop() run in the primary event loop only (the main thread; src/workers.ts), for work
+   * start() and stop() run in the primary event loop only (the main thread; src/app/workers.ts), for work
    * one loop per process is enough for; the routes serve on every loop.
    */
   readonly primaryOnly?: boolean;

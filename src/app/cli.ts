@@ -7,8 +7,8 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { ConfigError, hashPassword, loadConfig } from './config/index.js';
-import { addOpsCommands } from './ops-cli/index.js';
+import { ConfigError, hashPassword, loadConfig } from '../config/index.js';
+import { addOpsCommands } from '../ops-cli/index.js';
 import type { ServerOverrides } from './server.js';
 import { startLoops, type RunningLoops } from './workers.js';
 

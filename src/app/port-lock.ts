@@ -1,6 +1,6 @@
 /**
  * A lock on a TCP port number among the peregrine processes of one host, held while a server with
- * several event loops (src/workers.ts) serves the port. Those loops listen with SO_REUSEPORT, which
+ * several event loops (src/app/workers.ts) serves the port. Those loops listen with SO_REUSEPORT, which
  * the kernel lets any other socket of the same user share, so proving the port free before listening
  * is a probe, not a lock: two servers started at the same moment both passed it and both served.
  *

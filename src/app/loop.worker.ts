@@ -1,15 +1,15 @@
 /**
- * One http-only event loop in a worker thread (src/workers.ts): a server without the primaryOnly
+ * One http-only event loop in a worker thread (src/app/workers.ts): a server without the primaryOnly
  * modules, listening non-exclusively on the port the main thread proved free. Answers the main
  * thread's close and metrics requests; asks it for the summed metrics when GET /metrics lands here.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createLogger } from './observability/logger.js';
+import { createLogger } from '../observability/logger.js';
 import { startServer, type RunningServer } from './server.js';
 import type { FromWorker, LoopData, ToWorker } from './workers.js';
 
 const port = parentPort;
-if (port === null) throw new Error('src/loop.worker.ts runs as a worker thread of src/workers.ts');
+if (port === null) throw new Error('src/app/loop.worker.ts runs as a worker thread of src/app/workers.ts');
 const { config, loop } = workerData as LoopData;
 const send = (msg: FromWorker): void => port.postMessage(msg);
 const rendering = new Map<number, (text: string) => void>();

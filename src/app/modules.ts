@@ -1,26 +1,26 @@
 /**
- * The registry of feature modules, beside the composition root (src/server.ts), which builds them on
+ * The registry of feature modules, beside the composition root (src/app/server.ts), which builds them on
  * the shared services (the store is open by then), concatenates their routes, calls each start() in
  * this order and each stop() in reverse. Add a module by appending its factory call below; each
  * takes the shared services as the narrow dependencies it declares.
  */
-import { coreModule } from './app/core-module.js';
-import type { AppModule } from './app/module.js';
-import { answerInCallersGeneration } from './app/generation-errors.js';
-import type { Services } from './app/services.js';
-import { consoleModule } from './console/index.js';
-import { ddiModule } from './ddi/index.js';
-import { dmfModule } from './dmf/index.js';
-import { deploymentsModule } from './mgmt/deployments/index.js';
-import { eventsModule } from './mgmt/events/index.js';
-import { repositoryModule } from './mgmt/repository/index.js';
-import { rolloutsModule } from './mgmt/rollouts/index.js';
-import { targetsModule } from './mgmt/targets/index.js';
-import { schedulerModule } from './scheduler/index.js';
-import { sessionModule } from './session/index.js';
-import { webhooksModule } from './webhooks/index.js';
+import { coreModule } from './core-module.js';
+import type { AppModule } from '../module.js';
+import { answerInCallersGeneration } from './generation-errors.js';
+import type { Services } from './services.js';
+import { consoleModule } from '../console/index.js';
+import { ddiModule } from '../ddi/index.js';
+import { dmfModule } from '../dmf/index.js';
+import { deploymentsModule } from '../mgmt/deployments/index.js';
+import { eventsModule } from '../mgmt/events/index.js';
+import { repositoryModule } from '../mgmt/repository/index.js';
+import { rolloutsModule } from '../mgmt/rollouts/index.js';
+import { targetsModule } from '../mgmt/targets/index.js';
+import { schedulerModule } from '../scheduler/index.js';
+import { sessionModule } from '../session/index.js';
+import { webhooksModule } from '../webhooks/index.js';
 
-/** Builds the modules of one event loop (tests pass their own to src/server.ts). */
+/** Builds the modules of one event loop (tests pass their own to src/app/server.ts). */
 export type ModuleFactory = (services: Services) => readonly AppModule[];
 
 export const buildModules: ModuleFactory = (services) => {
