@@ -69,15 +69,14 @@ export function effectCases(ctx: () => StoreContext): void {
 
     it('waits up to blockMs and wakes early when an effect is committed', async () => {
       const { store, tenant, commit } = ctx();
-      let started = Date.now();
+      const started = Date.now();
       expect(await store.readEffects([tenant], { consumer: 'c', count: 5, blockMs: 200, reclaimIdleMs: 60_000 })).toEqual([]);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
-      started = Date.now();
-      const waiting = store.readEffects([tenant], { consumer: 'c', count: 5, blockMs: 5000, reclaimIdleMs: 60_000 });
-      await sleep(100);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150); // it blocked (a lower bound: no speed claim)
+      // blocks longer than the test may run: only waking on the commit lets the test pass
+      const waiting = store.readEffects([tenant], { consumer: 'c', count: 5, blockMs: 60_000, reclaimIdleMs: 60_000 });
+      await sleep(100); // deliberately: the commit comes while the read waits
       await commit({ writes: [], effects: [{ type: 'wake' }] });
       const got = await waiting;
-      expect(Date.now() - started).toBeLessThan(3000);
       expect(got.map((e) => [e.effect.type, e.deliveries])).toEqual([['wake', 1]]);
     });
 

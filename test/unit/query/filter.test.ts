@@ -162,12 +162,7 @@ describe('parseFilter: errors', () => {
 });
 
 describe('parseFilter: limits and hostile input', () => {
-  const within = (ms: number, fn: () => void) => {
-    const start = performance.now();
-    fn();
-    expect(performance.now() - start).toBeLessThan(ms);
-  };
-
+  // hostile input must be answered, not hang: the test's timeout catches a hang (no time is asserted)
   it('refuses q longer than 4096 characters', () => {
     const err = errorOf(() => parseFilter(`name==${'a'.repeat(4091)}`, devFields));
     expect(err.code).toBe('RSQL_SYNTAX');
@@ -197,10 +192,8 @@ describe('parseFilter: limits and hostile input', () => {
 
   it('handles a maximal flat chain without deep recursion', () => {
     const q = Array.from({ length: 682 }, () => 'id==a').join(';'); // 4091 characters
-    within(500, () => {
-      const f = parseFilter(q, devFields);
-      expect(f.kind === 'and' && f.children.length).toBe(682);
-    });
+    const f = parseFilter(q, devFields);
+    expect(f.kind === 'and' && f.children.length).toBe(682);
   });
 
   it('caps =in= lists at 1000 values', () => {
@@ -249,13 +242,11 @@ describe('parseFilter: limits and hostile input', () => {
     ['many parentheses', `${'('.repeat(2048)}${')'.repeat(2048)}`],
     ['many commas', `name=in=(${','.repeat(4000)})`],
     ['many operators', '=='.repeat(2048)],
-  ])('parses or refuses hostile %s quickly', (_label, q) => {
-    within(500, () => {
-      try {
-        parseFilter(q.slice(0, 4096), devFields);
-      } catch (err) {
-        expect(err).toBeInstanceOf(AppError);
-      }
-    });
+  ])('parses or refuses hostile %s', (_label, q) => {
+    try {
+      parseFilter(q.slice(0, 4096), devFields);
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+    }
   });
 });

@@ -75,11 +75,10 @@ describe('queryEntities', () => {
     expect(() => queryEntities(fleet, params, devFields, CTX)).toThrow(AppError);
   });
 
-  it('handles 20k entities quickly', () => {
+  // how fast: bench/mgmt-targets.ts measures it; a test asserts the answer, not the time
+  it('handles 20k entities', () => {
     const big = Array.from({ length: 20_000 }, (_, i) => dev({ id: i + 1, name: `n${(i * 7919) % 20_000}`, tags: [`t${i % 50}`] }));
-    const start = performance.now();
     const page = run('q=name==n1*,tag=in=(t1,t2)&sort=name:ASC&limit=100', big);
-    expect(performance.now() - start).toBeLessThan(1000);
     expect(page.content).toHaveLength(100);
     expect(page.total).toBeGreaterThan(1000);
   });
