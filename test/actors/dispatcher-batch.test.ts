@@ -50,7 +50,7 @@ describe('effects dispatcher: batch handlers', () => {
       expect(calls).toHaveLength(2);
     }, { timeout: 10_000 });
     expect(calls).toEqual([['dmf.action', 'dmf.cancel', 'dmf.deleted', 'dmf.next'], ['dmf.cancel']]);
-    await new Promise((r) => setTimeout(r, 60));
+    await new Promise((r) => setTimeout(r, 60)); // deliberately past reclaimIdleMs (50): an unacked effect would come back now
     expect(await d.drain()).toBe(0); // all acked
   });
 
@@ -63,7 +63,7 @@ describe('effects dispatcher: batch handlers', () => {
     const d = dispatcher(store, handlers);
     await d.drain();
     expect(errors).toEqual([{ effects: DMF.map((e, i) => ({ ...e, eid: `e${i}` })) }]);
-    await new Promise((r) => setTimeout(r, 60));
+    await new Promise((r) => setTimeout(r, 60)); // deliberately past reclaimIdleMs (50): an unacked effect would come back now
     expect(await d.drain()).toBe(0); // acked: nothing comes back
   });
 });

@@ -3,8 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, w
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { artifactReply, md5sumReply, type ArtifactFile } from '../../src/artifacts/download.js';
 import type { Route } from '../../src/http/types.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -175,8 +174,7 @@ describe('artifact download over HTTP', () => {
       });
       req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(err)));
     });
-    await sleep(100);
-    expect(openDescriptorsOf(files['big']!.path)).toBe(0); // the download closed its file handle
+    await vi.waitFor(() => expect(openDescriptorsOf(files['big']!.path)).toBe(0), { timeout: 5000, interval: 20 }); // the download closed its file handle
     const { res, body } = await fetchBytes(url(), { headers: { range: 'bytes=0-0' } });
     expect(res.status).toBe(206);
     expect(body.equals(small.subarray(0, 1))).toBe(true);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { verifyPassword } from '../../src/config/index.js';
 import { built, CLI, listening, run as runIn, type Child } from '../helpers/cli.js';
 
@@ -39,13 +39,13 @@ describe.skipIf(!built)('peregrine CLI (built)', () => {
     writeFileSync(
       runner,
       `import { runCli } from ${JSON.stringify(pathToFileURL(CLI).href)};\n` +
-        `const slow = { method: 'GET', path: '/slow', handler: async () => { await new Promise((r) => setTimeout(r, 800)); return { status: 200, json: { done: true } }; } };\n` +
+        `const slow = { method: 'GET', path: '/slow', handler: async () => { console.log('slow request started'); await new Promise((r) => setTimeout(r, 800)); return { status: 200, json: { done: true } }; } };\n` +
         `await runCli(process.argv, { routes: [slow] });\n`,
     );
     const child = run([runner, 'serve', '--config', config]);
     const url = await listening(child);
     const slow = fetch(`${url}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }));
-    await new Promise((r) => setTimeout(r, 200));
+    await vi.waitFor(() => expect(child.stdout).toContain('slow request started'), { timeout: 10_000, interval: 10 });
     child.proc.kill('SIGTERM');
     expect(await slow).toEqual({ status: 200, body: { done: true } });
     expect(await child.exited).toBe(0);

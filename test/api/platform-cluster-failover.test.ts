@@ -46,7 +46,7 @@ function reporters(app: App, actions: ReadonlyMap<string, number>) {
       } else {
         tally.other.push(`${res.status} ${res.text}`);
       }
-      await sleep(20);
+      await sleep(20); // deliberately paced: a device's report interval
     }
   });
   return { acked, tally, stop: async () => { stopped = true; await Promise.all(loops); } };

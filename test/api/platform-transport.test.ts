@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { href } from '../../src/http/links.js';
 import type { Route, StreamBody } from '../../src/http/types.js';
 import { http, rawHttp, startTestServer, type TestServer } from '../helpers/server.js';
@@ -24,6 +24,8 @@ function patternSha(total: number, chunk: number): string {
 }
 
 let signalled = 0;
+/** Requests the slow probe has begun to handle. */
+let slowStarted = 0;
 const routes: Route[] = [
   { method: 'GET', path: '/probe/download/:mib', produces: 'other', handler: (req) => ({ status: 200, headers: { 'Content-Type': 'application/octet-stream' }, stream: pattern(Number(req.params['mib']) * MiB, 64 * 1024) }) },
   { method: 'GET', path: '/probe/short', produces: 'other', handler: () => ({ status: 200, stream: pattern(MiB, 64 * 1024, 100 * 1024) }) },
@@ -54,7 +56,8 @@ const routes: Route[] = [
     path: '/probe/slow',
     handler: async (req) => {
       req.signal.addEventListener('abort', () => signalled++);
-      await sleep(Number(req.query.get('ms') ?? '300'));
+      slowStarted++;
+      await sleep(Number(req.query.get('ms') ?? '300')); // the handler's own work, not a wait in the test
       return { status: 200, json: { slow: true } };
     },
   },
@@ -175,20 +178,21 @@ describe('forwarded headers', () => {
 describe('aborts and shutdown', () => {
   it('tells a handler when its client went away and keeps serving', async () => {
     const before = signalled;
+    const started = slowStarted;
     const controller = new AbortController();
     const pending = fetch(`${server.url}/probe/slow?ms=300`, { signal: controller.signal }).catch(() => 'aborted');
-    await sleep(50);
+    await vi.waitFor(() => expect(slowStarted).toBe(started + 1), { timeout: 5000, interval: 5 });
     controller.abort();
     expect(await pending).toBe('aborted');
-    await sleep(50);
-    expect(signalled).toBe(before + 1);
+    await vi.waitFor(() => expect(signalled).toBe(before + 1), { timeout: 5000, interval: 5 });
     expect((await api.get('/health')).status).toBe(200);
   });
 
   it('lets an in-flight request finish on close, then refuses connections', async () => {
     const own = await startTestServer({}, { routes });
+    const started = slowStarted;
     const slow = http(own.url).get('/probe/slow?ms=400');
-    await sleep(100);
+    await vi.waitFor(() => expect(slowStarted).toBe(started + 1), { timeout: 5000, interval: 5 });
     const closed = own.close();
     const res = await slow;
     expect(res.status).toBe(200);

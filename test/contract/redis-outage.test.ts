@@ -89,7 +89,7 @@ describe('redis store when Redis goes down and comes back', () => {
     await eventually(() => store.ping(), 10_000);
     await store.readEffects([tenant], { ...read, consumer: 'waiter', blockMs: 10 });
     const waiting = store.readEffects([tenant], { ...read, consumer: 'waiter', blockMs: 15_000 }).then(() => 'resolved', (err: unknown) => err);
-    await sleep(200);
+    await sleep(200); // deliberately: the read is blocking in Redis when it dies
     const started = Date.now();
     await redis.kill();
     expect(await waiting).toBeInstanceOf(StoreUnavailableError);

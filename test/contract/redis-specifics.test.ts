@@ -74,7 +74,7 @@ describe('redis store specifics', () => {
     const [taken] = await first.readEffects([tenant], { consumer: 'crashed', count: 1, blockMs: 0, reclaimIdleMs: 60_000 });
     await first.close();
     const second = await open();
-    await sleep(120);
+    await sleep(120); // deliberately past the successor's reclaimIdleMs (100)
     const [again] = await second.readEffects([tenant], { consumer: 'successor', count: 1, blockMs: 0, reclaimIdleMs: 100 });
     expect(again).toMatchObject({ id: taken!.id, eventId: taken!.eventId, deliveries: 2, effect: { type: 'survives' } });
   });

@@ -216,7 +216,7 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     expect((await app.gateway.next(id, 'DOWNLOAD_AND_INSTALL')).body.actionId).toBe(second);
     const third = await assign(id, b.ds.id);
     expect((await app.gateway.next(id, 'CANCEL_DOWNLOAD')).body).toEqual({ actionId: second });
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // deliberately: nothing else is sent before the cancel is answered
     expect(app.gateway.pending(id)).toEqual([]);
     await app.gateway.status(app.tenant, id, second, 'CANCELED');
     expect((await app.gateway.next(id, 'DOWNLOAD_AND_INSTALL')).body.actionId).toBe(third);
@@ -236,7 +236,7 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
       expect(confirm.headers['__TypeId__']).toBe('org.eclipse.hawkbit.dmf.json.model.DmfConfirmRequest');
       expect((await action(ca)).status).toBe('wait_for_confirmation');
       await app.gateway.status(app.tenant, c, ca, 'DENIED');
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300)); // deliberately: DENIED leaves it waiting, it does not move on later
       expect((await action(ca)).status).toBe('wait_for_confirmation');
       await app.gateway.status(app.tenant, c, ca, 'CONFIRMED');
       expect((await app.gateway.next(c, 'DOWNLOAD_AND_INSTALL')).body.actionId).toBe(ca);

@@ -2,7 +2,7 @@
  * The simulator's pure parts: scenario validation (unknown keys and wrong types named by path,
  * step order, group references), command-line overrides, expectations and the fleet scheduler.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import { bar, groupBars, stateBars } from '../../simulator/bars.js';
 import { LiveDisplay } from '../../simulator/display.js';
@@ -121,7 +121,7 @@ describe('simulator fleet pieces', () => {
     const now = Date.now();
     for (const [name, at] of [['c', 30], ['a', 10], ['d', 40], ['b', 20], ['a2', 10]] as const) s.at(now + at, { due: 0, name });
     expect(s.size).toBe(5);
-    await new Promise((r) => setTimeout(r, 80));
+    await vi.waitFor(() => expect(fired).toHaveLength(5), { timeout: 5000, interval: 10 });
     expect(fired).toEqual(['a', 'a2', 'b', 'c', 'd']);
     expect(s.size).toBe(0);
     s.at(Date.now(), { due: 0, name: 'late' });

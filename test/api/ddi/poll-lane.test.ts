@@ -188,7 +188,7 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     const gateway = { authorization: `GatewayToken ${GATEWAY_KEY}` };
     await app.device(cid).get();
     await vi.waitFor(async () => expect((await pollCounted(app, cid, gateway)).lane).toBe(true), { timeout: 2000, interval: 20 });
-    await new Promise((r) => setTimeout(r, 120)); // a flush in between: the next lane poll is noted again
+    await new Promise((r) => setTimeout(r, 120)); // deliberately past pollFlushMs (50), a flush in between: the next lane poll is noted again
     const before = Date.now();
     expect((await pollCounted(app, cid, gateway)).lane).toBe(true);
     expect((await pollCounted(app, cid, gateway)).lane).toBe(true);
@@ -205,7 +205,7 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     // last is older than the refresh, the lane's next poll records the new one
     const moved = new Agent({ localAddress: '127.0.0.2' });
     try {
-      await new Promise((r) => setTimeout(r, 450));
+      await new Promise((r) => setTimeout(r, 450)); // deliberately past pollAddressRefreshMs (400)
       const lanes = await laneCount(app);
       const res = await request(app.url + app.device(cid).base, { headers: gateway, dispatcher: moved });
       await res.body.text();
@@ -238,7 +238,7 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     const other = await pollCounted(app, cid, via('other.example.com', '192.0.2.7'));
     expect(other.lane).toBe(false);
     expect(other.text).toContain('"href":"https://other.example.com/');
-    await new Promise((r) => setTimeout(r, 120)); // a flush in between: the next lane poll reads the address again
+    await new Promise((r) => setTimeout(r, 120)); // deliberately past pollFlushMs (50), a flush in between: the next lane poll reads the address again
     expect((await pollCounted(app, cid, via('other.example.com', '198.51.100.4'))).lane).toBe(true);
     await vi.waitFor(async () => {
       expect((await app.mgmt.get(`/rest/v1/targets/${cid}`)).json<{ address: string }>().address).toBe('http://198.51.100.4');

@@ -1,4 +1,4 @@
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { SCHEMA } from '../../../src/app/schema.js';
 import { PollRecorder } from '../../../src/ddi/index.js';
 import { openMemoryStore, openStore } from '../../../src/store/index.js';
@@ -121,8 +121,7 @@ describe('PollRecorder', () => {
     const recorder = new PollRecorder({ store: sink, intervalMs: 10, log: quiet });
     recorder.start();
     recorder.record('A', 1, 1, null);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(await store.getPolls('A', [1])).toEqual([{ at: 1, address: null }]);
+    await vi.waitFor(async () => expect(await store.getPolls('A', [1])).toEqual([{ at: 1, address: null }]), { timeout: 5000, interval: 10 });
     await recorder.stop();
   });
 });

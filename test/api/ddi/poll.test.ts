@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ACTION, ACTION_STATUS, type ActionRecord, type ActionStatusRecord } from '../../../src/domain/action.js';
 import { TARGET } from '../../../src/domain/target.js';
 import { BURST } from '../../../src/ddi/index.js';
@@ -141,11 +141,11 @@ describe.each(STORES)('DDI poll, %s store', (kind) => {
     await app.device('rec-1').get();
     await app.device('rec-2').get('', { headers: { 'x-forwarded-for': '10.1.2.3, 127.0.0.1' } });
     const ids = [(await targetOf(app, 'rec-1')).id, (await targetOf(app, 'rec-2')).id];
-    let polls = await app.store.getPolls(app.tenant, ids);
-    for (let i = 0; i < 100 && polls.some((p) => p === undefined); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      polls = await app.store.getPolls(app.tenant, ids);
-    }
+    const polls = await vi.waitFor(async () => {
+      const written = await app.store.getPolls(app.tenant, ids);
+      expect(written).not.toContain(undefined);
+      return written;
+    }, { timeout: 5000, interval: 20 });
     expect(polls[0]).toEqual({ at: expect.any(Number), address: 'http://127.0.0.1' });
     expect(polls[0]!.at).toBeGreaterThanOrEqual(before);
     expect(polls[1]?.address).toBe('http://10.1.2.3');

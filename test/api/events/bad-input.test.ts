@@ -5,7 +5,7 @@
  * and the other subscribers carry on; a shutdown ends every stream with a reason.
  */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { basic, expectRefused, openSse, type SseStream } from '../../helpers/sse.js';
 import { WebSocket } from 'undici';
 import { ADMIN_HASH, http, startTestServer, type TestServer } from '../../helpers/server.js';
@@ -101,14 +101,16 @@ describe('live events: bad input', () => {
   it('drops a subscriber that never reads; the server and the other subscribers carry on', async () => {
     const reader = await sse('/rest/v1/events?kinds=target', ADMIN);
     await reader.next((e) => e.event === 'snapshot');
+    const client = http(server.url);
+    const openStreams = async (): Promise<number> => Number(/^event_streams_open (\d+)/m.exec((await client.get('/metrics')).text)?.[1] ?? 0);
+    const open = await openStreams();
     // a client that sends its request and then reads nothing
     const stalled = connect(server.port, '127.0.0.1');
     stalled.on('error', () => undefined);
     await new Promise<void>((resolve) => stalled.on('connect', () => resolve()));
     stalled.write(`GET /rest/v1/events?kinds=target HTTP/1.1\r\nHost: x\r\nAuthorization: ${ADMIN['authorization']}\r\n\r\n`);
     stalled.pause();
-    await new Promise((r) => setTimeout(r, 300)); // the subscription is in place
-    const client = http(server.url);
+    await vi.waitFor(async () => expect(await openStreams()).toBe(open + 1), { timeout: 10_000, interval: 20 }); // its stream is open
     const slowDrops = async (): Promise<number> => {
       const text = (await client.get('/metrics')).text;
       return Number(/^event_streams_ended_total\{reason="slow"\} (\d+)/m.exec(text)?.[1] ?? 0);
@@ -121,7 +123,7 @@ describe('live events: bad input', () => {
       const res = await client.post('/rest/v1/targets', { headers: ADMIN, json: body });
       expect(res.status, res.text).toBe(201);
       batches++;
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 50)); // deliberately paced: the server gets time to notice the stalled client
     }
     expect(await slowDrops()).toBe(1);
     stalled.destroy();

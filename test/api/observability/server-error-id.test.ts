@@ -3,7 +3,7 @@
  * and the server's log line of that failure carries the same id: a thrown bug on the memory store
  * (500), and Redis gone on the redis store (503).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/observability/logger.js';
 import { startRedis } from '../../helpers/redis.js';
 import { ADMIN, http, startTestServer } from '../../helpers/server.js';
@@ -47,13 +47,12 @@ describe('the request id of a 5xx', () => {
       const api = http(server.url);
       expect((await api.get('/rest/v1/targets', { auth: ADMIN })).status).toBe(200);
       await redis.stop();
-      let res = await api.get('/rest/v1/targets', { auth: ADMIN });
       // the client may still be noticing the lost connection: ask until the store error is the answer
-      for (let i = 0; i < 100 && res.status !== 503; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        res = await api.get('/rest/v1/targets', { auth: ADMIN });
-      }
-      expect(res.status, res.text).toBe(503);
+      const res = await vi.waitFor(async () => {
+        const answer = await api.get('/rest/v1/targets', { auth: ADMIN });
+        expect(answer.status, answer.text).toBe(503);
+        return answer;
+      }, { timeout: 10_000, interval: 100 });
       const body = res.json();
       expect(body).toMatchObject({ errorCode: 'peregrine.server.error.storeUnavailable', requestId: expect.stringMatching(UUID) });
       const logged = lines.filter((l) => l['requestId'] === body.requestId);

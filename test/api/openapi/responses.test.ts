@@ -5,7 +5,7 @@
  * schema the document gives for its operation, status and content type.
  */
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type App } from '../../helpers/app.js';
 import type { TestResponse } from '../../helpers/server.js';
 import { unique, upload } from '../repository/fixture.js';
@@ -91,11 +91,9 @@ describe('replies match the OpenAPI document', () => {
 
     const rollout = await call('POST', `${R}/rollouts`, `${R}/rollouts`,
       { name: unique('ro'), distributionSetId: ds.id, targetFilterQuery: 'controllerId==oa-r*', amountGroups: 2 }, 201);
-    for (let i = 0; i < 100; i++) {
-      const r = await call('GET', `${R}/rollouts/{rolloutId}`, `${R}/rollouts/${rollout.id}`, undefined, 200);
-      if (r.status !== 'creating') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await vi.waitFor(async () => {
+      expect((await call('GET', `${R}/rollouts/{rolloutId}`, `${R}/rollouts/${rollout.id}`, undefined, 200)).status).not.toBe('creating');
+    }, { timeout: 10_000, interval: 50 });
     const groups = await call('GET', `${R}/rollouts/{rolloutId}/deploygroups`, `${R}/rollouts/${rollout.id}/deploygroups?representation=full`, undefined, 200);
     expect(groups.total).toBe(2);
     await call('GET', `${R}/rollouts/{rolloutId}/deploygroups/{groupId}`, `${R}/rollouts/${rollout.id}/deploygroups/${groups.content[0].id}`, undefined, 200);

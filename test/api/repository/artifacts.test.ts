@@ -2,8 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { STORES, startApp, type App } from '../../helpers/app.js';
 import { ROOT, module, multipart, smType, upload } from './fixture.js';
 
@@ -190,11 +189,9 @@ describe.each(STORES)('%s store', (kind) => {
     ].join('\r\n'));
     await new Promise<void>((resolve) => socket.write(partial, () => resolve()));
     // the server is storing it: a temporary file exists
-    for (let i = 0; i < 50 && temps().length === 0; i++) await sleep(20);
-    expect(temps()).toHaveLength(1);
+    await vi.waitFor(() => expect(temps()).toHaveLength(1), { timeout: 5000, interval: 20 });
     socket.destroy();
-    for (let i = 0; i < 50 && temps().length > 0; i++) await sleep(50);
-    expect(temps()).toEqual([]);
+    await vi.waitFor(() => expect(temps()).toEqual([]), { timeout: 5000, interval: 50 });
     expect(await app.store.count(app.tenant, 'artifact', 'module', String(m.id))).toBe(0);
     expect((await app.mgmt.get(`${ROOT}/softwaremodules/${m.id}/artifacts`)).json()).toEqual([]);
   });

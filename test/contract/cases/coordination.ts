@@ -125,12 +125,12 @@ export function coordinationCases(ctx: () => StoreContext): void {
       const { store } = ctx();
       const name = uniqueTenant('lease');
       expect(await store.acquireLease(name, 'a', 150)).toBe(true);
-      await sleep(250);
+      await sleep(250); // deliberately past the 150 ms ttl (lease time is the store's clock: no clock to inject)
       expect(await store.acquireLease(name, 'b', 1000)).toBe(true); // a's lease ran out
       expect(await store.acquireLease(name, 'b', 1000)).toBe(true); // renewed: lives 1000 ms from now
-      await sleep(300);
+      await sleep(300); // deliberately: within the renewed ttl
       expect(await store.acquireLease(name, 'a', 1000)).toBe(false);
-      await sleep(900);
+      await sleep(900); // deliberately: past the renewed ttl
       expect(await store.acquireLease(name, 'a', 1000)).toBe(true);
       await store.releaseLease(name, 'a');
       await expect(store.acquireLease(name, 'b', 0)).rejects.toThrow(RangeError);

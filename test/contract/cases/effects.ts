@@ -28,13 +28,13 @@ export function effectCases(ctx: () => StoreContext): void {
       expect(first.map((e) => e.effect.type)).toEqual(['a', 'b']);
       await store.ackEffects([first[1]!]);
       expect(await store.readEffects([tenant], { consumer: 'c2', count: 10, blockMs: 0, reclaimIdleMs: 500 })).toEqual([]);
-      await sleep(600);
+      await sleep(600); // deliberately past reclaimIdleMs: the unacked one comes back
       const again = await store.readEffects([tenant], { consumer: 'c2', count: 10, blockMs: 0, reclaimIdleMs: 500 });
       expect(again).toHaveLength(1);
       expect(again[0]).toMatchObject({ id: first[0]!.id, eventId: first[0]!.eventId, deliveries: 2, effect: { type: 'a' } });
       await store.ackEffects(again);
       expect(await store.pendingEffects(tenant)).toBe(0);
-      await sleep(600);
+      await sleep(600); // deliberately past reclaimIdleMs again: nothing comes back after the ack
       expect(await store.readEffects([tenant], { consumer: 'c3', count: 10, blockMs: 0, reclaimIdleMs: 500 })).toEqual([]);
     });
 

@@ -70,9 +70,9 @@ describe('event hub', () => {
       },
       lost: () => void s.push(-1),
     }));
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 100)); // deliberately: the subscriptions settle into the read loop
     reads = 0;
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 400)); // deliberately a window of read intervals, whose reads are counted
     // one shared read per interval, not one per subscriber (50)
     expect(reads).toBeLessThan(40);
     await commit(store, -1);

@@ -53,7 +53,7 @@ describe('scheduler task runner', () => {
       run: async () => {
         active++;
         maxActive = Math.max(maxActive, active);
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 20)); // a slow pass: longer than the interval
         active--;
         passes++;
         return 0;
@@ -65,7 +65,7 @@ describe('scheduler task runner', () => {
     await expect.poll(() => passes, { timeout: 2000 }).toBeGreaterThanOrEqual(4);
     await runner.stop([task]);
     const after = passes;
-    await new Promise((r) => setTimeout(r, 60));
+    await new Promise((r) => setTimeout(r, 60)); // deliberately several intervals: no pass runs after stop
     expect(passes).toBe(after);
     expect(maxActive).toBe(1);
   });
