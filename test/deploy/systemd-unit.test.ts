@@ -26,7 +26,7 @@ function verify(text: string): { code: number | null; stderr: string } {
 describe('deploy/peregrine.service', () => {
   it('runs node directly as its own user, restarts on failure, names the store', () => {
     const line = (key: string): string[] => UNIT.split('\n').filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1));
-    expect(line('ExecStart')).toEqual([expect.stringMatching(/^\/usr\/bin\/node .*dist\/src\/cli\.js serve --config \S+$/)]);
+    expect(line('ExecStart')).toEqual([expect.stringMatching(/^\/usr\/bin\/node .*dist\/src\/app\/cli\.js serve --config \S+$/)]);
     expect(line('Restart')).toEqual(['on-failure']);
     expect(line('User')).toEqual(['peregrine']);
     expect(line('WorkingDirectory')).toEqual(['/opt/peregrine']);
