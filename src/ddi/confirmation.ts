@@ -7,17 +7,17 @@
 import type { DdiDeps } from './deps.js';
 import { activateAutoConfirm, deactivateAutoConfirm } from '../actors/auto-confirm.js';
 import { cancelLapsed, highestPriority, lapsed, maintenanceState } from '../device/active-actions.js';
-import { checkMessageQuota, sendToAction } from '../device/reports.js';
+import { sendToAction } from '../device/reports.js';
 import { AppError, notFound } from '../domain/errors.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { Handler } from '../http/types.js';
-import { parseBody, readJson, validate } from '../http/json.js';
+import { parseBody, validate } from '../http/json.js';
 import { activeActionsOf } from '../store/named-reads.js';
+import { actionEndpoint, linkedFetchParams, reportBody, windowOrGone } from './action-endpoint.js';
 import { activateAutoConfirmBody, confirmationBody, messageCount } from './bodies.js';
 import { addressOf, device, registerTarget, requireTarget } from './device.js';
 import { deploymentJson } from './deployment-json.js';
 import { deviceUrl } from './links.js';
-import { actionOfTarget, idParam, intQuery } from './params.js';
 import { linkHash } from './poll-values.js';
 import type { PollRecorder } from './poll-recorder.js';
 
@@ -56,46 +56,37 @@ export function confirmationBaseHandler(services: DdiDeps, recorder: PollRecorde
 }
 
 export function confirmationActionHandler(services: DdiDeps): Handler {
-  return async (req) => {
-    const d = device(req);
-    const target = requireTarget(d);
-    const actionId = idParam(req, 'actionId');
-    const history = intQuery(req, 'actionHistory', 0);
-    intQuery(req, 'c', -1);
-    const now = services.now();
-    const action = await actionOfTarget(services, d.tenant, target, actionId);
-    if (action.value.status !== 'wait_for_confirmation') throw notFound('Action', actionId);
-    const state = maintenanceState(action.value, now);
-    if (lapsed(state)) {
-      await cancelLapsed(services, d.tenant, action, now);
-      throw notFound('Action', actionId);
-    }
-    return { status: 200, json: await deploymentJson(services, req, d, action.value, { key: 'confirmation', history, state, now }) };
-  };
+  return actionEndpoint(services, {
+    read: linkedFetchParams,
+    shows: (a) => a.status === 'wait_for_confirmation',
+    serve: async (call) => {
+      const now = services.now();
+      const state = await windowOrGone(services, call, now);
+      const json = await deploymentJson(services, call.req, call.d, call.action.value, { key: 'confirmation', history: call.params, state, now });
+      return { status: 200, json };
+    },
+  });
 }
 
 export function confirmationFeedbackHandler(services: DdiDeps): Handler {
-  return async (req) => {
-    const d = device(req);
-    const target = requireTarget(d);
-    const actionId = idParam(req, 'actionId');
-    const body = readJson(req, confirmationBody);
-    checkMessageQuota(services, messageCount(body));
-    const action = await actionOfTarget(services, d.tenant, target, actionId);
-    const a = action.value;
-    if (!a.active) throw new AppError('ACTION_CLOSED', `Action ${actionId} is closed; it cannot be confirmed or denied.`);
-    const waiting = a.status === 'wait_for_confirmation';
-    if (body.confirmation === 'confirmed' && !waiting) throw notFound('Action', actionId);
-    if (body.confirmation === 'denied' && !waiting) {
-      // revoking a confirmed action needs the flow switched on (reference §1.7); a canceling one never
-      const revocable = a.status !== 'canceling' && d.config.bool('user.confirmation.flow.enabled');
-      if (!revocable) throw notFound('Action', actionId);
-    }
-    const now = services.now();
-    const report = { at: now, timestamp: now, code: body.code ?? null, details: body.details ?? [] };
-    await sendToAction(services, d.tenant, action, body.confirmation === 'confirmed' ? { type: 'device.confirmed', ...report } : { type: 'device.denied', ...report });
-    return { status: 200 };
-  };
+  return actionEndpoint(services, {
+    read: (req) => reportBody(services, req, confirmationBody, messageCount),
+    serve: async ({ d, action, params: body }) => {
+      const a = action.value;
+      if (!a.active) throw new AppError('ACTION_CLOSED', `Action ${a.id} is closed; it cannot be confirmed or denied.`);
+      const waiting = a.status === 'wait_for_confirmation';
+      if (body.confirmation === 'confirmed' && !waiting) throw notFound('Action', a.id);
+      if (body.confirmation === 'denied' && !waiting) {
+        // revoking a confirmed action needs the flow switched on (reference §1.7); a canceling one never
+        const revocable = a.status !== 'canceling' && d.config.bool('user.confirmation.flow.enabled');
+        if (!revocable) throw notFound('Action', a.id);
+      }
+      const now = services.now();
+      const report = { at: now, timestamp: now, code: body.code ?? null, details: body.details ?? [] };
+      await sendToAction(services, d.tenant, action, body.confirmation === 'confirmed' ? { type: 'device.confirmed', ...report } : { type: 'device.denied', ...report });
+      return { status: 200 };
+    },
+  });
 }
 
 export function activateAutoConfirmHandler(services: DdiDeps): Handler {

@@ -6,58 +6,50 @@
  */
 import type { DdiDeps } from './deps.js';
 import { assignOffline } from '../actors/assign.js';
-import { cancelLapsed, lapsed, maintenanceState } from '../device/active-actions.js';
+import { maintenanceState } from '../device/active-actions.js';
 import { sendToAction } from '../device/reports.js';
 import { notFound } from '../domain/errors.js';
 import { DS, type DistributionSetRecord } from '../domain/repository.js';
 import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
+import { actionEndpoint, historyParam, linkedFetchParams, windowOrGone } from './action-endpoint.js';
 import { assignedVersionBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
 import { deploymentJson } from './deployment-json.js';
-import { actionOfTarget, idParam, intQuery } from './params.js';
 
 /** Actions a device must not fetch as a deployment: not started, waiting for confirmation, being cancelled. */
 const HIDDEN = new Set(['scheduled', 'wait_for_confirmation', 'canceling', 'canceled']);
 
 export function deploymentBaseHandler(services: DdiDeps): Handler {
-  return async (req) => {
-    const d = device(req);
-    const target = requireTarget(d);
-    const actionId = idParam(req, 'actionId');
-    const history = intQuery(req, 'actionHistory', 0);
-    intQuery(req, 'c', -1); // a cache buster only, but it must be a number as in hawkBit
-    const now = services.now();
-    const action = await actionOfTarget(services, d.tenant, target, actionId);
-    if (HIDDEN.has(action.value.status)) throw notFound('Action', actionId);
-    const state = maintenanceState(action.value, now);
-    if (action.value.active && lapsed(state)) {
-      await cancelLapsed(services, d.tenant, action, now);
-      throw notFound('Action', actionId);
-    }
-    // hawkBit serves closed actions here too; only an active one records the retrieval, once in a row
-    // (the action's own guard; checked here first so a repeated fetch costs no actor round)
-    const retrieve = action.value.active && action.value.lastEntry !== 'retrieved';
-    const record = retrieve ? ((await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: now })) ?? action.value) : action.value;
-    return { status: 200, json: await deploymentJson(services, req, d, record, { key: 'deployment', history, state, now }) };
-  };
+  return actionEndpoint(services, {
+    read: linkedFetchParams,
+    shows: (a) => !HIDDEN.has(a.status),
+    serve: async (call) => {
+      const { action, params: history } = call;
+      const now = services.now();
+      const state = await windowOrGone(services, call, now);
+      // hawkBit serves closed actions here too; only an active one records the retrieval, once in a row
+      // (the action's own guard; checked here first so a repeated fetch costs no actor round)
+      const retrieve = action.value.active && action.value.lastEntry !== 'retrieved';
+      const record = retrieve ? ((await sendToAction(services, call.d.tenant, action, { type: 'device.retrieved', at: now })) ?? action.value) : action.value;
+      return { status: 200, json: await deploymentJson(services, call.req, call.d, record, { key: 'deployment', history, state, now }) };
+    },
+  });
 }
 
 /** Closed actions that installed (or downloaded, or failed to install) something. */
 const INSTALLED = new Set(['finished', 'error', 'downloaded']);
 
 export function installedBaseHandler(services: DdiDeps): Handler {
-  return async (req) => {
-    const d = device(req);
-    const target = requireTarget(d);
-    const actionId = idParam(req, 'actionId');
-    const history = intQuery(req, 'actionHistory', 0);
-    const now = services.now();
-    const action = await actionOfTarget(services, d.tenant, target, actionId);
-    if (!INSTALLED.has(action.value.status)) throw notFound('Action', actionId);
-    const state = maintenanceState(action.value, now);
-    return { status: 200, json: await deploymentJson(services, req, d, action.value, { key: 'deployment', history, state, now }) };
-  };
+  return actionEndpoint(services, {
+    read: historyParam,
+    shows: (a) => INSTALLED.has(a.status),
+    serve: async ({ req, d, action, params: history }) => {
+      const now = services.now();
+      const state = maintenanceState(action.value, now);
+      return { status: 200, json: await deploymentJson(services, req, d, action.value, { key: 'deployment', history, state, now }) };
+    },
+  });
 }
 
 /** 201 when the DS is newly recorded as installed, 200 when it was assigned already (or an update is pending). */

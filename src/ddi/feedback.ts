@@ -6,15 +6,13 @@
  * @see reference/hawkbit-api.md §1.1 rows 6, 8, 9
  */
 import type { DdiDeps } from './deps.js';
-import { checkEntryQuota, checkMessageQuota, sendToAction } from '../device/reports.js';
+import { checkEntryQuota, sendToAction } from '../device/reports.js';
 import { SERVER_MESSAGE_PREFIX } from '../domain/action.js';
 import { feedbackEntryType } from '../domain/action.machine.js';
-import { AppError, notFound } from '../domain/errors.js';
+import { AppError } from '../domain/errors.js';
 import type { Handler } from '../http/types.js';
-import { readJson } from '../http/json.js';
+import { actionEndpoint, NO_PARAMS, reportBody } from './action-endpoint.js';
 import { feedbackBody, messageCount, type FeedbackBody } from './bodies.js';
-import { device, requireTarget } from './device.js';
-import { actionOfTarget, idParam } from './params.js';
 
 /**
  * The line hawkBit's DDI writes first in the status entry of a cancel feedback, before the device's
@@ -38,61 +36,53 @@ function report(body: FeedbackBody, now: number) {
 }
 
 export function deploymentFeedbackHandler(services: DdiDeps): Handler {
-  return async (req) => {
-    const d = device(req);
-    const target = requireTarget(d);
-    const actionId = idParam(req, 'actionId');
-    const body = readJson(req, feedbackBody);
-    checkMessageQuota(services, messageCount(body.status));
-    const action = await actionOfTarget(services, d.tenant, target, actionId);
-    const a = action.value;
-    if (a.status === 'wait_for_confirmation') throw notFound('Action', actionId);
-    const final = body.status.execution === 'closed' || (body.status.execution === 'downloaded' && a.actionType === 'downloadonly');
-    if (!a.active) {
-      // a device repeating its final report (the answer got lost) is told it was taken: a 410 would
-      // read as "cancelled"; nothing new is recorded
-      if (final && feedbackEntryType(body.status.execution, body.status.result.finished) === a.status) return { status: 200 };
-      throw new AppError('ACTION_CLOSED', `Action ${actionId} is closed; it takes no more feedback.`);
-    }
-    if (!final) checkEntryQuota(services, a);
-    await sendToAction(services, d.tenant, action, { type: 'device.feedback', ...report(body, services.now()) });
-    services.ctx.metrics.ddiFeedback('deployment', body.status.execution);
-    return { status: 200 };
-  };
+  return actionEndpoint(services, {
+    read: (req) => reportBody(services, req, feedbackBody, (b) => messageCount(b.status)),
+    shows: (a) => a.status !== 'wait_for_confirmation',
+    serve: async ({ d, action, params: body }) => {
+      const a = action.value;
+      const final = body.status.execution === 'closed' || (body.status.execution === 'downloaded' && a.actionType === 'downloadonly');
+      if (!a.active) {
+        // a device repeating its final report (the answer got lost) is told it was taken: a 410 would
+        // read as "cancelled"; nothing new is recorded
+        if (final && feedbackEntryType(body.status.execution, body.status.result.finished) === a.status) return { status: 200 };
+        throw new AppError('ACTION_CLOSED', `Action ${a.id} is closed; it takes no more feedback.`);
+      }
+      if (!final) checkEntryQuota(services, a);
+      await sendToAction(services, d.tenant, action, { type: 'device.feedback', ...report(body, services.now()) });
+      services.ctx.metrics.ddiFeedback('deployment', body.status.execution);
+      return { status: 200 };
+    },
+  });
 }
 
 export function cancelActionHandler(services: DdiDeps): Handler {
-  return async (req) => {
-    const d = device(req);
-    const target = requireTarget(d);
-    const actionId = idParam(req, 'actionId');
-    const action = await actionOfTarget(services, d.tenant, target, actionId);
-    const status = action.value.status;
-    if (status !== 'canceling' && status !== 'canceled') throw notFound('Action', actionId);
-    // a status entry only; the action stays canceling (the machine records one retrieval)
-    if (status === 'canceling') await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: services.now(), cancel: true });
-    return { status: 200, json: { id: String(actionId), cancelAction: { stopId: String(actionId) } } };
-  };
+  return actionEndpoint(services, {
+    read: NO_PARAMS,
+    shows: (a) => a.status === 'canceling' || a.status === 'canceled',
+    serve: async ({ d, action }) => {
+      // a status entry only; the action stays canceling (the machine records one retrieval)
+      if (action.value.status === 'canceling') await sendToAction(services, d.tenant, action, { type: 'device.retrieved', at: services.now(), cancel: true });
+      return { status: 200, json: { id: String(action.id), cancelAction: { stopId: String(action.id) } } };
+    },
+  });
 }
 
 export function cancelFeedbackHandler(services: DdiDeps): Handler {
-  return async (req) => {
-    const d = device(req);
-    const target = requireTarget(d);
-    const actionId = idParam(req, 'actionId');
-    const body = readJson(req, feedbackBody);
-    checkMessageQuota(services, messageCount(body.status));
-    const action = await actionOfTarget(services, d.tenant, target, actionId);
-    const status = action.value.status;
-    // a device repeating its report (the answer got lost) is told it was taken, as hawkBit does
-    if (status === 'canceled') return { status: 200 };
-    if (status !== 'canceling') throw new AppError('ACTION_NOT_CANCELABLE', `Action ${actionId} is not being canceled (status ${status}).`);
-    if (body.status.execution !== 'closed') checkEntryQuota(services, action.value);
-    const r = report(body, services.now());
-    const line = cancelFeedbackLine(body.status.execution, body.status.result.finished);
-    const details = line === undefined ? r.details : [line, ...r.details];
-    await sendToAction(services, d.tenant, action, { type: 'device.cancelFeedback', ...r, details });
-    services.ctx.metrics.ddiFeedback('cancel', body.status.execution);
-    return { status: 200 };
-  };
+  return actionEndpoint(services, {
+    read: (req) => reportBody(services, req, feedbackBody, (b) => messageCount(b.status)),
+    serve: async ({ d, action, params: body }) => {
+      const status = action.value.status;
+      // a device repeating its report (the answer got lost) is told it was taken, as hawkBit does
+      if (status === 'canceled') return { status: 200 };
+      if (status !== 'canceling') throw new AppError('ACTION_NOT_CANCELABLE', `Action ${action.id} is not being canceled (status ${status}).`);
+      if (body.status.execution !== 'closed') checkEntryQuota(services, action.value);
+      const r = report(body, services.now());
+      const line = cancelFeedbackLine(body.status.execution, body.status.result.finished);
+      const details = line === undefined ? r.details : [line, ...r.details];
+      await sendToAction(services, d.tenant, action, { type: 'device.cancelFeedback', ...r, details });
+      services.ctx.metrics.ddiFeedback('cancel', body.status.execution);
+      return { status: 200 };
+    },
+  });
 }

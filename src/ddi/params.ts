@@ -1,15 +1,10 @@
 /**
- * Path and query parameters of the DDI routes, and the action lookup every action endpoint shares:
- * an action of another target is answered 404, exactly like a missing one.
+ * Path and query parameters of the DDI routes.
  * @see reference/hawkbit-api.md §1.1 (notes)
  */
-import type { DdiDeps } from './deps.js';
-import { ACTION, type ActionRecord } from '../domain/action.js';
-import { AppError, notFound } from '../domain/errors.js';
+import { AppError } from '../domain/errors.js';
 import { parsePositiveInt } from '../domain/ids.js';
-import type { TargetRecord } from '../domain/target.js';
 import type { Request } from '../http/types.js';
-import type { Stored } from '../store/port.js';
 
 export function idParam(req: Request, name: string): number {
   const raw = req.params[name] ?? '';
@@ -29,12 +24,4 @@ export function intQuery(req: Request, name: string, fallback: number): number {
     throw new AppError('BAD_PARAMETER', `query parameter ${name} must be a whole number, got ${JSON.stringify(raw.slice(0, 40))}`);
   }
   return n;
-}
-
-export async function actionOfTarget(
-  services: DdiDeps, tenant: string, target: TargetRecord, actionId: number,
-): Promise<Stored<ActionRecord>> {
-  const found = await services.store.get<ActionRecord>(tenant, ACTION, actionId);
-  if (found === undefined || found.value.targetId !== target.id) throw notFound('Action', actionId);
-  return found;
 }
