@@ -148,7 +148,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**'], allowTypeImports: true, message: 'the simulator may import types from src, no runtime code' }] }],
     },
   },
-  // the actor runtime is the only writer of actor records: no Write literal of those kinds elsewhere
+  // the actor runtime is the only writer of actor records: no Write literal of those kinds elsewhere; and its callers
+  // name it by role
   {
     files: ['src/**/*.ts'],
     ignores: ['src/actors/**'],
@@ -156,6 +157,9 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', {
         selector: "ObjectExpression:has(> Property[key.name='expect']) > Property[key.name='kind'][value.name=/^(TARGET|ACTION|ACTION_STATUS|ROLLOUT|ROLLOUT_GROUP)$/]",
         message: 'actor records (targets, actions and their status history, rollouts and their groups) are written only by the actor runtime (src/actors)',
+      }, {
+        selector: "TSTypeReference[typeName.name='Pick'] > TSTypeParameterInstantiation > TSTypeReference:first-child[typeName.name='ActorRuntime']",
+        message: 'declare the runtime by its role (ActorSender, ActorEditor, ActorComposer in src/actors/roles.ts), not by picked methods',
       }],
     },
   },
