@@ -6,7 +6,7 @@ import type { EditResult, RemoveResult } from './runtime.js';
  * gone answers 404 naming it, a lost race 409 (the client retries).
  */
 
-/** The records after a field edit (`update`, `updateMany`), or the error. */
+/** The records after a field edit (`update`, `updateEach`), or the error. */
 export function edited<R>(result: EditResult<R>, label: string, id?: string | number): readonly R[] {
   switch (result.kind) {
     case 'updated':

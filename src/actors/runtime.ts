@@ -145,14 +145,17 @@ export class ActorRuntime {
   update<K extends ActorKind>(
     tenant: Tenant, kind: K, id: number, change: (current: RecordOf<K>) => RecordOf<K> | Promise<RecordOf<K>>,
   ): Promise<EditResult<RecordOf<K>>> {
-    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => this.updateMany(tenant, kind, [id], change));
+    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => this.updateEach(tenant, kind, [id], change));
   }
 
-  /** The same for several records of one kind in one atomic commit (all or none). */
-  updateMany<K extends ActorKind>(
+  /**
+   * The same for several records of one kind in one atomic commit (all or none), `change` applied to
+   * each record on its own (for a decision over the whole set: updateJointly).
+   */
+  updateEach<K extends ActorKind>(
     tenant: Tenant, kind: K, ids: readonly number[], change: (current: RecordOf<K>) => RecordOf<K> | Promise<RecordOf<K>>,
   ): Promise<EditResult<RecordOf<K>>> {
-    return this.updateAll(tenant, kind, ids, async (current) => {
+    return this.updateJointly(tenant, kind, ids, async (current) => {
       const next: RecordOf<K>[] = [];
       for (const r of current) next.push(await change(r));
       return next;
@@ -160,12 +163,12 @@ export class ActorRuntime {
   }
 
   /**
-   * The same, with `change` seeing all the records at once (in the order of `ids`) and answering
-   * each one's next value, for a decision over the whole set such as a tag toggle: it runs again on
-   * every retry, on the records as that attempt read them, so the decision and the writes commit
-   * together. Records returned as they were are not written.
+   * Several records in one atomic commit, with `change` seeing all the records at once (in the order
+   * of `ids`) and answering each one's next value, for a decision over the whole set such as a tag
+   * toggle: it runs again on every retry, on the records as that attempt read them, so the decision
+   * and the writes commit together. Records returned as they were are not written.
    */
-  async updateAll<K extends ActorKind>(
+  async updateJointly<K extends ActorKind>(
     tenant: Tenant, kind: K, ids: readonly number[],
     change: (current: readonly RecordOf<K>[]) => readonly RecordOf<K>[] | Promise<readonly RecordOf<K>[]>,
   ): Promise<EditResult<RecordOf<K>>> {
@@ -177,7 +180,7 @@ export class ActorRuntime {
       const current = found as Stored<Json>[];
       for (const stored of current) this.#checkVersion(def, stored);
       const changed = await change(current.map((s) => s.value as unknown as RecordOf<K>));
-      if (changed.length !== current.length) throw new Error(`${kind}: updateAll's change answered ${changed.length} records for ${current.length}`);
+      if (changed.length !== current.length) throw new Error(`${kind}: updateJointly's change answered ${changed.length} records for ${current.length}`);
       const writes: Write[] = [];
       const records: RecordOf<K>[] = [];
       for (const [i, stored] of current.entries()) {

@@ -38,17 +38,17 @@ describe('actor runtime: field edits and removals', () => {
   });
 
   it('edits several records all or none', async () => {
-    const missing = await runtime.updateMany(tenant, TARGET, [1, 2, 99], (t) => ({ ...t, tags: [7] }));
+    const missing = await runtime.updateEach(tenant, TARGET, [1, 2, 99], (t) => ({ ...t, tags: [7] }));
     expect(missing).toEqual({ kind: 'missing', id: 99 });
     expect((await store.get<TargetRecord>(tenant, TARGET, 1))?.value.tags).toEqual([]);
-    const both = await runtime.updateMany(tenant, TARGET, [1, 2], (t) => ({ ...t, tags: [7] }));
+    const both = await runtime.updateEach(tenant, TARGET, [1, 2], (t) => ({ ...t, tags: [7] }));
     expect(both.kind).toBe('updated');
     expect((await store.getMany<TargetRecord>(tenant, TARGET, [1, 2])).map((t) => t?.value.tags)).toEqual([[7], [7]]);
   });
 
   it('decides over all records at once, on each retry as the records are then, and writes only what changed', async () => {
     const seen: string[][] = [];
-    const raced = runtime.updateAll(tenant, TARGET, [1, 2], async (current) => {
+    const raced = runtime.updateJointly(tenant, TARGET, [1, 2], async (current) => {
       seen.push(current.map((t) => t.name));
       if (seen.length === 1) await runtime.update(tenant, TARGET, 1, (t) => ({ ...t, name: 'meanwhile' })); // loses this attempt
       const tagAll = !current.every((t) => t.tags.includes(7));
@@ -58,7 +58,7 @@ describe('actor runtime: field edits and removals', () => {
     expect(seen).toEqual([['dev-1', 'dev-1'], ['meanwhile', 'dev-1']]);
     expect((await store.get<TargetRecord>(tenant, TARGET, 1))?.value).toMatchObject({ name: 'meanwhile', tags: [7] });
     expect((await store.get(tenant, TARGET, 2))?.version).toBe(1); // read for the decision, not written
-    await expect(runtime.updateAll(tenant, TARGET, [1, 2], (current) => current.slice(1))).rejects.toThrow(/answered 1 records for 2/);
+    await expect(runtime.updateJointly(tenant, TARGET, [1, 2], (current) => current.slice(1))).rejects.toThrow(/answered 1 records for 2/);
   });
 
   it('removes a record with what goes with it, or keeps it when the condition no longer holds', async () => {

@@ -157,7 +157,7 @@ async function setGroup(deps: TargetGroupDeps, tenant: Tenant, ids: readonly num
   for (let i = 0; i < ids.length; i += CHUNK) {
     let chunk = ids.slice(i, i + CHUNK);
     for (;;) {
-      const result = await deps.runtime.updateMany(tenant, TARGET, chunk,
+      const result = await deps.runtime.updateEach(tenant, TARGET, chunk,
         (t) => (t.group === group ? t : { ...t, group, lastModifiedBy: by, lastModifiedAt: now }));
       if (result.kind !== 'missing') {
         edited(result, 'Target');

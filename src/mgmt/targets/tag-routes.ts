@@ -57,7 +57,7 @@ export function targetTagRoutes(deps: TargetTagDeps): Route[] {
       setTag: async (tenant, targets, tag, on, by) => {
         if (targets.length === 0) return [];
         const now = deps.now();
-        return edited(await deps.runtime.updateAll(tenant, TARGET, targets.map((t) => t.id), (current) => {
+        return edited(await deps.runtime.updateJointly(tenant, TARGET, targets.map((t) => t.id), (current) => {
           const put = tagDecided(on, current);
           return current.map((t) => (t.tags.includes(tag) === put ? t : {
             ...t, tags: put ? [...t.tags, tag] : t.tags.filter((x) => x !== tag), lastModifiedBy: by, lastModifiedAt: now,
