@@ -1,4 +1,5 @@
 import { AppError } from './errors.js';
+import { insideWindow, windowOf, type ReleaseWindow, type WindowInput } from './rollout-window.js';
 
 /**
  * Release controls of a rollout (issue 25): how fast and how many of a started group's actions are
@@ -32,7 +33,15 @@ export interface ReleaseControls {
   readonly soak?: { readonly minutes: number };
   /** How the targets are divided over the groups when the rollout is created (rollout-plan.ts `orderTargets`). */
   readonly groupOrder?: GroupOrder;
+  /** Actions are released only inside one of these (rollout-window.ts); outside, groups and ramps wait. */
+  readonly window?: readonly ReleaseWindow[];
+  /** At this time (ms) the rollout stops: `stop` lets its running actions finish, `cancel` cancels them. */
+  readonly endAt?: number;
+  readonly endBehaviour?: EndBehaviour;
 }
+
+export const END_BEHAVIOURS = ['stop', 'cancel'] as const;
+export type EndBehaviour = (typeof END_BEHAVIOURS)[number];
 
 /**
  * `created`: in creation order (hawkBit's, the default); `random`: shuffled, the same seed giving the same
@@ -73,6 +82,9 @@ export interface ReleaseInput {
   readonly maxInFlight?: number | null | undefined;
   readonly soak?: { readonly minutes?: Given } | null | undefined;
   readonly groupOrder?: { readonly order?: Text; readonly seed?: Given; readonly attribute?: Text } | null | undefined;
+  readonly window?: readonly WindowInput[] | null | undefined;
+  readonly endAt?: Given;
+  readonly endBehaviour?: Text;
   readonly ramp?: {
     readonly maxPerMinute?: number | null | undefined;
     readonly exponential?: {
@@ -90,12 +102,22 @@ function wholeIn(v: number | null | undefined, field: string, min: number, max: 
   return v;
 }
 
-/**
- * The controls of a request, checked; `undefined` when none is given (the rollout behaves as hawkBit's).
- * `filled`: the groups exist already (a PUT), so a group order can no longer apply.
- */
-export function releaseControlsOf(input: ReleaseInput, where = 'body', filled = false): ReleaseControls | undefined {
-  const out: { maxInFlight?: number; ramp?: Ramp; soak?: { minutes: number }; groupOrder?: GroupOrder } = {};
+/** Where and when controls are checked. */
+export interface CheckedAt {
+  readonly now: number;
+  /** The groups exist already (a PUT), so a group order can no longer apply. */
+  readonly filled?: boolean;
+  /** The rollout's auto-start time, which `endAt` must follow. */
+  readonly startAt?: number | null | undefined;
+  readonly where?: string;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The controls of a request, checked; `undefined` when none is given (the rollout behaves as hawkBit's). */
+export function releaseControlsOf(input: ReleaseInput, checked: CheckedAt): ReleaseControls | undefined {
+  const { where = 'body', filled = false } = checked;
+  const out: Mutable<ReleaseControls> = {};
   if (input.maxInFlight != null) out.maxInFlight = wholeIn(input.maxInFlight, `${where}.maxInFlight`, 1, 1_000_000);
   const ramp = input.ramp;
   if (ramp != null) {
@@ -125,6 +147,23 @@ export function releaseControlsOf(input: ReleaseInput, where = 'body', filled = 
     if (filled) throw invalid(`${where}.groupOrder: the groups are filled when the rollout is created; create a new rollout for another order`);
     out.groupOrder = groupOrderOf(input.groupOrder, `${where}.groupOrder`);
   }
+  if (input.window != null) out.window = input.window.map((w, i) => windowOf(w, `${where}.window[${i}]`));
+  if (input.endAt != null) {
+    if (!Number.isInteger(input.endAt) || input.endAt <= checked.now) {
+      throw new AppError('ROLLOUT_WINDOW_INVALID', `${where}.endAt: must be a time (ms) in the future, got ${input.endAt}`);
+    }
+    if (checked.startAt != null && input.endAt <= checked.startAt) {
+      throw new AppError('ROLLOUT_WINDOW_INVALID', `${where}.endAt: must be after startAt (${checked.startAt}), got ${input.endAt}`);
+    }
+    out.endAt = input.endAt;
+  }
+  if (input.endBehaviour != null) {
+    const b = END_BEHAVIOURS.find((x) => x === input.endBehaviour);
+    if (b === undefined || out.endAt === undefined) {
+      throw new AppError('ROLLOUT_WINDOW_INVALID', `${where}.endBehaviour: ${END_BEHAVIOURS.join(' or ')}, with endAt; got '${input.endBehaviour}'`);
+    }
+    out.endBehaviour = b;
+  }
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
@@ -145,7 +184,7 @@ function groupOrderOf(g: NonNullable<ReleaseInput['groupOrder']>, at: string): G
 
 /** Whether the engine releases the rollout's actions itself (else a group start starts them all). */
 export function paced(controls: ReleaseControls | undefined): boolean {
-  return controls !== undefined && (controls.maxInFlight !== undefined || controls.ramp !== undefined);
+  return controls !== undefined && (controls.maxInFlight !== undefined || controls.ramp !== undefined || controls.window !== undefined);
 }
 
 /** Actions started so far (every status but scheduled). */
@@ -182,6 +221,7 @@ export interface Budget {
  * so the pace stays even across passes whatever their timing; `maxInFlight` caps the running ones.
  */
 export function releaseBudget(controls: ReleaseControls, pace: Pace | undefined, c: ReleaseCounts, waiting: number, now: number): Budget {
+  if (controls.window !== undefined && !insideWindow(controls.window, now)) return { count: 0, nextAt: () => undefined };
   let room = waiting;
   if (controls.maxInFlight !== undefined) room = Math.min(room, Math.max(0, controls.maxInFlight - c.running));
   if (controls.ramp === undefined) return { count: room, nextAt: () => undefined };
@@ -199,4 +239,9 @@ export function soakEnd(controls: ReleaseControls | undefined, now: number): num
 /** Whether a group's successors still wait for its soak (`soakUntil` is set once it met its success condition). */
 export function soaking(group: { readonly soakUntil?: number }, now: number): boolean {
   return group.soakUntil !== undefined && now < group.soakUntil;
+}
+
+/** Whether a rollout's `endAt` has come (then it stops, as its `endBehaviour` says). */
+export function ended(controls: ReleaseControls | undefined, now: number): boolean {
+  return controls?.endAt !== undefined && now >= controls.endAt;
 }

@@ -26,6 +26,8 @@ export type RolloutEvent =
   | { readonly type: 'engine.grown'; readonly at: number; readonly totalTargets: number; readonly groups: readonly number[] }
   /** The engine released actions of a paced rollout (rollout-release.ts): the ramp's clock moves on. */
   | { readonly type: 'engine.released'; readonly at: number; readonly pace: Pace }
+  /** The rollout's endAt came (release controls): it stops; `endBehaviour` stop lets running actions finish. */
+  | { readonly type: 'engine.ended'; readonly at: number }
   /** No group is running or scheduled any more. */
   | { readonly type: 'engine.finished'; readonly at: number }
   | { readonly type: 'mgmt.stop'; readonly at: number; readonly by: string }
@@ -45,6 +47,7 @@ export const ROLLOUT_MACHINE_VERSION = 1;
 type Ev = RolloutEvent;
 const touch = ['touch'] as const;
 const to = (target: RolloutRecord['status']) => ({ target, actions: touch });
+const end = { 'engine.ended': { target: 'stopping', actions: ['ended', 'touch'] } } as const;
 
 export const rolloutMachine = setup({
   types: { context: {} as RolloutRecord, events: {} as Ev, input: {} as RolloutRecord },
@@ -61,6 +64,7 @@ export const rolloutMachine = setup({
     aborted: assign(({ event }) => (event.type === 'engine.aborted' ? { stopReason: event.reason, abortPending: true } : {})),
     abortHandled: assign({ abortPending: false }),
     // the engine's own bookkeeping: not a change an operator made, so lastModified stays
+    ended: assign(({ event }) => (event.type === 'engine.ended' ? { endedAt: event.at } : {})),
     paced: assign(({ event }) => (event.type === 'engine.released' ? { pace: event.pace } : {})),
   },
   guards: {
@@ -93,17 +97,17 @@ export const rolloutMachine = setup({
       },
     },
     approval_denied: { on: { 'mgmt.stop': to('stopping') } },
-    ready: { on: { 'mgmt.start': to('starting'), 'mgmt.stop': to('stopping') } },
-    starting: { on: { 'engine.started': to('running'), 'mgmt.stop': to('stopping') } },
+    ready: { on: { 'mgmt.start': to('starting'), 'mgmt.stop': to('stopping'), ...end } },
+    starting: { on: { 'engine.started': to('running'), 'mgmt.stop': to('stopping'), ...end } },
     running: {
       on: {
-        'mgmt.pause': to('paused'), 'engine.finished': to('finished'), 'mgmt.stop': to('stopping'),
+        'mgmt.pause': to('paused'), 'engine.finished': to('finished'), 'mgmt.stop': to('stopping'), ...end,
         'engine.aborted': { target: 'stopped', actions: ['aborted', 'touch'] },
         'engine.grown': { actions: ['grown', 'touch'] },
         'engine.released': { actions: 'paced' },
       },
     },
-    paused: { on: { 'mgmt.resume': to('running'), 'mgmt.stop': to('stopping') } },
+    paused: { on: { 'mgmt.resume': to('running'), 'mgmt.stop': to('stopping'), ...end } },
     stopping: { on: { 'engine.stopped': to('stopped') } },
     stopped: { on: { 'engine.abortHandled': { guard: 'abortPending', actions: ['abortHandled', 'touch'] } } },
     finished: {},

@@ -93,6 +93,8 @@ export interface RolloutRecord extends Audit, Conditions, RolloutSafety {
   readonly release?: ReleaseControls;
   /** The engine's pacing state of a ramp (absent until the first release). */
   readonly pace?: Pace;
+  /** When its `endAt` stopped it (ms); absent otherwise. */
+  readonly endedAt?: number;
 }
 
 /** A rollout group as persisted; the context of the group machine. */

@@ -22,7 +22,7 @@ import { growDynamicRollout } from './dynamic-groups.js';
 import { TIMEOUT_CHECK_MS, closeTimedOut } from './action-timeouts.js';
 import { rollBack, rollbackTargets } from './rollback.js';
 import { releaseDue } from './release.js';
-import { soakEnd, soaking } from '../domain/rollout-release.js';
+import { ended, soakEnd, soaking } from '../domain/rollout-release.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
@@ -112,6 +112,9 @@ export class RolloutEngine {
     const stored = await this.#deps.store.get<RolloutRecord>(tenant, ROLLOUT, id);
     if (stored === undefined) return 0;
     const rollout = stored.value;
+    if (ended(rollout.release, now) && (rollout.status === 'ready' || rollout.status === 'starting' || rollout.status === 'running')) {
+      return (await this.#rollout(tenant, rollout.id, { type: 'engine.ended', at: now })) ? 1 : 0;
+    }
     switch (rollout.status) {
       case 'creating':
         return this.#fill(tenant, rollout, now);
@@ -231,7 +234,9 @@ export class RolloutEngine {
 
   async #stop(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
     const open = await this.#wrapUp(tenant, rollout, now, keep);
-    await inBatches(open.filter((a) => a.status !== 'canceling'), (a) =>
+    // stopped by its endAt with endBehaviour stop: the running actions are left to finish
+    const finishRunning = rollout.endedAt !== undefined && rollout.release?.endBehaviour !== 'cancel';
+    await inBatches(open.filter((a) => a.status !== 'canceling' && !finishRunning), (a) =>
       this.#deps.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'manual' }));
     return (await this.#rollout(tenant, rollout.id, { type: 'engine.stopped', at: now })) ? 1 : 0;
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decimal, str, text } from '../kit/body.js';
+import { decimal, many, str, text } from '../kit/body.js';
 
 /**
  * The release controls of a rollout in request bodies and replies (issue 25; src/domain/rollout-release.ts
@@ -31,6 +31,13 @@ export const releaseParts = {
     seed: number.describe('random and spread: the same seed gives the same groups (absent: one is chosen and shown)'),
     attribute: text(128).describe('spread: the target attribute whose values are spread over the groups'),
   }).nullish().describe('how the targets are divided over the groups, on create only'),
+  window: many(z.object({
+    cron: text(128).describe('5 fields: minute hour day-of-month month day-of-week; each match opens a window'),
+    durationMinutes: number.describe('1-10080'),
+    timezone: text(64).describe('the IANA time zone the cron is read in (default UTC)'),
+  })).nullish().describe('actions are released only inside one of these windows'),
+  endAt: number.describe('a time (ms) in the future: the rollout stops then'),
+  endBehaviour: str().nullish().describe('at endAt: stop (running actions finish; the default) or cancel (they are canceled)'),
 };
 
 const rampReply = z.looseObject({
@@ -47,4 +54,7 @@ export const releaseReplyShape = {
   ramp: rampReply.optional(),
   soak: z.looseObject({ minutes: z.number().int() }).optional(),
   groupOrder: z.looseObject({ order: z.enum(['created', 'random', 'spread']), seed: z.number().int().optional(), attribute: z.string().optional() }).optional(),
+  window: z.array(z.looseObject({ cron: z.string(), durationMinutes: z.number().int(), timezone: z.string() })).optional(),
+  endAt: z.number().int().optional(),
+  endBehaviour: z.enum(['stop', 'cancel']).optional(),
 };

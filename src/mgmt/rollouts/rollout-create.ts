@@ -85,7 +85,7 @@ export async function createRollout(
   const actionType = actionTypeOf(body.type);
   if (body.startAt != null && !creator.mayHandle) throw new AppError('INSUFFICIENT_PERMISSION', 'startAt needs the permission HANDLE_ROLLOUT');
   const conditions = conditionsOf(body, 'body');
-  const release = releaseControlsOf(withSeed(body));
+  const release = releaseControlsOf(withSeed(body), { now: deps.now(), startAt: body.startAt });
   const cfg = await deps.tenantConfig.view(tenant);
   const confirmationRequired = body.confirmationRequired ?? cfg.bool('user.confirmation.flow.enabled');
   const defs: GroupDef[] = body.groups == null

@@ -84,7 +84,7 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
     },
     update: {
       body: updateRolloutBody,
-      prepare: (_ctx, body) => ({ body, release: releaseControlsOf(body, 'body', true) }),
+      prepare: (_ctx, body) => ({ body, release: releaseControlsOf(body, { now: deps.now(), filled: true }) }),
       apply: async ({ tenant }, r, { body, release }) => {
         const safety = await safetyOf(deps.store, tenant, body);
         if (r.status === 'deleting' || r.status === 'deleted') throw new AppError('READ_ONLY', `Rollout ${r.id} is ${r.status} and cannot be changed`);

@@ -34,6 +34,16 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
     return { id: created.id, devices, created };
   }
 
+  /** A create with `extra` over a matching target is refused with `code` naming `mentions`, and no rollout of its name exists. */
+  async function refusedWhole(extra: Record<string, unknown>, code: string, mentions: string): Promise<void> {
+    const p = uid();
+    await createTargets(app, p, 1);
+    const name = uid('bad');
+    const res = await app.mgmt.post(ROLLOUTS, { json: { name, targetFilterQuery: fleet(p), distributionSetId: ds, ...extra } });
+    expectError(res, 400, code, mentions);
+    expect((await app.mgmt.get(`${ROLLOUTS}?q=name==${name}`)).json().total).toBe(0);
+  }
+
   const perStatus = async (id: number): Promise<Json> => (await getRollout(app, id)).totalTargetsPerStatus;
 
   /** The devices whose poll shows a deployment (the released ones). */
@@ -208,6 +218,70 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
     });
   });
 
+  describe('window and endAt', () => {
+    const HOUR = 3_600_000;
+    const WINDOW_INVALID = 'peregrine.server.error.rollout.windowInvalid';
+
+    it('actions are released only inside a window, read in its time zone; a ramp waits outside it', async () => {
+      // 03:00 in Berlin (UTC+1 in January) is 02:00 UTC; one minute long
+      const window = [{ cron: '0 3 * * *', durationMinutes: 1, timezone: 'Europe/Berlin' }];
+      const { id, created } = await started(4, { window, ramp: { maxPerMinute: 60 } });
+      expect(created.window).toEqual(window);
+      const runningAt = async (at: number): Promise<number> => {
+        await app.pass(at);
+        return (await perStatus(id)).running as number;
+      };
+      expect(await runningAt(T0)).toBe(0); // started at midnight UTC: outside
+      expect(await runningAt(T0 + HOUR + 30 * 60_000)).toBe(0); // 02:30 Berlin
+      expect(await runningAt(T0 + 2 * HOUR)).toBe(1); // 03:00 Berlin: the window opens
+      expect(await runningAt(T0 + 2 * HOUR + 1_000)).toBe(2);
+      expect(await runningAt(T0 + 2 * HOUR + 60_000)).toBe(2); // closed again
+      // the next day's window: the ramp's 2 s of catch-up (3 releases) covers the 2 left
+      expect(await runningAt(T0 + 26 * HOUR)).toBe(4);
+    });
+
+    it('without a ramp a window releases a whole group at once when it opens', async () => {
+      const { id } = await started(3, { window: [{ cron: '30 2 * * *', durationMinutes: 30 }] });
+      expect(await perStatus(id)).toEqual(counts({ scheduled: 3 }));
+      await app.pass(T0 + 2 * HOUR + 45 * 60_000);
+      expect(await perStatus(id)).toEqual(counts({ running: 3 }));
+    });
+
+    it('endAt with stop: the rollout stops then, scheduled actions go, running ones are left to finish', async () => {
+      const { id, devices } = await started(3, { maxInFlight: 1, endAt: T0 + HOUR });
+      expect(await perStatus(id)).toEqual(counts({ running: 1, scheduled: 2 }));
+      await app.pass(T0 + HOUR - 1);
+      expect((await getRollout(app, id)).status).toBe('running');
+      await app.pass(T0 + HOUR);
+      await app.pass(T0 + HOUR);
+      const r = await getRollout(app, id);
+      expect(r).toMatchObject({ status: 'stopped', endAt: T0 + HOUR });
+      expect(r.totalTargetsPerStatus).toEqual(counts({ running: 1, notstarted: 2 }));
+      await runDevice(app, devices[0] as string, 'success');
+      expect(await perStatus(id)).toEqual(counts({ finished: 1, notstarted: 2 }));
+    });
+
+    it('endAt with cancel: the running actions are canceled', async () => {
+      const { id, devices } = await started(2, { maxInFlight: 1, endAt: T0 + HOUR, endBehaviour: 'cancel' });
+      await app.pass(T0 + HOUR);
+      await app.pass(T0 + HOUR);
+      expect((await getRollout(app, id)).status).toBe('stopped');
+      const poll = await app.device(devices[0] as string).poll();
+      expect(poll._links.cancelAction).toBeDefined();
+    });
+
+    it.each([
+      ['an invalid cron', { window: [{ cron: '61 * * * *', durationMinutes: 5 }] }, 'cron'],
+      ['a cron of 6 fields', { window: [{ cron: '0 0 2 * * *', durationMinutes: 5 }] }, 'cron'],
+      ['a zero duration', { window: [{ cron: '0 2 * * *', durationMinutes: 0 }] }, 'durationMinutes'],
+      ['an unknown time zone', { window: [{ cron: '0 2 * * *', durationMinutes: 5, timezone: 'Mars/Olympus' }] }, 'timezone'],
+      ['endAt in the past', { endAt: Date.now() - 1_000 }, 'endAt'],
+      ['endAt before startAt', { endAt: T0, startAt: T0 + 1 }, 'endAt'],
+      ['endBehaviour without endAt', { endBehaviour: 'cancel' }, 'endBehaviour'],
+      ['an unknown endBehaviour', { endAt: T0, endBehaviour: 'explode' }, 'endBehaviour'],
+    ])('%s: 400 windowInvalid, nothing created', (_what, extra, mentions) => refusedWhole(extra, WINDOW_INVALID, mentions));
+  });
+
   it('a rollout without controls starts its whole group at once and its JSON has no control fields', async () => {
     const { id } = await started(3, {});
     expect(await perStatus(id)).toEqual(counts({ running: 3 }));
@@ -247,15 +321,7 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
     ['factor 5.5', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 5.5, increaseAfter: { notified: 1 } } } }, 'incrementFactor'],
     ['no increaseAfter', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 2 } } }, 'increaseAfter'],
     ['increaseAfter 0', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 2, increaseAfter: { succeeded: 0 } } } }, 'succeeded'],
-  ])('%s: 400 releaseInvalid, nothing created', async (_what, extra, mentions) => {
-    const p = uid();
-    await createTargets(app, p, 1);
-    const name = uid('bad');
-    const res = await app.mgmt.post(ROLLOUTS, { json: { name, targetFilterQuery: fleet(p), distributionSetId: ds, ...extra } });
-    expectError(res, 400, RELEASE_INVALID, mentions);
-    const list = await app.mgmt.get(`${ROLLOUTS}?q=name==${name}`);
-    expect(list.json().total).toBe(0);
-  });
+  ])('%s: 400 releaseInvalid, nothing created', (_what, extra, mentions) => refusedWhole(extra, RELEASE_INVALID, mentions));
 
   it('a ramp that is no number is an unreadable body', async () => {
     const res = await app.mgmt.post(ROLLOUTS, { json: { name: uid('bad'), targetFilterQuery: fleet('none'), distributionSetId: ds, ramp: { maxPerMinute: 'fast' } } });

@@ -6,8 +6,8 @@ const none = { running: 0, finished: 0, error: 0, cancelled: 0 };
 
 describe('release controls', () => {
   it('none given: undefined, and the rollout is not paced', () => {
-    expect(releaseControlsOf({})).toBeUndefined();
-    expect(releaseControlsOf({ maxInFlight: null, ramp: null })).toBeUndefined();
+    expect(releaseControlsOf({}, { now: 0 })).toBeUndefined();
+    expect(releaseControlsOf({ maxInFlight: null, ramp: null }, { now: 0 })).toBeUndefined();
     expect(paced(undefined)).toBe(false);
     expect(paced({ maxInFlight: 3 })).toBe(true);
   });
@@ -17,8 +17,8 @@ describe('release controls', () => {
     [{ ramp: { maxPerMinute: 100_001 } }, 'maxPerMinute'],
     [{ ramp: { exponential: { baseRatePerMinute: 5, incrementFactor: 2, increaseAfter: { notified: 1, succeeded: 1 } } } }, 'exactly one'],
   ])('refuses %j naming %s', (input, field) => {
-    expect(() => releaseControlsOf(input)).toThrowError(AppError);
-    expect(() => releaseControlsOf(input)).toThrowError(field);
+    expect(() => releaseControlsOf(input, { now: 0 })).toThrowError(AppError);
+    expect(() => releaseControlsOf(input, { now: 0 })).toThrowError(field);
   });
 
   it('exponential: the rate grows by the factor per criterion reached, up to 100000 a minute', () => {
