@@ -113,7 +113,7 @@ export type StartOutcome = 'started' | 'skipped' | 'gone';
  */
 export async function startRolloutAction(
   deps: RolloutActionDeps, tenant: Tenant, action: ActionRecord, group: Pick<RolloutGroupRecord, 'confirmationRequired'>,
-  cfg: TenantConfigView, by: string, now: number,
+  cfg: TenantConfigView, by: string, now: number, retry = false,
 ): Promise<StartOutcome> {
   const { store, runtime } = deps;
   const multi = cfg.bool('multi.assignments.enabled');
@@ -126,7 +126,8 @@ export async function startRolloutAction(
       also: async (_next, current) => {
         const stored = await store.get<ActionRecord>(tenant, ACTION, action.id);
         if (stored === undefined || stored.value.status !== 'scheduled') throw new NotScheduled();
-        if (!multi && current.value.assignedDs === action.ds) throw new AlreadyAssigned();
+        // a retry (the rollout's `retry`) deploys the set its target has assigned once more
+        if (!multi && !retry && current.value.assignedDs === action.ds) throw new AlreadyAssigned();
         obsolete = multi ? [] : (await obsoleteActions(store, tenant, action.targetId)).filter((a) => a.id !== action.id);
         const confirm = flow && group.confirmationRequired && current.value.autoConfirm === null;
         const step = await runtime.transition(tenant, ACTION, stored, { type: 'group.started', at: now, confirm });

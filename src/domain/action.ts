@@ -49,6 +49,16 @@ export interface ActionRecord extends Audit {
   readonly startedAt?: number;
   /** Closed as a timeout by its rollout's actionTimeout (rollout-safety.ts; absent: false). */
   readonly timedOut?: boolean;
+  /** Its rollout's `retry` (rollout-safety.ts): the attempt of its target this is (absent: 1). */
+  readonly attempt?: number;
+  /** Retries of its target before this attempt, by kind (absent: none). */
+  readonly retriesUsed?: { readonly failed: number; readonly timedOut: number };
+  /** In error and waiting for its retry, due at this time (ms); counted as `retrying`, not as an error. */
+  readonly retryAt?: number | null;
+  /** A newer attempt replaced it: counted no more. */
+  readonly retried?: boolean;
+  /** Its retry could not be made (its target is gone): an error again, for good. */
+  readonly retryStopped?: boolean;
 }
 
 /** One entry of an action's status history (Mgmt `.../actions/{id}/status`). */
@@ -76,15 +86,15 @@ export function isActive(status: ActionStatus): boolean {
 export const SERVER_MESSAGE_PREFIX = 'Update Server: ';
 
 /** The key of a rollout action in the `rolloutTarget` unique index: one action of a rollout per target. */
-export const rolloutTargetKey = (rollout: number, targetId: number, rollback = false): string =>
-  `${rollout}:${targetId}${rollback ? ':rollback' : ''}`;
+export const rolloutTargetKey = (rollout: number, targetId: number, rollback = false, attempt = 1): string =>
+  `${rollout}:${targetId}${rollback ? ':rollback' : ''}${attempt > 1 ? `:a${attempt}` : ''}`;
 
 export const actionSchema: KindSchema<ActionRecord, {
   unique: 'rolloutTarget';
   multi: 'target' | 'ds' | 'status' | 'active' | 'activeByTarget' | 'rollout' | 'rolloutGroup';
 }> = {
   indexes: (a) => ({
-    unique: a.rollout === null ? [] : [['rolloutTarget', rolloutTargetKey(a.rollout, a.targetId, a.rollback === true)]],
+    unique: a.rollout === null ? [] : [['rolloutTarget', rolloutTargetKey(a.rollout, a.targetId, a.rollback === true, a.attempt ?? 1)]],
     multi: [
       ['target', String(a.targetId)],
       ['ds', String(a.ds)],

@@ -23,21 +23,34 @@ export type StatusCounts = Readonly<Partial<Record<string, number>>>;
 export const groupCounterKey = (group: number): string => `rg:${group}`;
 export const rolloutCounterKey = (rollout: number): string => `ro:${rollout}`;
 
+/** The counter field of an action waiting for its retry (rollout-safety.ts): open, so its group is not complete. */
+export const RETRYING = 'retrying';
+
+/** The field an action counts under: its status; `retrying` while it waits for a retry; none once retried. */
+function fieldOf(a: ActionRecord): string | undefined {
+  if (a.retried === true) return undefined;
+  return a.status === 'error' && a.retryAt != null ? RETRYING : a.status;
+}
+
 /** The counter increments of one action change (`before` undefined: created; `after` null: removed). */
 export function actionCounterDeltas(before: ActionRecord | undefined, after: ActionRecord | null): CounterDelta[] {
   const out: CounterDelta[] = [];
-  // a timed-out action counts under its rollout's timeout counter as well (rollout-safety.ts)
-  const timedOut = (a: ActionRecord | null | undefined): boolean => a?.timedOut === true && a.rollout !== null && a.rollback !== true;
+  // a timed-out action counts under its rollout's timeout counter as well, while it counts as an error (rollout-safety.ts)
+  const timedOut = (a: ActionRecord | null | undefined): boolean =>
+    a?.timedOut === true && a.rollout !== null && a.rollback !== true && fieldOf(a) === 'error';
   if (timedOut(before) !== timedOut(after)) {
     const a = (timedOut(after) ? after : before) as ActionRecord;
     out.push({ key: rolloutTimeoutKey(a.rollout as number), field: TIMED_OUT, by: timedOut(after) ? 1 : -1 });
   }
   const move = (a: ActionRecord, by: number) => {
-    if (a.rolloutGroup !== null) out.push({ key: groupCounterKey(a.rolloutGroup), field: a.status, by });
+    const field = fieldOf(a);
+    if (field === undefined) return;
+    if (a.rolloutGroup !== null) out.push({ key: groupCounterKey(a.rolloutGroup), field, by });
     // a rollback action (an aborted rollout's) is listed under the rollout but not counted in it
-    if (a.rollout !== null && a.rollback !== true) out.push({ key: rolloutCounterKey(a.rollout), field: a.status, by });
+    if (a.rollout !== null && a.rollback !== true) out.push({ key: rolloutCounterKey(a.rollout), field, by });
   };
-  if (before !== undefined && after !== null && before.status === after.status && before.rolloutGroup === after.rolloutGroup) return out;
+  const same = before !== undefined && after !== null && fieldOf(before) === fieldOf(after) && before.rolloutGroup === after.rolloutGroup;
+  if (same) return out;
   if (before !== undefined) move(before, -1);
   if (after !== null) move(after, 1);
   return out;

@@ -46,8 +46,30 @@ export interface ActionTimeout {
   readonly stepMinutes: number | null;
 }
 
+export interface Backoff {
+  readonly initialSeconds: number;
+  readonly factor: number;
+  readonly maxSeconds: number;
+}
+
+/** hawkBit has no retries; AWS IoT Jobs retries at once. Default: 60 s, doubling, at most an hour. */
+export const DEFAULT_BACKOFF: Backoff = { initialSeconds: 60, factor: 2, maxSeconds: 3600 };
+/** The most retries of one target, failed and timedOut together. */
+export const MAX_RETRIES = 10;
+
+export interface RetryConfig {
+  /** Retries of a target whose action failed (the device reported failure). */
+  readonly failed: number;
+  /** Retries of a target whose action timed out (actionTimeout). */
+  readonly timedOut: number;
+  readonly backoff: Backoff;
+  /** Only failures with one of these codes (the device's result code) are retried; null: every failure. */
+  readonly onlyCodes: readonly number[] | null;
+}
+
 /** The optional safety fields of a rollout record (absent on a rollout created without them). */
 export interface RolloutSafety {
+  readonly retry?: RetryConfig;
   readonly abort?: AbortConfig;
   readonly actionTimeout?: ActionTimeout;
   readonly stopReason?: StopReason;
@@ -80,4 +102,22 @@ export function timeoutOf(a: ActionRecord, timeout: ActionTimeout, now: number):
     return `${TIMEOUT_MESSAGE}: no report from the device for ${timeout.stepMinutes} minute(s) (actionTimeout.stepMinutes)`;
   }
   return undefined;
+}
+
+/** The wait before retry number `n` (1-based), in ms: initial x factor^(n-1), at most maxSeconds. */
+export function backoffMs(b: Backoff, n: number): number {
+  return Math.min(b.initialSeconds * b.factor ** (n - 1), b.maxSeconds) * 1000;
+}
+
+/**
+ * Whether a closed action of a rollout with `retry` gets another attempt: in error, not a rollback, not
+ * retried already, with retries of its kind left (a timeout counts against `timedOut`, a failure against
+ * `failed`, and only with one of `onlyCodes` when given). Answers the kind, or undefined.
+ */
+export function retryKind(a: ActionRecord, retry: RetryConfig): 'failed' | 'timedOut' | undefined {
+  if (a.status !== 'error' || a.rollback === true || a.retried === true || a.retryStopped === true) return undefined;
+  const used = a.retriesUsed ?? { failed: 0, timedOut: 0 };
+  if (a.timedOut === true) return used.timedOut < retry.timedOut ? 'timedOut' : undefined;
+  if (retry.onlyCodes !== null && (a.lastStatusCode === null || !retry.onlyCodes.includes(a.lastStatusCode))) return undefined;
+  return used.failed < retry.failed ? 'failed' : undefined;
 }

@@ -15,11 +15,12 @@ import { evaluateAbort } from '../domain/rollout-abort.js';
 import { rolloutTimeoutKey } from '../domain/rollout-safety.js';
 import type { RolloutGroupEvent } from '../domain/rollout-group.machine.js';
 import type { RolloutEvent } from '../domain/rollout.machine.js';
-import { actionsOfRollout, groupTargets } from '../store/named-reads.js';
+import { actionsOfGroup, actionsOfRollout, groupTargets } from '../store/named-reads.js';
 import type { Store, Tenant, Write } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { growDynamicRollout } from './dynamic-groups.js';
-import { TIMEOUT_CHECK_MS, closeTimedOut } from './action-timeouts.js';
+import { ACTION_CHECK_MS, closeTimedOut } from './action-timeouts.js';
+import { retryFailed } from './action-retries.js';
 import { rollBack, rollbackTargets } from './rollback.js';
 import { releaseDue } from './release.js';
 import { ended, soakEnd, soaking } from '../domain/rollout-release.js';
@@ -66,8 +67,10 @@ export interface RolloutEngineDeps {
  */
 export class RolloutEngine {
   readonly #deps: RolloutEngineDeps;
-  /** When each rollout's actions were last read for timeouts (`tenant:id` -> ms of the pass): at most every 5 s. */
-  readonly #timeoutsChecked = new Map<string, number>();
+  /** When each rollout's actions were last read for timeouts and retries (`tenant:id` -> ms of the pass): at most every 5 s. */
+  readonly #actionsChecked = new Map<string, number>();
+  /** The error count of each running group of a rollout with `retry` when its actions were last read (`tenant:group`). */
+  readonly #errorsSeen = new Map<string, number>();
 
   constructor(deps: RolloutEngineDeps) {
     this.#deps = deps;
@@ -173,7 +176,8 @@ export class RolloutEngine {
     const maxGroups = this.#deps.quotas.maxRolloutGroupsPerRollout;
     if (await growDynamicRollout(this.#deps, tenant, rollout, groups, { now, maxGroups, keep })) return 1;
     const downloadOnly = rollout.actionType === 'downloadonly';
-    let steps = await this.#timeouts(tenant, rollout, groups, now);
+    let steps = await this.#actionLimits(tenant, rollout, groups, now);
+    steps += await this.#newErrors(tenant, rollout, groups, now);
     if (rollout.abort !== undefined) {
       const [whole, timedOut] = await store.counters(tenant, [rolloutCounterKey(rollout.id), rolloutTimeoutKey(rollout.id)]);
       const reason = evaluateAbort(rollout.abort, { ...whole, ...timedOut }, downloadOnly, now);
@@ -241,14 +245,48 @@ export class RolloutEngine {
     return (await this.#rollout(tenant, rollout.id, { type: 'engine.stopped', at: now })) ? 1 : 0;
   }
 
-  /** Closes the timed-out actions of a rollout with actionTimeout (action-timeouts.ts), at most every 5 s a rollout. */
-  async #timeouts(tenant: Tenant, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[], now: number): Promise<number> {
-    if (rollout.actionTimeout === undefined) return 0;
+  /**
+   * The rollout's actionTimeout and retry over its running groups' actions (action-timeouts.ts,
+   * action-retries.ts), at most every 5 s a rollout (the clock of the pass decides).
+   */
+  async #actionLimits(tenant: Tenant, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[], now: number): Promise<number> {
+    if (rollout.actionTimeout === undefined && rollout.retry === undefined) return 0;
     const key = `${tenant}:${rollout.id}`;
-    const last = this.#timeoutsChecked.get(key);
-    if (last !== undefined && now >= last && now - last < TIMEOUT_CHECK_MS) return 0;
-    this.#timeoutsChecked.set(key, now);
-    return closeTimedOut(this.#deps, tenant, rollout, groups, now);
+    const last = this.#actionsChecked.get(key);
+    if (last !== undefined && now >= last && now - last < ACTION_CHECK_MS) return 0;
+    this.#actionsChecked.set(key, now);
+    const cfg = await this.#deps.tenantConfig.view(tenant);
+    let steps = 0;
+    for (const g of groups) {
+      if (g.status !== 'running') continue;
+      let actions = await actionsOfGroup(this.#deps.store, tenant, g.id);
+      const closed = await closeTimedOut(this.#deps.runtime, tenant, rollout, actions, now);
+      // the timed-out ones wait for their retry at once (before their group could be complete)
+      if (closed > 0) actions = await actionsOfGroup(this.#deps.store, tenant, g.id);
+      steps += closed + await retryFailed(this.#deps, tenant, rollout, g, actions, cfg, now);
+    }
+    return steps;
+  }
+
+  /**
+   * With `retry`, a running group whose error count changed has its failed actions read at once, so a
+   * failure with retries left waits for its retry (`retrying`) before the group, the error condition or
+   * the abort criteria count it as an error (action-retries.ts).
+   */
+  async #newErrors(tenant: Tenant, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[], now: number): Promise<number> {
+    if (rollout.retry === undefined) return 0;
+    const running = groups.filter((g) => g.status === 'running');
+    const counts = await this.#deps.store.counters(tenant, running.map((g) => groupCounterKey(g.id)));
+    let steps = 0;
+    for (const [i, g] of running.entries()) {
+      const errors = counts[i]?.['error'] ?? 0;
+      const key = `${tenant}:${g.id}`;
+      if (errors === 0 || this.#errorsSeen.get(key) === errors) continue;
+      this.#errorsSeen.set(key, errors);
+      const actions = await actionsOfGroup(this.#deps.store, tenant, g.id);
+      steps += await retryFailed(this.#deps, tenant, rollout, g, actions, await this.#deps.tenantConfig.view(tenant), now);
+    }
+    return steps;
   }
 
   /** An aborted rollout: its scheduled actions removed, groups finished, running ones canceled (or left), the rollback assigned. */

@@ -22,6 +22,7 @@ export const actionResponse = z.looseObject({
   }).optional(),
   rollout: z.number().int().optional(),
   rolloutName: z.string().optional(),
+  attempt: z.number().int().optional().describe('a retry of a rollout action (rollout retry): its target\'s attempt, from 2'),
   rollback: z.literal(true).optional().describe('a rollback action of an aborted rollout (not counted in the rollout)'),
   lastStatusCode: z.number().int().optional(),
   externalRef: z.string().optional(),

@@ -65,6 +65,8 @@ export async function renderActions(
       ...(rolloutName === undefined ? {} : { rolloutName }),
       // the rollback of an aborted rollout (issue 25); other actions have no such field
       ...(a.rollback === true ? { rollback: true } : {}),
+      // a retry of its rollout's `retry` (issue 25): the attempt of its target, from 2
+      ...(a.attempt !== undefined && a.attempt > 1 ? { attempt: a.attempt } : {}),
       ...(a.lastStatusCode === null ? {} : { lastStatusCode: a.lastStatusCode }),
       ...(a.externalRef === null ? {} : { externalRef: a.externalRef }),
       _links: links,

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { assignableSet } from '../../actors/distribution-sets.js';
 import { AppError } from '../../domain/errors.js';
-import { FAILURE_TYPES, ON_ABORT, type AbortConfig, type RolloutSafety } from '../../domain/rollout-safety.js';
+import {
+  DEFAULT_BACKOFF, FAILURE_TYPES, MAX_RETRIES, ON_ABORT, type AbortConfig, type RetryConfig, type RolloutSafety,
+} from '../../domain/rollout-safety.js';
 import { NOT_STARTED, type RolloutRecord } from '../../domain/rollout.js';
 import type { Store, Tenant } from '../../store/port.js';
 import { decimal, id, int } from '../kit/body.js';
@@ -29,23 +31,49 @@ const actionTimeoutBody = z.object({
   stepMinutes: int(1, WEEK_MINUTES).nullish().describe('1..10080: an action with no report from its device for this long is closed as timed out'),
 }).describe('Closes actions that run too long as errors counted as timedOut (abort criteria)');
 
+const HOUR_SECONDS = 3600;
+const backoffBody = z.object({
+  initialSeconds: int(1, 7 * 24 * HOUR_SECONDS).nullish().describe('the wait before the first retry (default 60 s)'),
+  factor: decimal(1, 10).nullish().describe('1..10: each further retry waits this many times longer (default 2)'),
+  maxSeconds: int(1, 7 * 24 * HOUR_SECONDS).nullish().describe('the longest wait (default 3600 s); not below initialSeconds'),
+});
+const retryBody = z.object({
+  failed: int(0, MAX_RETRIES).nullish().describe('retries of a target whose action failed (default 0)'),
+  timedOut: int(0, MAX_RETRIES).nullish().describe('retries of a target whose action timed out (default 0); with failed at most 10'),
+  backoff: backoffBody.nullish(),
+  onlyCodes: z.array(int(-2_147_483_648, 2_147_483_647)).max(100).nullish()
+    .describe('only failures the device reported with one of these codes (its feedback code) are retried'),
+}).superRefine((r, ctx) => {
+  if ((r.failed ?? 0) + (r.timedOut ?? 0) > MAX_RETRIES) {
+    ctx.addIssue({ code: 'custom', path: ['failed'], message: `failed and timedOut together at most ${MAX_RETRIES}` });
+  }
+  const initial = r.backoff?.initialSeconds ?? DEFAULT_BACKOFF.initialSeconds;
+  const max = r.backoff?.maxSeconds ?? Math.max(initial, DEFAULT_BACKOFF.maxSeconds);
+  if (max < initial) ctx.addIssue({ code: 'custom', path: ['backoff', 'maxSeconds'], message: `must not be below initialSeconds (${initial})` });
+}).describe('A failed or timed-out target gets a new action for the set after a backoff, at most n times');
+
 export const safetyParts = {
   abort: abortBody.nullish(),
   actionTimeout: actionTimeoutBody.nullish(),
+  retry: retryBody.nullish(),
 };
 type SafetyBody = {
   readonly abort?: z.output<typeof abortBody> | null | undefined;
+  readonly retry?: z.output<typeof retryBody> | null | undefined;
   readonly actionTimeout?: z.output<typeof actionTimeoutBody> | null | undefined;
 };
 /** The safety fields a body may set, as named in the record and the JSON. */
-const FIELDS = ['abort', 'actionTimeout'] as const;
+const FIELDS = ['abort', 'actionTimeout', 'retry'] as const;
 
 /** The safety fields of a rollout record from a request body (fields not sent stay absent). */
 export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): Promise<RolloutSafety> {
   const timeout = body.actionTimeout;
-  const actionTimeout = timeout == null
-    ? {}
-    : { actionTimeout: { inProgressMinutes: timeout.inProgressMinutes, stepMinutes: timeout.stepMinutes ?? null } };
+  const actionTimeout = {
+    ...(timeout == null ? {} : {
+      actionTimeout: { inProgressMinutes: timeout.inProgressMinutes, stepMinutes: timeout.stepMinutes ?? null },
+    }),
+    ...(body.retry == null ? {} : { retry: retryOf(body.retry) }),
+  };
   if (body.abort == null) return actionTimeout;
   const abort: AbortConfig = {
     criteria: body.abort.criteria.map((c) => ({
@@ -56,6 +84,18 @@ export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): 
   };
   if (abort.rollbackTo !== null) await assignableSet(store, tenant, abort.rollbackTo);
   return { abort, ...actionTimeout };
+}
+
+function retryOf(r: z.output<typeof retryBody>): RetryConfig {
+  const initialSeconds = r.backoff?.initialSeconds ?? DEFAULT_BACKOFF.initialSeconds;
+  return {
+    failed: r.failed ?? 0, timedOut: r.timedOut ?? 0,
+    backoff: {
+      initialSeconds, factor: r.backoff?.factor ?? DEFAULT_BACKOFF.factor,
+      maxSeconds: r.backoff?.maxSeconds ?? Math.max(initialSeconds, DEFAULT_BACKOFF.maxSeconds),
+    },
+    onlyCodes: r.onlyCodes ?? null,
+  };
 }
 
 /**
@@ -92,6 +132,11 @@ export const safetyResponse = {
     rollbackTo: z.number().int().nullish(),
   }).optional(),
   actionTimeout: z.object({ inProgressMinutes: z.number().int(), stepMinutes: z.number().int().nullish() }).optional(),
+  retry: z.object({
+    failed: z.number().int(), timedOut: z.number().int(),
+    backoff: z.object({ initialSeconds: z.number().int(), factor: z.number(), maxSeconds: z.number().int() }),
+    onlyCodes: z.array(z.number().int()).nullish(),
+  }).optional(),
   stopReason: z.object({
     kind: z.literal('abort'),
     criterion: z.object({ failureType: z.enum(FAILURE_TYPES), thresholdPercentage: z.number(), minFinished: z.number().int() }),

@@ -13,7 +13,7 @@ import { DEFAULT_CONDITIONS, rolloutSchema, type RolloutRecord } from '../../../
 import { rolloutMachine, type RolloutEvent } from '../../../src/domain/rollout.machine.js';
 import { evaluateAbort } from '../../../src/domain/rollout-abort.js';
 import {
-  TIMED_OUT, rolloutTimeoutKey, timeoutOf, type AbortConfig, type AbortCriterion,
+  DEFAULT_BACKOFF, TIMED_OUT, backoffMs, retryKind, rolloutTimeoutKey, timeoutOf, type AbortConfig, type AbortCriterion, type RetryConfig,
 } from '../../../src/domain/rollout-safety.js';
 
 const abortOn = (...criteria: AbortCriterion[]): AbortConfig => ({ criteria, onAbort: 'cancel', rollbackTo: null });
@@ -108,5 +108,41 @@ describe('actionTimeout', () => {
   it('a group start records when the action started', () => {
     const r = step(actionMachine, 'status', anAction({ status: 'scheduled', active: false }), { type: 'group.started', at: 77, confirm: false });
     expect(r.record).toMatchObject({ status: 'running', startedAt: 77 });
+  });
+});
+
+describe('retry', () => {
+  const retry: RetryConfig = { failed: 2, timedOut: 1, backoff: DEFAULT_BACKOFF, onlyCodes: null };
+  const failed = anAction({ status: 'error', rollout: 3, rolloutGroup: 4, lastStatusCode: 7 });
+
+  it('backoff: initial x factor^(n-1), at most max', () => {
+    expect([1, 2, 3, 7, 8].map((n) => backoffMs(DEFAULT_BACKOFF, n))).toEqual([60_000, 120_000, 240_000, 3_600_000, 3_600_000]);
+    expect(backoffMs({ initialSeconds: 10, factor: 1.5, maxSeconds: 20 }, 2)).toBe(15_000);
+  });
+
+  it('which kind of retry is left: failures against failed, timeouts against timedOut, onlyCodes on failures only', () => {
+    expect(retryKind(failed, retry)).toBe('failed');
+    expect(retryKind({ ...failed, retriesUsed: { failed: 2, timedOut: 0 } }, retry)).toBeUndefined();
+    expect(retryKind({ ...failed, timedOut: true, retriesUsed: { failed: 2, timedOut: 0 } }, retry)).toBe('timedOut');
+    expect(retryKind({ ...failed, timedOut: true, retriesUsed: { failed: 0, timedOut: 1 } }, retry)).toBeUndefined();
+    expect(retryKind(failed, { ...retry, onlyCodes: [42] })).toBeUndefined();
+    expect(retryKind({ ...failed, lastStatusCode: 42 }, { ...retry, onlyCodes: [42] })).toBe('failed');
+    expect(retryKind({ ...failed, timedOut: true }, { ...retry, onlyCodes: [42] })).toBe('timedOut');
+    for (const other of [{ status: 'finished' as const }, { retried: true }, { rollback: true }, { retryStopped: true }]) {
+      expect(retryKind({ ...failed, ...other }, retry)).toBeUndefined();
+    }
+  });
+
+  it('counts: waiting for a retry is `retrying` (open), a retried action counts no more, a timeout counts only as an error', () => {
+    const waiting = { ...failed, retryAt: 99 };
+    expect(actionCounterDeltas(failed, waiting)).toEqual([
+      { key: 'rg:4', field: 'error', by: -1 }, { key: 'ro:3', field: 'error', by: -1 },
+      { key: 'rg:4', field: 'retrying', by: 1 }, { key: 'ro:3', field: 'retrying', by: 1 },
+    ]);
+    expect(actionCounterDeltas(waiting, { ...waiting, retryAt: null, retried: true })).toEqual([
+      { key: 'rg:4', field: 'retrying', by: -1 }, { key: 'ro:3', field: 'retrying', by: -1 },
+    ]);
+    expect(actionCounterDeltas({ ...failed, timedOut: true }, { ...failed, timedOut: true, retryAt: 5 }))
+      .toContainEqual({ key: rolloutTimeoutKey(3), field: TIMED_OUT, by: -1 });
   });
 });
