@@ -1,7 +1,5 @@
 import type { z } from 'zod';
-import { edited } from '../../actors/outcomes.js';
 import type { ActorEditor } from '../../actors/roles.js';
-import { touched } from '../../domain/audit.js';
 import type { AppError } from '../../domain/errors.js';
 import { ENTITY, type ActorKind, type EventOf, type RecordOf } from '../../domain/kinds.js';
 import type { PermissionRequirement } from '../../http/auth-basic.js';
@@ -10,6 +8,7 @@ import type { FieldMap, SortSpec } from '../../query/index.js';
 import type { Stored, Tenant } from '../../store/port.js';
 import { pageSchema } from '../../apidoc/shapes.js';
 import type { Access } from './access.js';
+import { editActor } from './actor-edit.js';
 import { loadActorByKeyOr404, loadActorOr404, type ActorKey } from './actor-store.js';
 import { readBody } from './body.js';
 import { command, type CommandDeps } from './commands.js';
@@ -145,10 +144,8 @@ export function actorRoutes<K extends ActorKind, V, B, U = B>(deps: ActorRouteDe
         const body: B = readBody(req, update.body);
         const input = update.prepare === undefined ? (body as unknown as U) : await update.prepare(ctx, body);
         const actor = await load(req, ctx.tenant);
-        const now = deps.now();
-        const change = async (current: RecordOf<K>): Promise<RecordOf<K>> => touched(await update.apply(ctx, current, input), ctx.by, now);
-        const result = await deps.runtime.update(ctx.tenant, kind, actor.id, change);
-        const [next] = edited(result, label, spec.key?.name(actor.value) ?? actor.id);
+        const name = spec.key?.name(actor.value) ?? actor.id;
+        const next = await editActor(deps, ctx.tenant, kind, actor.id, ctx.by, (current) => update.apply(ctx, current, input), name);
         return { status: 200, json: await single(req, ctx.tenant, next ?? actor.value) };
       },
     });

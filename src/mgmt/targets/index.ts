@@ -1,4 +1,3 @@
-import { edited } from '../../actors/outcomes.js';
 import type { AppModule } from '../../module.js';
 import type { Quotas } from '../../domain/quotas.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
@@ -11,6 +10,7 @@ import { filterRoutes, type TargetFilterDeps } from './filter-routes.js';
 import { targetGroupRoutes, type TargetGroupDeps } from './group-routes.js';
 import { targetTagRoutes, type TargetTagDeps } from './tag-routes.js';
 import { targetRoutes, type TargetDeps } from './target-routes.js';
+import { editActor } from '../kit/actor-edit.js';
 import { loadActorByKeyOr404 } from '../kit/actor-store.js';
 import { BY_CONTROLLER_ID } from './target-store.js';
 import { targetSubRoutes, type TargetSubDeps } from './target-sub-routes.js';
@@ -38,15 +38,12 @@ export function targetsModule(deps: TargetsModuleDeps): AppModule {
         load: async (req, tenant) => (await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'))).value,
         entries: (t) => Object.entries(t.metadata).map(([key, value]) => ({ key, value })),
         change: async (tenant, target, by, edit) => {
-          const now = deps.now();
-          edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({
+          await editActor(deps, tenant, TARGET, target.id, by, (t) => ({
             ...t,
             metadata: Object.fromEntries(
               edit(Object.entries(t.metadata).map(([key, value]) => ({ key, value }))).map((e) => [e.key, e.value]),
             ),
-            lastModifiedBy: by,
-            lastModifiedAt: now,
-          })), 'Target', target.controllerId);
+          }), target.controllerId);
         },
       }),
       ...targetTagRoutes(deps),

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { edited } from '../../actors/outcomes.js';
 import type { ActorEditor } from '../../actors/roles.js';
 import { DS, TARGET_TAG, type DistributionSetRecord, type TagRecord } from '../../domain/repository.js';
 import { TARGET, type TargetRecord } from '../../domain/target.js';
@@ -15,6 +14,7 @@ import { loadLiveOr404, loadOr404 } from '../kit/store.js';
 import { renderDistributionSets } from '../repository/views.js';
 import { targetTagJson } from './tag-routes.js';
 import { listTargets } from './target-json.js';
+import { editActor } from '../kit/actor-edit.js';
 import { loadActorByKeyOr404 } from '../kit/actor-store.js';
 import { BY_CONTROLLER_ID } from './target-store.js';
 import { targetResponse } from './responses.js';
@@ -38,10 +38,7 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
   const setType = async (req: Request, type: number | null): Promise<void> => {
     const { tenant, username } = callerOf(req);
     const target = await targetOf(req);
-    const now = deps.now();
-    edited(await deps.runtime.update(tenant, TARGET, target.id, (t) => ({
-      ...t, targetType: type, lastModifiedBy: username, lastModifiedAt: now,
-    })), 'Target', target.controllerId);
+    await editActor(deps, tenant, TARGET, target.id, username, (t) => ({ ...t, targetType: type }), target.controllerId);
   };
   const dsOf = (which: 'assignedDs' | 'installedDs'): Route => ({
     method: 'GET', path: `${base}/${which === 'assignedDs' ? 'assignedDS' : 'installedDS'}`, auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
