@@ -27,6 +27,8 @@ export interface DeliverDeps {
   readonly settings: DeliverySettings;
   readonly post: (attempt: Attempt, timeoutMs: number) => Promise<AttemptOutcome>;
   readonly now: () => number;
+  /** Each attempt's outcome (a metric). */
+  readonly counted: (outcome: keyof Delivered) => void;
 }
 
 /** Deliveries read per pass. */
@@ -69,13 +71,10 @@ export async function deliverDue(deps: DeliverDeps, tenant: Tenant): Promise<Del
         const after = afterAttempt(d.value, result, deps.settings, deps.now());
         // a lost compare-and-set: the dead letter was deleted or redelivered meanwhile; what it says now stands
         await store.commit(tenant, { writes: [{ kind: WEBHOOK_DELIVERY, id: d.id, expect: d.version, before: d.value, after }] });
-        if (result.ok) {
-          out.delivered++;
-          continue;
-        }
-        if (after?.status === 'dead') out.dead++;
-        else out.failed++;
-        break;
+        const outcome = result.ok ? 'delivered' : after?.status === 'dead' ? 'dead' : 'failed';
+        out[outcome]++;
+        deps.counted(outcome);
+        if (!result.ok) break;
       }
     }
   };

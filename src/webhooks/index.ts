@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { Counter } from 'prom-client';
 import { JOURNAL_KINDS } from '../actors/journal.js';
 import type { AppModule, ModuleContext } from '../module.js';
 import { canonicalTenant } from '../domain/ids.js';
@@ -23,7 +24,7 @@ import { post } from './send.js';
 if (JOURNAL_KINDS.join() !== WEBHOOK_KINDS.join()) throw new Error('webhook kinds differ from the journal kinds');
 
 export interface WebhooksDeps extends WebhookDeps {
-  readonly ctx: Pick<ModuleContext, 'config'> & { readonly logger: Pick<Logger, 'info' | 'warn' | 'error'> };
+  readonly ctx: Pick<ModuleContext, 'config' | 'metrics'> & { readonly logger: Pick<Logger, 'info' | 'warn' | 'error'> };
   readonly tenants: readonly string[];
 }
 
@@ -34,6 +35,10 @@ export function webhooksModule(deps: WebhooksDeps): AppModule {
   const settings = deps.ctx.config.webhooks;
   const log = deps.ctx.logger;
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const attempts = new Counter({
+    name: 'webhook_attempts_total', help: 'Webhook POSTs by outcome: delivered (2xx), failed (tried again later), dead (the last attempt failed)',
+    labelNames: ['outcome'], registers: [deps.ctx.metrics.registry],
+  });
   const runner = new TaskRunner({ store: deps.store, tenants: deps.tenants, owner, log });
 
   const pass = async (tenant: Tenant, keep: () => Promise<void>): Promise<number> => {
@@ -43,7 +48,8 @@ export function webhooksModule(deps: WebhooksDeps): AppModule {
       if (!step.more) break;
       await keep();
     }
-    const sent = await deliverDue({ store: deps.store, settings, post, now: () => deps.now() }, tenant);
+    const counted = (outcome: string): void => attempts.inc({ outcome });
+    const sent = await deliverDue({ store: deps.store, settings, post, now: () => deps.now(), counted }, tenant);
     if (sent.dead > 0) log.warn({ tenant, dead: sent.dead }, 'webhooks: deliveries failed their last attempt; see the dead letters of the webhook');
     return sent.delivered;
   };

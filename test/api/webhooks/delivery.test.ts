@@ -102,6 +102,9 @@ describe.each(STORES)('webhooks on the %s store', (kind) => {
     expect(first).toMatchObject({ type: 'target', attempts: 3, lastStatus: 500, lastError: 'HTTP 500', payload: { type: 'target', tenant: app.tenant.toUpperCase() } });
     expect(receiver.received.filter((r) => r.body?.id === first.eventId)).toHaveLength(3);
     expect((await app.mgmt.get(`${WEBHOOKS}/${hook.id}/deadletters/${first.id}`)).json().eventId).toBe(first.eventId);
+    const metrics = (await app.anon.get('/metrics')).text;
+    expect(metrics).toMatch(/^webhook_attempts_total\{outcome="dead"\} [1-9]/m);
+    expect(metrics).toMatch(/^webhook_attempts_total\{outcome="failed"\} [1-9]/m);
 
     receiver.answer(200);
     expect((await app.mgmt.post(`${WEBHOOKS}/${hook.id}/deadletters/${first.id}/redeliver`)).status).toBe(204);
