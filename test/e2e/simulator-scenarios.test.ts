@@ -164,5 +164,19 @@ describe('simulator scenarios against the server', () => {
       expect(r.exitCode).toBe(0);
       expect(r.report!.counters.cancelsAccepted).toBeGreaterThan(0);
     }, 200_000);
+
+    it('retry-and-timeout: failures retried until they succeed, silent devices closed as timeouts; the rollout finishes', async () => {
+      const r = await run(app, shipped('retry-and-timeout'));
+      expect(r.err).toBe('');
+      expect(r.exitCode).toBe(0);
+      expect(r.report!.expectations.map((e) => e.passed)).toEqual([true, true, true, true]);
+      const id = r.report!.rollout!.id;
+      const rollout = (await app.mgmt.get(`/rest/v1/rollouts/${id}`)).json();
+      // only the two silent devices count as errors: every failure was retried
+      expect(rollout.totalTargetsPerStatus).toMatchObject({ finished: 20, error: 2, running: 0 });
+      const silent = (await app.mgmt.get('/rest/v1/targets/rt-silent-000000/actions')).json().content[0];
+      const history = (await app.mgmt.get(`/rest/v1/targets/rt-silent-000000/actions/${silent.id}/status`)).json().content;
+      expect(JSON.stringify(history)).toContain('Action timed out');
+    }, 200_000);
   });
 });

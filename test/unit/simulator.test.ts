@@ -90,7 +90,7 @@ describe('simulator scenario validation', () => {
   });
 
   it('parses every shipped scenario', () => {
-    for (const name of ['smoke', 'rollout-10k', 'error-threshold', 'cancel', 'confirmation']) {
+    for (const name of ['smoke', 'rollout-10k', 'error-threshold', 'cancel', 'confirmation', 'retry-and-timeout']) {
       const s = validateScenario(loadScenario(`simulator/scenarios/${name}.yaml`), name);
       expect(s.name).toBe(name);
       expect(s.expect.length).toBeGreaterThan(0);
