@@ -10,6 +10,7 @@
  * with the fewest candidates (counted) wins; the whole predicate still judges each candidate.
  * Without a plan the engine reads the ids under `within`, or every id of the kind (bounded).
  */
+import type { MultiIndexOf } from '../domain/kinds.js';
 import type { IdPage, Page } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { resolveField, type FieldMap } from './fields.js';
@@ -21,6 +22,12 @@ import { toPredicate } from './predicate.js';
 import { queryEntities, type QueryResult } from './run.js';
 import type { CandidatePlan, Comparison, EvalContext, Filter, PlanSource, Via } from './terms.js';
 
+/** The ids under one key of a multi index of kind K (any index when K is a plain string). */
+export interface Within<K extends string = string> {
+  readonly index: MultiIndexOf<K>;
+  readonly key: string;
+}
+
 export interface ListSpec<R, V> {
   /** The record kind listed. */
   readonly kind: string;
@@ -31,7 +38,7 @@ export interface ListSpec<R, V> {
    */
   readonly join?: (records: readonly R[], joins: ReadonlySet<string>) => Promise<readonly V[]>;
   /** Only the ids under one key of a multi index of the kind (a tag's targets, a target's actions). */
-  readonly within?: { readonly index: string; readonly key: string };
+  readonly within?: Within;
   /** Only these ids (a set's modules). */
   readonly ids?: readonly number[];
   /** Drops records that are not listed (soft-deleted ones, by `soft_deleted_mode`). */

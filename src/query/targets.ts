@@ -10,7 +10,7 @@ import { TARGET_TYPE, type TargetTypeRecord } from '../domain/targeting.js';
 import type { PollRecord, Store, Tenant } from '../store/port.js';
 import { SCAN_ALL, loadMap } from '../store/reads.js';
 import { bool, defineFields, mapValue, num, oneOf, text, timestamp, via, type FieldDef } from './fields.js';
-import { listRecords } from './list.js';
+import { listRecords, type Within } from './list.js';
 import { isPlaceholder } from './operands.js';
 import type { ListParams } from './paging.js';
 import type { QueryResult } from './run.js';
@@ -152,7 +152,7 @@ export async function joinTargets(
 
 export interface TargetQuery extends ListParams<TargetView> {
   /** Only targets under this key of a target multi index (`tag`, `assignedDs`, `installedDs`, ...). */
-  readonly within?: { readonly index: string; readonly key: string } | undefined;
+  readonly within?: Within<typeof TARGET> | undefined;
   /** Only these target ids (a rollout group's targets). */
   readonly ids?: readonly number[] | undefined;
 }

@@ -1,3 +1,4 @@
+import type { MultiIndexOf } from '../domain/kinds.js';
 import type { Page, Store, Stored, Tenant } from './port.js';
 
 /** The most ids a read of "all of a kind" or "all under an index key" takes before answering. */
@@ -31,8 +32,8 @@ export async function loadMap<T>(
  * How many records under one key of a multi index give each value of `valueOf`, reading them in
  * batches without holding them (statistics). A kind nothing was ever written for counts nothing.
  */
-export async function countValues<T>(
-  store: Pick<Store, 'members' | 'getMany'>, tenant: Tenant, kind: string, index: string, key: string, valueOf: (record: T) => string,
+export async function countValues<T, K extends string>(
+  store: Pick<Store, 'members' | 'getMany'>, tenant: Tenant, kind: K, index: MultiIndexOf<K>, key: string, valueOf: (record: T) => string,
 ): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (let offset = 0; offset < SCAN_LIMIT; offset += BATCH) {

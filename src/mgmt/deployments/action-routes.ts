@@ -3,6 +3,7 @@ import { deleteActions } from '../../actors/removal.js';
 import { ACTION, ACTION_TYPES, statusSet, type ActionRecord } from '../../domain/action.js';
 import { AppError, concurrent } from '../../domain/errors.js';
 import type { Request, Route } from '../../http/types.js';
+import type { Within } from '../../query/list.js';
 import type { Tenant } from '../../store/port.js';
 import { ACCESS } from '../kit/access.js';
 import { int, readBody, str } from '../kit/body.js';
@@ -42,7 +43,7 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
   const one = async (req: Request, tenant: Tenant, action: ActionRecord): Promise<object | undefined> =>
     (await renderActions(deps, tenant, req, [action], { full: true, generation: await generation(tenant) }))[0];
   /** A page of actions (default sort id:DESC, reference §3.0), of all targets or under one. */
-  const page = async (req: Request, tenant: Tenant, full: boolean, within?: { index: string; key: string }) => {
+  const page = async (req: Request, tenant: Tenant, full: boolean, within?: Within<typeof ACTION>) => {
     const gen = await generation(tenant);
     const result = await listPage(deps, tenant, req, {
       kind: ACTION, fields: actionFieldsOf[gen], defaultSort: [{ field: 'id', dir: 'DESC' }],

@@ -45,9 +45,9 @@ export function dsStatisticsRoutes(deps: KitDeps): Route[] {
     return { tenant, key: String(ds.id) };
   };
   const actions = (tenant: Tenant, key: string) =>
-    countValues<ActionRecord>(deps.store, tenant, ACTION, 'ds', key, (a) => a.status.toUpperCase());
+    countValues(deps.store, tenant, ACTION, 'ds', key, (a: ActionRecord) => a.status.toUpperCase());
   const rollouts = (tenant: Tenant, key: string) =>
-    countValues<RolloutRecord>(deps.store, tenant, ROLLOUT, 'ds', key, (r) => r.status.toUpperCase());
+    countValues(deps.store, tenant, ROLLOUT, 'ds', key, (r: RolloutRecord) => r.status.toUpperCase());
   const autoAssignments = (tenant: Tenant, key: string) => deps.store.count(tenant, TARGET_FILTER, 'autoAssignDs', key);
   return [
     {

@@ -1,6 +1,7 @@
-import type { TargetRecord } from '../../domain/target.js';
+import type { TARGET, TargetRecord } from '../../domain/target.js';
 import { TARGET_TYPE, type TargetTypeRecord } from '../../domain/targeting.js';
 import type { Request } from '../../http/types.js';
+import type { Within } from '../../query/list.js';
 import { DEFAULT_TARGET_SORT, addressOf, queryTargets, targetFields } from '../../query/targets.js';
 import type { PollRecord, Tenant } from '../../store/port.js';
 import { loadMap } from '../../store/reads.js';
@@ -123,7 +124,7 @@ export async function renderTargets(
  * key of a target multi index (`tag`, `assignedDs`, `installedDs`, `targetType`, `updateStatus`).
  */
 export async function listTargets(
-  deps: TargetViewDeps, tenant: Tenant, req: Request, within?: { readonly index: string; readonly key: string },
+  deps: TargetViewDeps, tenant: Tenant, req: Request, within?: Within<typeof TARGET>,
 ): Promise<object> {
   const params = listParams(deps.limits, req.query, targetFields, DEFAULT_TARGET_SORT);
   const result = await queryTargets(deps.store, tenant, { ...params, within }, await evalContext(deps, tenant));

@@ -4,6 +4,7 @@ import { DS, TARGET_TAG, type DistributionSetRecord, type TagRecord } from '../.
 import { TARGET, type TargetRecord } from '../../domain/target.js';
 import { TARGET_TYPE } from '../../domain/targeting.js';
 import type { Request, Route } from '../../http/types.js';
+import type { Within } from '../../query/list.js';
 import { loadMap } from '../../store/reads.js';
 import { pageSchema } from '../../apidoc/shapes.js';
 import { ACCESS, READ_TARGET_AND_REPOSITORY } from '../kit/access.js';
@@ -51,7 +52,7 @@ export function targetSubRoutes(deps: TargetSubDeps): Route[] {
       return { status: 200, json: (await renderDistributionSets(deps, tenant, req, [ds.value]))[0] };
     },
   });
-  const dsTargets = (path: string, index: string): Route => ({
+  const dsTargets = (path: string, index: Within<typeof TARGET>['index']): Route => ({
     method: 'GET', path: `/rest/v1/distributionsets/:distributionSetId/${path}`, auth: deps.mgmtAuth(READ_TARGET_AND_REPOSITORY),
     doc: { list: true, response: pageSchema(targetResponse) },
     handler: async (req) => {
