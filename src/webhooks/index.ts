@@ -44,6 +44,8 @@ export function webhooksModule(deps: WebhooksDeps): AppModule {
   const pass = async (tenant: Tenant, keep: () => Promise<void>): Promise<number> => {
     for (let round = 0; round < ROUNDS; round++) {
       const step = await fanOut(deps.store, tenant, deps.now());
+      // no webhook, no delivery: a webhook's deletion takes its deliveries with it
+      if (!step.any) return 0;
       if (step.gap) log.warn({ tenant }, 'webhooks: the journal dropped entries before they were read; their events are not delivered');
       if (!step.more) break;
       await keep();
