@@ -122,10 +122,21 @@ describe.each(STORES)('rollout abort on the %s store', (kind) => {
     expect((await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { description: 'x' } })).json().abort).toEqual(abort);
     const removed = await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { abort: null } });
     expect(Object.keys(removed.json())).not.toContain('abort');
+    // the other safety fields the same way, with their defaults filled in
+    const moreBody = { actionTimeout: { inProgressMinutes: 30 }, retry: { timedOut: 2 } };
+    const more = await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: moreBody });
+    expect(more.status, more.text).toBe(200);
+    expect(more.json()).toMatchObject({
+      actionTimeout: { inProgressMinutes: 30 },
+      retry: { failed: 0, timedOut: 2, backoff: { initialSeconds: 60, factor: 2, maxSeconds: 3600 } },
+    });
+    const cleared = await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { actionTimeout: null, retry: null } });
+    expect(Object.keys(cleared.json()).filter((k) => ['abort', 'actionTimeout', 'retry'].includes(k))).toEqual([]);
 
     await op(app, plain.id, 'start');
     await waitStatus(app, plain.id, 'running');
     expectError(await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { abort } }), 400, ERR.illegalState, 'before the rollout starts');
+    expectError(await app.mgmt.put(`${ROLLOUTS}/${plain.id}`, { json: { retry: { failed: 1 } } }), 400, ERR.illegalState, 'retry');
     expect(Object.keys(await getRollout(app, plain.id))).not.toContain('abort');
   }, LONG);
 
@@ -153,4 +164,21 @@ describe.each(STORES)('rollout abort on the %s store', (kind) => {
     expect(inv.status, inv.text).toBe(204);
     expectError(await refused({ ...one({}), rollbackTo: invalid }), 400, ERR.dsInvalid);
   }, LONG);
+});
+
+describe('rollout safety fields in the OpenAPI document', () => {
+  it('names abort, actionTimeout and retry in the create and update bodies and in the rollout reply (stopReason too)', async () => {
+    const app = await startRolloutApp('memory');
+    const doc = (await app.anon.get('/rest/v1/openapi.json')).json();
+    const body = (method: 'post' | 'put', path: string): Record<string, unknown> =>
+      doc.paths[path][method].requestBody.content['application/json'].schema.properties;
+    const reply = doc.components.schemas.MgmtRolloutResponseBody.properties;
+    for (const field of ['abort', 'actionTimeout', 'retry']) {
+      expect(Object.keys(body('post', '/rest/v1/rollouts'))).toContain(field);
+      expect(Object.keys(body('put', '/rest/v1/rollouts/{rolloutId}'))).toContain(field);
+      expect(Object.keys(reply)).toContain(field);
+    }
+    expect(Object.keys(reply)).toContain('stopReason');
+    expect(JSON.stringify(body('post', '/rest/v1/rollouts')['abort'])).toContain('thresholdPercentage');
+  });
 });
