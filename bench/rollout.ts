@@ -13,6 +13,10 @@
  *    closed/success), a rollout in --waves groups with a 100 % success threshold: seconds from start
  *    to `finished`, against the lower bound the poll interval sets (each group's devices see their
  *    deployment at their next poll: waves x poll interval).
+ * 3. (--only ramp, or with the others) a rollout of --ramp-targets targets in one group with
+ *    `ramp.maxPerMinute` --ramp-rate: the release rate measured over --ramp-seconds once the first
+ *    action is released (actions out of `scheduled` per minute, from the rollout's counts), against the
+ *    configured one (issue 25: within 5 %).
  * Every answer is checked before it counts.
  */
 import { Command } from 'commander';
@@ -30,16 +34,25 @@ const o = new Command()
   .option('--devices <n>', 'answering devices in the end-to-end rollout', '10000')
   .option('--waves <n>', 'groups of the end-to-end rollout', '5')
   .option('--poll <s>', 'polling interval of the answering devices (seconds)', '1')
-  .option('--only <part>', 'run one part: large | answering')
+  .option('--ramp-targets <n>', 'targets of the ramped rollout', '10000')
+  .option('--ramp-rate <n>', 'its ramp.maxPerMinute', '6000')
+  .option('--ramp-seconds <s>', 'how long its release rate is measured', '30')
+  .option('--only <part>', 'run one part: large | answering | ramp')
   .option('--smoke', '300 targets in 3 groups, 50 devices in 2 groups: checks the benchmark, not the server')
   .parse()
-  .opts<{ fleet: string; groups: string; devices: string; waves: string; poll: string; only?: string; smoke?: boolean }>();
+  .opts<{
+  fleet: string; groups: string; devices: string; waves: string; poll: string; rampTargets: string; rampRate: string; rampSeconds: string;
+  only?: string; smoke?: boolean;
+}>();
 const SMOKE = o.smoke === true;
 const FLEET = SMOKE ? 300 : Number(o.fleet);
 const GROUPS = SMOKE ? 3 : Number(o.groups);
 const DEVICES = SMOKE ? 50 : Number(o.devices);
 const WAVES = SMOKE ? 2 : Number(o.waves);
 const POLL_S = Number(o.poll);
+const RAMP_TARGETS = SMOKE ? 300 : Number(o.rampTargets);
+const RAMP_RATE = SMOKE ? 600 : Number(o.rampRate);
+const RAMP_S = SMOKE ? 5 : Number(o.rampSeconds);
 
 interface RolloutJson {
   id: number;
@@ -203,9 +216,43 @@ async function answeringRollout(): Promise<Record<string, number>> {
   });
 }
 
+async function rampRate(): Promise<Record<string, number>> {
+  return onRedis(async (_redis, server) => {
+    const a = api(server.url);
+    process.stdout.write(`creating ${RAMP_TARGETS} targets for a ramp of ${RAMP_RATE} a minute ...\n`);
+    await createDevices(a, RAMP_TARGETS);
+    await createReleaseAndAssign(a, 0);
+    const ds = await releaseId(a);
+    const r = await createRollout(a, {
+      name: 'ramp', distributionSetId: ds, targetFilterQuery: 'controllerid==dev-*', amountGroups: 1, ramp: { maxPerMinute: RAMP_RATE },
+    });
+    await until('ready', () => a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', performance.now());
+    const released = async (): Promise<number> => {
+      const c = (await a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`)).totalTargetsPerStatus;
+      return (c['running'] ?? 0) + (c['finished'] ?? 0) + (c['error'] ?? 0) + (c['cancelled'] ?? 0);
+    };
+    await a.post(`/rest/v1/rollouts/${r.id}/start`, {});
+    await until('first release', released, (n) => n > 0, performance.now());
+    const t1 = performance.now();
+    const n1 = await released();
+    await new Promise((res) => setTimeout(res, RAMP_S * 1000)); // the measured interval
+    const n2 = await released();
+    const minutes = (performance.now() - t1) / 60_000;
+    if (n2 >= RAMP_TARGETS) throw new Error(`every target was released within the ${RAMP_S} s measured: raise --ramp-targets or lower --ramp-rate`);
+    const actual = (n2 - n1) / minutes;
+    return {
+      'ramp targets': RAMP_TARGETS, 'ramp configured (per minute)': RAMP_RATE, 'ramp measured over (s)': RAMP_S,
+      'ramp actual (per minute)': actual, 'ramp actual / configured': actual / RAMP_RATE,
+    };
+  });
+}
+
 const figures = {
   ...(o.only === undefined || o.only === 'large' ? await largeRollout() : {}),
   ...(o.only === undefined || o.only === 'answering' ? await answeringRollout() : {}),
+  ...(o.only === undefined || o.only === 'ramp' ? await rampRate() : {}),
 };
-writeResults('rollout', { fleet: FLEET, groups: GROUPS, devices: DEVICES, waves: WAVES, pollS: POLL_S, smoke: SMOKE },
-  Object.entries(figures).map(([figure, value]) => ({ figure, value: Number.isInteger(value) ? value : Number(value.toFixed(3)) })));
+writeResults('rollout', {
+  fleet: FLEET, groups: GROUPS, devices: DEVICES, waves: WAVES, pollS: POLL_S, rampTargets: RAMP_TARGETS, rampRate: RAMP_RATE, smoke: SMOKE,
+},
+Object.entries(figures).map(([figure, value]) => ({ figure, value: Number.isInteger(value) ? value : Number(value.toFixed(3)) })));
