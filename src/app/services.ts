@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ActorRuntime } from '../actors/runtime.js';
 import { ACTORS } from '../actors/kinds.js';
 import { EffectDispatcher } from '../actors/dispatcher.js';
-import { effectHandlers } from '../actors/effects.js';
+import { effectHandlers } from '../actors/effect-handlers.js';
 import { ArtifactStorage } from '../artifacts/index.js';
 import { activityListener } from '../observability/activity.js';
 import { EventHub } from '../events/hub.js';

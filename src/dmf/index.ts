@@ -10,7 +10,7 @@
  */
 import type { AsyncMessage } from 'rabbitmq-client';
 import type { AppModule, ModuleContext } from '../module.js';
-import type { DmfHooks } from '../actors/effects.js';
+import type { DmfHooks } from '../actors/effect-handlers.js';
 import { DmfConnector, type OutboundMessage } from './connector.js';
 import { DeviceOps, type DeviceOpsDeps } from './device-ops.js';
 import { DmfInbound } from './inbound.js';

@@ -10,7 +10,7 @@
  * @see reference/hawkbit-api.md §9 (outbound messages, topic choice)
  */
 import type { BatchedEffect } from '../actors/dispatcher.js';
-import type { DmfOutboundPort } from '../actors/effects.js';
+import type { DmfOutboundPort } from '../actors/effect-handlers.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import type { DmfEffect } from '../domain/effects.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { EffectDispatcher, type BatchedEffect, type EffectHandlers } from '../../src/actors/dispatcher.js';
-import { effectHandlers } from '../../src/actors/effects.js';
+import { effectHandlers } from '../../src/actors/effect-handlers.js';
 import { ACTORS } from '../../src/actors/kinds.js';
 import { ActorRuntime } from '../../src/actors/runtime.js';
 import { SCHEMA } from '../../src/app/schema.js';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EffectDispatcher, type BatchedEffect, type EffectHandlers } from '../../src/actors/dispatcher.js';
-import { effectHandlers } from '../../src/actors/effects.js';
+import { effectHandlers } from '../../src/actors/effect-handlers.js';
 import { ACTORS } from '../../src/actors/kinds.js';
 import { ActorRuntime } from '../../src/actors/runtime.js';
 import { SCHEMA } from '../../src/app/schema.js';

@@ -1,7 +1,7 @@
 import { ACTORS } from '../../src/actors/kinds.js';
 import { ActorRuntime } from '../../src/actors/runtime.js';
 import { EffectDispatcher } from '../../src/actors/dispatcher.js';
-import { effectHandlers } from '../../src/actors/effects.js';
+import { effectHandlers } from '../../src/actors/effect-handlers.js';
 import { SCHEMA } from '../../src/app/schema.js';
 import { ACTION } from '../../src/domain/action.js';
 import { TARGET } from '../../src/domain/target.js';

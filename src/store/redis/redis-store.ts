@@ -9,7 +9,7 @@ import { planCommit } from '../plan.js';
 import { commitCall, commitResult } from './commit.js';
 import { deadlineGuard, withDeadline } from './connection.js';
 import type { Guard, RedisCommands, RedisConnection } from './connection.js';
-import { RedisEffects } from './effects.js';
+import { RedisEffects } from './effects-queue.js';
 import { allKey, counterKey, journalKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
 import { pollRecordArgs } from './poll-records.js';
 
