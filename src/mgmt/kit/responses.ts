@@ -1,5 +1,5 @@
 /**
- * The JSON replies the kit renders for every resource that uses it: tags (tags.ts), metadata
+ * The JSON replies the kit renders for every resource that uses it: tags (tag-kinds.ts), metadata
  * entries (metadata.ts) and tenant configuration entries (config-json.ts). For the OpenAPI
  * document; a test checks real replies against them. @see reference §3.2, §3.11, §3.14
  */

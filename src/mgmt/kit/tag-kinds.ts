@@ -12,11 +12,11 @@ import { auditJson, link } from './hal.js';
 import { jsonOf, lookUpdate, namedRoutes, type ListPart } from './named.js';
 import { tagResponse } from './responses.js';
 import { deleteRecord } from './store.js';
-import { taggingRoutes, type TaggedMembers } from './tagging.js';
+import { taggingRoutes, type TaggedMembers } from './tag-members.js';
 
 /**
  * The two tag kinds, target tags and distribution set tags, one way: the same JSON, bodies and
- * fields, the named-entity routes and the member routes of kit/tagging.ts.
+ * fields, the named-entity routes and the member routes of kit/tag-members.ts.
  * @see reference §3.2, §3.11; spec 2.2, 4.2
  */
 export interface TagKind<M, Key extends string | number, V> {
