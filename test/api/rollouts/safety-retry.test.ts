@@ -87,6 +87,23 @@ describe.each(STORES)('rollout retries on the %s store', (kind) => {
     expect(done.totalTargetsPerStatus).toEqual(counts({ error: 1, finished: 2 }));
   }, LONG);
 
+  it('a deleted target gets no retry: its rollout finishes without it', async () => {
+    const p = uid();
+    const [gone, other] = await createTargets(app, p, 2);
+    const r = await runningRollout(app, {
+      name: uid('retry-deleted'), targetFilterQuery: fleet(p), distributionSetId: ds, ...NEVER_PAUSE,
+      retry: { failed: 2, backoff: { initialSeconds: 60 } },
+    });
+    await fail(gone!);
+    await app.pass(Date.now() + 30 * SECOND); // waiting for its retry
+    expect((await app.mgmt.delete(`/rest/v1/targets/${gone}`)).status).toBe(204);
+    await runDevice(app, other!, 'success');
+    await app.pass(Date.now() + 5 * MINUTE);
+    const actions = (await app.mgmt.get(`/rest/v1/actions?q=${encodeURIComponent(`rollout.id==${r.id}`)}&representation=full`)).json().content;
+    expect(actions.map((a: Json) => String(a._links.target.href).split('/').at(-1))).toEqual([other]);
+    await waitFor(() => getRollout(app, r.id), (x) => x.status === 'finished', { what: 'finished' });
+  }, LONG);
+
   it('bad input: retries over 10 together, backoff max below initial, negative counts; nothing created', async () => {
     const p = uid();
     await createTargets(app, p, 1);
