@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TARGET } from '../../src/domain/target.js';
 import { tenantTag } from '../../src/store/redis/keys.js';
 import { startAppOn, type App } from '../helpers/app.js';
@@ -16,12 +16,8 @@ const ADMIN_USER = { username: 'admin', password: ADMIN_HASH, permissions: ['ALL
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+async function until(what: string, check: () => boolean, timeout: number): Promise<void> {
+  await vi.waitFor(() => expect(check(), `waiting for ${what}`).toBe(true), { timeout, interval: 50 });
 }
 
 /** Devices that report `proceeding` feedback in a loop and note what the server acknowledged. */
