@@ -3,7 +3,7 @@
  * keep coming, get every entry after their position exactly once and in order; a position the journal
  * no longer holds is reported as lost; one reader serves all subscribers of a tenant.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { JournalEvent } from '../../../src/actors/journal.js';
 import { EventHub } from '../../../src/events/hub.js';
 import { JOURNAL_LENGTH } from '../../../src/store/journal.js';
@@ -14,10 +14,8 @@ const T = 'HUB';
 const silent = { warn: () => undefined };
 const event = (n: number): JournalEvent => ({ type: 'target', targetId: n, controllerId: `c${n}`, updateStatus: 'unknown' });
 const commit = (store: Store, n: number) => store.commit(T, { writes: [], journal: [event(n)] });
-const until = async (check: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!check()) throw new Error(`timed out waiting for ${what}`);
-};
+const until = (check: () => boolean, what: string): Promise<void> =>
+  vi.waitFor(() => expect(check(), `waiting for ${what}`).toBe(true), { timeout: 5000, interval: 10 });
 
 describe('event hub', () => {
   it('hands every entry after each position exactly once, in order, to subscribers joining while commits come', async () => {
@@ -40,7 +38,7 @@ describe('event hub', () => {
     // commits while they catch up
     for (let n = 41; n <= 100; n++) {
       await commit(store, n);
-      if (n % 9 === 0) await new Promise((r) => setTimeout(r, 3));
+      if (n % 9 === 0) await new Promise((r) => setTimeout(r, 3)); // deliberately spread: commits arrive during the catch-up
     }
     await until(() => [...got.values()].every((s) => s.at(-1) === 100), 'every subscriber at 100');
     for (const [i, seen] of got) expect(seen.join(','), `from ${i}`).toEqual(Array.from({ length: 100 - (i + 1) }, (_, k) => i + 2 + k).join(','));
