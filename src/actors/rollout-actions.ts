@@ -51,6 +51,7 @@ export async function scheduleGroupActions(
         id: first + j, targetId: t.id, controllerId: t.value.controllerId, ds: rollout.ds, actionType: rollout.actionType,
         forceTime: rollout.actionType === 'timeforced' ? rollout.forceTime : 0, weight: rollout.weight ?? WEIGHT_IF_ABSENT,
         status: 'scheduled', active: false, maintenanceWindow: null, rollout: rollout.id, rolloutGroup: group.id,
+        ...(rollout.verifyInstall === true ? { verifyInstall: true } : {}),
         lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
         createdBy: rollout.createdBy, createdAt: now, lastModifiedBy: rollout.createdBy, lastModifiedAt: now,
       }));

@@ -42,6 +42,11 @@ export function deploymentFeedbackHandler(services: DdiDeps): Handler {
     serve: async ({ d, action, params: body }) => {
       const a = action.value;
       const final = body.status.execution === 'closed' || (body.status.execution === 'downloaded' && a.actionType === 'downloadonly');
+      if (!a.active && a.verifying === true && body.status.execution === 'closed' && body.status.result.finished === 'failure') {
+        // verifyInstall: the device fell back to its previous software after its success feedback
+        await sendToAction(services, d.tenant, action, { type: 'device.fellBack', ...report(body, services.now()) });
+        return { status: 200 };
+      }
       if (!a.active) {
         // a device repeating its final report (the answer got lost) is told it was taken: a 410 would
         // read as "cancelled"; nothing new is recorded

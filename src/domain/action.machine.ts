@@ -21,6 +21,10 @@ export interface EntryParams {
 
 export const ACTION_MACHINE_VERSION = 1;
 
+/** The history lines of a verifyInstall action's confirmation and of its A/B fallback (rollout-safety.ts). */
+export const VERIFIED_MESSAGE = 'Install verified: the target polled after its success feedback.';
+export const FELL_BACK_MESSAGE = 'Install not verified: the target reported failure after its success feedback (it fell back to its previous software).';
+
 const server = (text: string): string => SERVER_MESSAGE_PREFIX + text;
 
 /** Messages of a device report: its details, then the code line; a server line when it sent none. */
@@ -112,6 +116,10 @@ function entryFor(event: Ev): EntryParams | undefined {
       return undefined;
     case 'engine.timedOut':
       return { type: 'error', messages: [server(event.message)], code: null, timestamp: event.at };
+    case 'device.verified':
+      return { type: 'finished', messages: [server(VERIFIED_MESSAGE)], code: null, timestamp: event.at };
+    case 'device.fellBack':
+      return { type: 'error', messages: [server(FELL_BACK_MESSAGE), ...reportMessages(event)], code: event.code, timestamp: event.timestamp };
   }
 }
 
@@ -121,7 +129,10 @@ const finalEffect = (state: ActionStatus, context: Ctx, event: Ev): Effect | und
   const send = (e: TargetEvent): Effect => ({ type: 'send', to: { kind: TARGET, id: context.targetId }, event: e });
   switch (state) {
     case 'finished':
-      return send({ type: 'action.finished', ds: context.ds, action: context.id, at, reportedAt: 'timestamp' in event ? event.timestamp : at, downloadOnly: context.actionType === 'downloadonly' });
+      return send({
+        type: 'action.finished', ds: context.ds, action: context.id, at, reportedAt: 'timestamp' in event ? event.timestamp : at,
+        downloadOnly: context.actionType === 'downloadonly', ...(verifies(context, event) ? { verify: true } : {}),
+      });
     case 'error':
       return send({ type: 'action.failed', ds: context.ds, at });
     case 'downloaded':
@@ -133,6 +144,13 @@ const finalEffect = (state: ActionStatus, context: Ctx, event: Ev): Effect | und
       return undefined;
   }
 };
+
+/** A verifyInstall action closed with success by its device: it waits for the device to confirm (rollout-safety.ts). */
+const verifies = (context: Ctx, event: Ev): boolean =>
+  context.verifyInstall === true && context.actionType !== 'downloadonly' && event.type === 'device.feedback';
+
+const verifiedEffect = ({ context, event }: { context: Ctx; event: Ev }): Effect =>
+  ({ type: 'send', to: { kind: TARGET, id: context.targetId }, event: { type: 'action.verified', action: context.id, at: event.at } });
 
 /** Every transition: audit fields, the status-history entry, the entry counters. */
 const STEP = [
@@ -181,6 +199,8 @@ export const actionMachine = setup({
     force: assign({ actionType: 'forced' as const }),
     started: assign(({ event }) => ({ startedAt: event.at })),
     timedOut: assign({ timedOut: true }),
+    verifyStart: assign(({ context, event }) => (verifies(context, event) ? { verifying: true } : {})),
+    verifyEnd: assign({ verifying: false }),
   },
   guards: {
     finishedOk: ({ event }) => isFeedback(event, 'closed', 'notFailure'),
@@ -192,6 +212,7 @@ export const actionMachine = setup({
     notYetRetrieved: ({ context }) => context.lastEntry !== 'retrieved',
     confirmRequired: ({ event }) => event.type === 'group.started' && event.confirm,
     notForced: ({ context }) => context.actionType !== 'forced',
+    verifying: ({ context }) => context.verifying === true,
   },
 }).createMachine({
   id: 'action',
@@ -231,7 +252,14 @@ export const actionMachine = setup({
         'mgmt.forceQuit': to('canceled'),
       },
     },
-    finished: final('finished'),
+    // a verifyInstall action waits here for its device's confirmation or fallback (rollout-safety.ts)
+    finished: {
+      entry: [final('finished').entry, 'verifyStart'],
+      on: {
+        'device.verified': { guard: 'verifying', actions: [...STEP, 'verifyEnd', { type: 'effect', params: verifiedEffect }] },
+        'device.fellBack': { guard: 'verifying', target: 'error', actions: [...STEP, 'verifyEnd'] },
+      },
+    },
     error: final('error'),
     canceled: final('canceled'),
     // hawkBit takes one final report for a download-only action after DOWNLOADED (reference §4.2, "only DMF

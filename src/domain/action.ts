@@ -59,6 +59,10 @@ export interface ActionRecord extends Audit {
   readonly retried?: boolean;
   /** Its retry could not be made (its target is gone): an error again, for good. */
   readonly retryStopped?: boolean;
+  /** Of a rollout with `verifyInstall` (rollout-safety.ts): its success counts only once the device confirms it. */
+  readonly verifyInstall?: boolean;
+  /** Closed with success, its install not confirmed yet: counted as `verifying` (open), not as finished. */
+  readonly verifying?: boolean;
 }
 
 /** One entry of an action's status history (Mgmt `.../actions/{id}/status`). */

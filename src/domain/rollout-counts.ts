@@ -26,9 +26,13 @@ export const rolloutCounterKey = (rollout: number): string => `ro:${rollout}`;
 /** The counter field of an action waiting for its retry (rollout-safety.ts): open, so its group is not complete. */
 export const RETRYING = 'retrying';
 
-/** The field an action counts under: its status; `retrying` while it waits for a retry; none once retried. */
+/** The counter field of a verifyInstall action closed with success, not confirmed yet: open, counted as running. */
+export const VERIFYING = 'verifying';
+
+/** The field an action counts under: its status; `retrying` while it waits for a retry, `verifying` until confirmed; none once retried. */
 function fieldOf(a: ActionRecord): string | undefined {
   if (a.retried === true) return undefined;
+  if (a.status === 'finished' && a.verifying === true) return VERIFYING;
   return a.status === 'error' && a.retryAt != null ? RETRYING : a.status;
 }
 

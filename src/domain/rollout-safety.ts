@@ -72,6 +72,12 @@ export interface RolloutSafety {
   readonly retry?: RetryConfig;
   readonly abort?: AbortConfig;
   readonly actionTimeout?: ActionTimeout;
+  /**
+   * An action closed with success counts as finished only once its device confirms the install: its
+   * next DDI poll (it booted and talks to us); a failure feedback before that (A/B fallback) closes it
+   * as an error. Until then it counts as `verifying` (rollout-counts.ts), open, shown as running.
+   */
+  readonly verifyInstall?: boolean;
   readonly stopReason?: StopReason;
   /** Aborted, but its actions are not handled yet (scheduled ones removed, running ones canceled, rollback): the engine resumes it. */
   readonly abortPending?: boolean;

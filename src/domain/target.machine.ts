@@ -11,7 +11,10 @@ export type TargetEvent =
   | { readonly type: 'device.polled'; readonly at: number }
   | { readonly type: 'mgmt.assigned'; readonly ds: number; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.assignedOffline'; readonly ds: number; readonly action: number; readonly at: number; readonly by: string }
-  | { readonly type: 'action.finished'; readonly ds: number; readonly action: number; readonly at: number; readonly reportedAt: number; readonly downloadOnly: boolean }
+  /** `verify`: of a verifyInstall rollout, its install waits for the device's confirmation (its next poll: verifyAction). */
+  | { readonly type: 'action.finished'; readonly ds: number; readonly action: number; readonly at: number; readonly reportedAt: number; readonly downloadOnly: boolean; readonly verify?: boolean }
+  /** A verifyInstall action's install was confirmed: the poll has nothing more to confirm. */
+  | { readonly type: 'action.verified'; readonly action: number; readonly at: number }
   | { readonly type: 'action.downloaded'; readonly ds: number; readonly at: number }
   | { readonly type: 'action.failed'; readonly ds: number; readonly at: number }
   /** All of the target's active actions ended by cancellation; `nextDs` is the DS of the oldest one still active. */
@@ -51,10 +54,12 @@ export const targetMachine = setup({
         assignedDs: event.downloadOnly ? event.ds : context.assignedDs,
         requestAttributes: true,
         lastModifiedAt: event.at,
+        verifyAction: event.verify === true ? event.action : null,
       };
     }),
+    verified: assign({ verifyAction: null }),
     downloaded: assign(({ event }) => ({ requestAttributes: true, lastModifiedAt: event.at })),
-    failed: assign(({ event }) => ({ assignedDs: null, lastModifiedAt: event.at })),
+    failed: assign(({ event }) => ({ assignedDs: null, lastModifiedAt: event.at, verifyAction: null })),
     installedDeleted: assign(({ event }) => (event.type === 'mgmt.actionDeleted' ? { installedAction: event.replacement } : {})),
     canceled: assign(({ context, event }) =>
       event.type === 'action.canceled'
@@ -71,6 +76,7 @@ export const targetMachine = setup({
     },
     /** The same action reported again: nothing to do. */
     alreadyInstalled: ({ context, event }) => event.type === 'action.finished' && context.installedAction === event.action,
+    verifiesAction: ({ context, event }) => event.type === 'action.verified' && context.verifyAction === event.action,
     nothingLeft: ({ event }) => event.type === 'action.canceled' && event.nextDs === null,
     installedDeleted: ({ context, event }) => event.type === 'mgmt.actionDeleted' && context.installedAction === event.action,
   },
@@ -87,6 +93,7 @@ export const targetMachine = setup({
       { actions: 'install' },
     ],
     'action.downloaded': { target: '.in_sync', actions: 'downloaded' },
+    'action.verified': { guard: 'verifiesAction', actions: 'verified' },
     'action.failed': { target: '.error', actions: 'failed' },
     'action.canceled': [{ guard: 'nothingLeft', target: '.in_sync', actions: 'canceled' }, { actions: 'canceled' }],
     'mgmt.actionDeleted': { guard: 'installedDeleted', actions: 'installedDeleted' },

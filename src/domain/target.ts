@@ -31,6 +31,8 @@ export interface TargetRecord extends Audit {
   readonly installedAt: number | null;
   /** The finished action that installed `installedDs` (the DDI installedBase link). */
   readonly installedAction: number | null;
+  /** A verifyInstall action closed with success whose install the device's next poll confirms (absent or null: none). */
+  readonly verifyAction?: number | null;
   readonly tags: readonly number[];
   readonly attributes: Readonly<Record<string, string>>;
   readonly metadata: Readonly<Record<string, string>>;

@@ -43,6 +43,7 @@ export async function retryFailed(
       id: 0, targetId: failed.targetId, controllerId: target.value.controllerId, ds: rollout.ds, actionType: rollout.actionType,
       forceTime: rollout.actionType === 'timeforced' ? rollout.forceTime : 0, weight: rollout.weight ?? WEIGHT_IF_ABSENT,
       status: 'scheduled', active: false, maintenanceWindow: null, rollout: rollout.id, rolloutGroup: group.id,
+      ...(rollout.verifyInstall === true ? { verifyInstall: true } : {}),
       lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0, attempt,
       retriesUsed: { ...used, [kind]: used[kind] + 1 },
       createdBy: rollout.createdBy, createdAt: now, lastModifiedBy: rollout.createdBy, lastModifiedAt: now,

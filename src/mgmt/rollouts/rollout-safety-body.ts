@@ -56,14 +56,17 @@ export const safetyParts = {
   abort: abortBody.nullish(),
   actionTimeout: actionTimeoutBody.nullish(),
   retry: retryBody.nullish(),
+  verifyInstall: z.boolean().nullish()
+    .describe('an action closed with success counts as finished only after the device\'s next poll; a failure reported before it (A/B fallback) counts as an error'),
 };
 type SafetyBody = {
   readonly abort?: z.output<typeof abortBody> | null | undefined;
   readonly retry?: z.output<typeof retryBody> | null | undefined;
   readonly actionTimeout?: z.output<typeof actionTimeoutBody> | null | undefined;
+  readonly verifyInstall?: boolean | null | undefined;
 };
 /** The safety fields a body may set, as named in the record and the JSON. */
-const FIELDS = ['abort', 'actionTimeout', 'retry'] as const;
+const FIELDS = ['abort', 'actionTimeout', 'retry', 'verifyInstall'] as const;
 
 /** The safety fields of a rollout record from a request body (fields not sent stay absent). */
 export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): Promise<RolloutSafety> {
@@ -73,6 +76,7 @@ export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): 
       actionTimeout: { inProgressMinutes: timeout.inProgressMinutes, stepMinutes: timeout.stepMinutes ?? null },
     }),
     ...(body.retry == null ? {} : { retry: retryOf(body.retry) }),
+    ...(body.verifyInstall == null ? {} : { verifyInstall: body.verifyInstall }),
   };
   if (body.abort == null) return actionTimeout;
   const abort: AbortConfig = {
@@ -137,6 +141,7 @@ export const safetyResponse = {
     backoff: z.object({ initialSeconds: z.number().int(), factor: z.number(), maxSeconds: z.number().int() }),
     onlyCodes: z.array(z.number().int()).nullish(),
   }).optional(),
+  verifyInstall: z.boolean().optional(),
   stopReason: z.object({
     kind: z.literal('abort'),
     criterion: z.object({ failureType: z.enum(FAILURE_TYPES), thresholdPercentage: z.number(), minFinished: z.number().int() }),
