@@ -14,6 +14,7 @@
  * | CANCEL_REJECTED | cancel feedback rejected               | canceling                             |
  * | CONFIRMED       | confirmed                              | waiting for confirmation              |
  * | DENIED          | denied                                 | waiting; or running with the tenant's confirmation flow on |
+ * | FINISHED, ERROR | verified / fell back (verifyInstall)   | closed with success, not confirmed yet (rollout-safety.ts) |
  * @see reference/hawkbit-api.md §9 (DmfActionStatus -> Action.Status)
  */
 import type { ActionRecord } from '../domain/action.js';
@@ -33,6 +34,11 @@ const refuse = (reason: string): StatusDecision => ({ ok: false, reason });
 
 export function statusEvent(status: DmfActionStatus, a: ActionRecord, report: Report, confirmationFlow: boolean): StatusDecision {
   const id = `Action ${a.id}`;
+  if (!a.active && a.verifying === true && (status === 'FINISHED' || status === 'ERROR')) {
+    // verifyInstall: the thing's next FINISHED says it runs the new set; ERROR that it fell back to the old one
+    const event: ActionEvent = status === 'FINISHED' ? { type: 'device.verified', at: report.at } : { type: 'device.fellBack', ...report };
+    return { ok: true, event, final: true };
+  }
   if (!a.active) {
     // a download-only action takes one final report after DOWNLOADED (reference §4.2)
     const late = a.status === 'downloaded' && a.actionType === 'downloadonly' && (status === 'FINISHED' || status === 'ERROR');

@@ -194,6 +194,28 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     expect(done.totalTargetsPerStatus).toMatchObject({ finished: 1, error: 1, running: 0, scheduled: 0 });
   });
 
+  it('verifyInstall over DMF: a FINISHED counts once a second FINISHED confirms it; an ERROR after FINISHED is a fallback (error)', async () => {
+    const { ds } = await seedDistributionSet(app);
+    const things = [thing(), thing()];
+    for (const t of things) await registered(t);
+    const rollout = await createRollout(app, {
+      name: `dmf-verify-${things[0]}`, distributionSetId: ds.id, targetFilterQuery: things.map((t) => `controllerid==${t}`).join(','),
+      amountGroups: 1, type: 'forced', verifyInstall: true, errorCondition: { condition: 'THRESHOLD', expression: '100' },
+    });
+    await waitStatus(app, rollout.id, 'ready');
+    expect((await app.mgmt.post(`/rest/v1/rollouts/${rollout.id}/start`)).status).toBe(204);
+    const ids: number[] = [];
+    for (const t of things) ids.push((await app.gateway.next(t, 'DOWNLOAD_AND_INSTALL')).body.actionId as number);
+    for (const [i, t] of things.entries()) await app.gateway.status(app.tenant, t, ids[i]!, 'FINISHED');
+    for (const id of ids) await vi.waitFor(async () => expect(await action(id)).toMatchObject({ status: 'finished', verifying: true }), { timeout: 10_000 });
+    await app.gateway.status(app.tenant, things[0]!, ids[0]!, 'FINISHED');
+    await app.gateway.status(app.tenant, things[1]!, ids[1]!, 'ERROR');
+    await actionStatus(ids[1]!, 'error');
+    const done = await waitStatus(app, rollout.id, 'finished');
+    expect(done.totalTargetsPerStatus).toMatchObject({ finished: 1, error: 1, running: 0, scheduled: 0 });
+    expect(await action(ids[0]!)).toMatchObject({ status: 'finished', verifying: false });
+  });
+
   it('cancels: CANCEL_DOWNLOAD, then CANCELED closes the action; a replaced action is canceled before the new one is sent', async () => {
     const [a, b] = [await seedDistributionSet(app), await seedDistributionSet(app)];
     const id = thing();
