@@ -208,7 +208,23 @@ export class Device {
   private async finishInstall(w: Work): Promise<void> {
     const outcome = this.g.pick('outcome');
     if (outcome === 'noAnswer') { this.work = undefined; this.settled = w.actionId; return; } // hangs: never reports
+    if (outcome === 'fallBack') return this.fallBack(w);
     await this.close(w.actionId, w.feedback, outcome === 'success', outcome === 'success' ? 'installed' : 'simulated installation failure');
+  }
+
+  /**
+   * Reports success, then (the new slot did not boot, the bootloader went back to the old one) failure
+   * on the same action before its next poll: a verifyInstall rollout counts it as an error, others
+   * answer 410 to the second report.
+   */
+  private async fallBack(w: Work): Promise<void> {
+    const s = await this.call('feedback', 'POST', w.feedback, report('closed', 'success', 'installed; rebooting into the new slot'), [410]);
+    await this.call('feedback', 'POST', w.feedback, report('closed', 'failure', 'booted the previous slot (A/B fallback)'), [410]);
+    this.settled = w.actionId;
+    this.work = undefined;
+    if (s === 410) { this.setState(IDLE); return; }
+    this.g.stats.completed(false);
+    this.setState(FAILED);
   }
 
   private async close(id: string, feedback: string, success: boolean, detail: string): Promise<void> {

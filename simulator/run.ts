@@ -83,6 +83,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
   };
   let rollout: RolloutState | undefined;
   let dsId: number | undefined;
+  /** The set made by the createDistributionSet step before the last one (createRollout's rollbackToPrevious). */
+  let previousDsId: number | undefined;
   /** The version of the set this run created (its own release), if it made one. */
   let release: string | undefined;
   /** Whether the run's assignments install its release (false when all are download-only, which never install it). */
@@ -188,6 +190,7 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     if ('createDistributionSet' in step) {
       const c = step.createDistributionSet;
       release = c.version ?? fleet.runId;
+      previousDsId = dsId;
       dsId = await mgmt.createDistributionSet({ ...c, version: release });
     } else if ('assign' in step) {
       const { groups, ...options } = step.assign;
@@ -196,7 +199,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     } else if ('createRollout' in step) {
       const c = step.createRollout;
       const gs = c.groups ? fleet.groups.filter((g) => c.groups!.includes(g.spec.name)) : fleet.groups;
-      const body = { name: `${s.name}-${fleet.runId}`, distributionSetId: dsId, targetFilterQuery: runFilter(gs), ...c.body };
+      const body: Record<string, unknown> = { name: `${s.name}-${fleet.runId}`, distributionSetId: dsId, targetFilterQuery: runFilter(gs), ...c.body };
+      if (c.rollbackToPrevious) body['abort'] = { ...(body['abort'] as Record<string, unknown> | undefined), rollbackTo: previousDsId };
       installs = installs === true || c.body['type'] !== 'downloadonly';
       rollout = { id: await mgmt.createRollout(body), seen: new Map(), pausedByError: false };
       await refreshRollout();

@@ -40,7 +40,8 @@ export const behaviourSchema = z.object({
     pieceBytes: z.number().int().min(1).describe('bytes per Range request'),
   }).partial().strict().describe('how artifacts are downloaded'),
   installSeconds: installTime.describe('install time in device seconds (times timeScale): a constant, uniform `{min,max}` or normal `{mean,sd}`'),
-  outcome: mix('success', 'failure', 'noAnswer').describe('how installs end, by weight (`{ success: 9, failure: 1 }` = 90 % / 10 %)'),
+  outcome: mix('success', 'failure', 'noAnswer', 'fallBack')
+    .describe('how installs end, by weight (`{ success: 9, failure: 1 }` = 90 % / 10 %); `fallBack`: success reported, then failure (A/B fallback) before the next poll'),
   confirmation: mix('confirm', 'deny', 'autoConfirm').describe('answer to an action waiting for confirmation, by weight'),
   cancel: mix('accept', 'reject').describe('answer to a cancel, by weight'),
   faults: z.object({
@@ -100,6 +101,8 @@ const stepSchema = z.union([
   z.object({ createRollout: z.object({
     groups: groupsRef.describe('fleet groups (all when absent)'),
     start: z.boolean().default(true).describe('start it once it is ready'),
+    rollbackToPrevious: z.boolean().default(false)
+      .describe("sets the body's abort.rollbackTo to the set of the createDistributionSet step before the last one"),
     body: z.record(z.string(), z.unknown()).default({})
       .describe('any body `POST /rest/v1/rollouts` accepts; name, distributionSetId and targetFilterQuery filled in'),
   }).strict().describe("creates a rollout of the set over the groups' targets") }).strict(),
@@ -187,11 +190,14 @@ export function validateScenario(raw: unknown, source = 'scenario'): Scenario {
     names.add(g.name);
   }
   let ds = false;
+  let sets = 0;
   let rollout = false;
   for (const [i, s] of r.data.steps.entries()) {
     const fail = (problem: string): never => { throw new ScenarioError(`${source}: steps[${i + 1}]: ${problem}`); };
     if (('assign' in s || 'createRollout' in s) && !ds) fail('needs a createDistributionSet step before it');
     if (('rollout' in s || 'waitRollout' in s) && !rollout) fail('needs a createRollout step before it');
+    if ('createRollout' in s && s.createRollout.rollbackToPrevious && sets < 2) fail('rollbackToPrevious needs two createDistributionSet steps before it');
+    if ('createDistributionSet' in s) sets++;
     ds ||= 'createDistributionSet' in s;
     rollout ||= 'createRollout' in s;
     const groups = 'assign' in s ? s.assign.groups : 'createRollout' in s ? s.createRollout.groups : undefined;

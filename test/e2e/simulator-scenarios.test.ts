@@ -178,5 +178,22 @@ describe('simulator scenarios against the server', () => {
       const history = (await app.mgmt.get(`/rest/v1/targets/rt-silent-000000/actions/${silent.id}/status`)).json().content;
       expect(JSON.stringify(history)).toContain('Action timed out');
     }, 200_000);
+
+    it('abort-and-rollback: ramped, aborted past its error share, the failed, fallen-back and canceled targets rolled back', async () => {
+      const r = await run(app, shipped('abort-and-rollback'));
+      expect(r.err).toBe('');
+      expect(r.exitCode).toBe(0);
+      expect(r.report!.expectations.map((e) => e.passed)).toEqual([true, true, true, true]);
+      const id = r.report!.rollout!.id;
+      const rollout = (await app.mgmt.get(`/rest/v1/rollouts/${id}`)).json();
+      expect(rollout.stopReason).toMatchObject({ kind: 'abort', observedPercentage: 37.5 });
+      // the 16 answering devices are final: 4 failures and 2 fallbacks are errors; the silent one was canceled by the abort
+      expect(rollout.totalTargetsPerStatus).toMatchObject({ finished: 10, error: 6 });
+      const actions = (await app.mgmt.get(`/rest/v1/actions?q=${encodeURIComponent(`rollout.id==${id}`)}&limit=100`)).json().content;
+      expect(actions.filter((a: { rollback?: boolean }) => a.rollback === true)).toHaveLength(7);
+      const fell = (await app.mgmt.get('/rest/v1/targets/ar-fallback-000000/actions?sort=id:ASC')).json().content[0];
+      const history = (await app.mgmt.get(`/rest/v1/targets/ar-fallback-000000/actions/${fell.id}/status`)).json().content;
+      expect(JSON.stringify(history)).toContain('Install not verified');
+    }, 200_000);
   });
 });
