@@ -37,6 +37,16 @@ describe('simulator scenario validation', () => {
     expect(() => validate(typo)).toThrow('fleet.groups[1].behaviour.outcome.sucess: unknown key (did you mean success?)');
   });
 
+  it('refuses createRollout rollbackToPrevious without two sets made before it, and takes the fallBack outcome', () => {
+    const admin = 'admin: admin:admin';
+    const one = base(`${admin}\nsteps: [{ createDistributionSet: {} }, { createRollout: { rollbackToPrevious: true } }]`);
+    expect(() => validate(one)).toThrow('steps[2]: rollbackToPrevious needs two createDistributionSet steps before it');
+    const two = base(`${admin}\nsteps: [{ createDistributionSet: {} }, { createDistributionSet: {} }, { createRollout: { rollbackToPrevious: true } }]`);
+    expect(validate(two).steps[2]).toEqual({ createRollout: { rollbackToPrevious: true, start: true, body: {} } });
+    const fallBack = validate(base().replace('count: 3', 'count: 3, behaviour: { outcome: { fallBack: 1 } }'));
+    expect(fallBack.fleet.groups[0]!.behaviour?.outcome).toEqual({ fallBack: 1 });
+  });
+
   it('names the allowed values, the value given, and the step as the live view numbers it', () => {
     const admin = 'admin: admin:admin';
     const steps = base(`${admin}\nsteps: [{ createDistributionSet: {} }, { createRollout: {} }, { waitRollout: { status: done } }]`);
