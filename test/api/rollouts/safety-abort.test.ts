@@ -167,13 +167,13 @@ describe.each(STORES)('rollout abort on the %s store', (kind) => {
 });
 
 describe('rollout safety fields in the OpenAPI document', () => {
-  it('names abort, actionTimeout and retry in the create and update bodies and in the rollout reply (stopReason too)', async () => {
+  it('names abort, actionTimeout, retry and verifyInstall in the create and update bodies and in the rollout reply (stopReason too)', async () => {
     const app = await startRolloutApp('memory');
     const doc = (await app.anon.get('/rest/v1/openapi.json')).json();
     const body = (method: 'post' | 'put', path: string): Record<string, unknown> =>
       doc.paths[path][method].requestBody.content['application/json'].schema.properties;
     const reply = doc.components.schemas.MgmtRolloutResponseBody.properties;
-    for (const field of ['abort', 'actionTimeout', 'retry']) {
+    for (const field of ['abort', 'actionTimeout', 'retry', 'verifyInstall']) {
       expect(Object.keys(body('post', '/rest/v1/rollouts'))).toContain(field);
       expect(Object.keys(body('put', '/rest/v1/rollouts/{rolloutId}'))).toContain(field);
       expect(Object.keys(reply)).toContain(field);
