@@ -258,6 +258,7 @@ export const actionMachine = setup({
       on: {
         'device.verified': { guard: 'verifying', actions: [...STEP, 'verifyEnd', { type: 'effect', params: verifiedEffect }] },
         'device.fellBack': { guard: 'verifying', target: 'error', actions: [...STEP, 'verifyEnd'] },
+        'engine.timedOut': { guard: 'verifying', target: 'error', actions: [...STEP, 'verifyEnd', 'timedOut'] },
       },
     },
     error: final('error'),

@@ -95,11 +95,13 @@ const MINUTE = 60_000;
 
 /**
  * Why an open action of a rollout with `actionTimeout` is timed out at `now`, or undefined: running
- * (running, retrieved) for longer than inProgressMinutes since its start, or with nothing from its
- * device for stepMinutes (its last change). Actions waiting for confirmation or canceling are left alone.
+ * (running, retrieved, or closed with success and not confirmed yet: verifyInstall) for longer than
+ * inProgressMinutes since its start, or with nothing from its device for stepMinutes (its last change). Actions waiting for confirmation or canceling are left alone.
  */
 export function timeoutOf(a: ActionRecord, timeout: ActionTimeout, now: number): string | undefined {
-  if (a.status !== 'running' && a.status !== 'retrieved') return undefined;
+  // verifyInstall: an action whose device never polled again after its success feedback times out as a running one
+  const verifying = a.status === 'finished' && a.verifying === true;
+  if (a.status !== 'running' && a.status !== 'retrieved' && !verifying) return undefined;
   const started = a.startedAt ?? a.createdAt;
   if (now - started > timeout.inProgressMinutes * MINUTE) {
     return `${TIMEOUT_MESSAGE}: not finished within ${timeout.inProgressMinutes} minute(s) of its start (actionTimeout.inProgressMinutes)`;

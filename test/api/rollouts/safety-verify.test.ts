@@ -12,6 +12,7 @@ import {
 } from './fixture.js';
 
 const LONG = 90_000;
+const MINUTE = 60_000;
 const NEVER_PAUSE = { errorCondition: { condition: 'THRESHOLD', expression: '100' } };
 
 describe.each(STORES)('rollout verifyInstall on the %s store', (kind) => {
@@ -68,6 +69,22 @@ describe.each(STORES)('rollout verifyInstall on the %s store', (kind) => {
     });
     expect(late.status, late.text).toBe(410);
     expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ finished: 1, error: 1 }));
+  }, LONG);
+
+  it('with actionTimeout, a device that never polls again after its success feedback is closed as a timeout', async () => {
+    const p = uid();
+    const [quiet] = await createTargets(app, p, 1);
+    const r = await runningRollout(app, {
+      name: uid('verify-timeout'), targetFilterQuery: fleet(p), distributionSetId: ds, ...NEVER_PAUSE,
+      verifyInstall: true, actionTimeout: { inProgressMinutes: 1 },
+    });
+    const id = await runDevice(app, quiet!, 'success');
+    await app.pass(Date.now() + 2 * MINUTE);
+    const done = await waitStatus(app, r.id, 'finished');
+    expect(done.totalTargetsPerStatus).toEqual(counts({ error: 1 }));
+    const [a] = await rolloutActions(r.id);
+    expect(a).toMatchObject({ id, detailStatus: 'error' });
+    expect(await history(a)).toContain('Action timed out');
   }, LONG);
 
   it('without verifyInstall the success feedback finishes the action at once; PUT sets it before the start only; bad input refused', async () => {
