@@ -188,3 +188,36 @@ describe('action machine: rollouts and forcing', () => {
     expect(run(anAction({ actionType: 'forced' }), { type: 'mgmt.force', at: 5, by: 'admin' }).changed).toBe(false);
   });
 });
+
+describe('action machine: verifyInstall (rollout-safety.ts)', () => {
+  const verifyAction = anAction({ verifyInstall: true });
+  const closed = run(verifyAction, fb('closed', 'success'));
+  const waiting = closed.record;
+
+  it('closed/success of a verifyInstall action: finished, verifying, the target told to wait for its confirmation', () => {
+    expect(closed.state).toBe('finished');
+    expect(waiting.verifying).toBe(true);
+    expect(closed.effects).toEqual([{
+      type: 'send', to: { kind: 'target', id: 1 },
+      event: { type: 'action.finished', ds: 7, action: 10, at: 100, reportedAt: 90, downloadOnly: false, verify: true },
+    }]);
+    // a plain action and a skipped one do not wait
+    expect(run(anAction(), fb('closed', 'success')).record.verifying).toBeUndefined();
+    expect(run(anAction({ verifyInstall: true, status: 'scheduled', active: false }), { type: 'group.skipped', at: 100 }).record.verifying).toBeUndefined();
+  });
+
+  it('device.verified confirms it once (history entry, the target told); device.fellBack turns it into an error with the reason', () => {
+    const ok = run(waiting, { type: 'device.verified', at: 200 });
+    expect(ok.state).toBe('finished');
+    expect(ok.record.verifying).toBe(false);
+    expect(ok.entries.map((e) => e.messages.join())).toEqual([expect.stringContaining('Install verified')]);
+    expect(ok.effects).toEqual([{ type: 'send', to: { kind: 'target', id: 1 }, event: { type: 'action.verified', action: 10, at: 200 } }]);
+    expect(run(ok.record, { type: 'device.verified', at: 300 }).changed).toBe(false);
+
+    const fell = run(waiting, { type: 'device.fellBack', ...report, details: ['old slot'] });
+    expect(fell.state).toBe('error');
+    expect(fell.entries[0]).toMatchObject({ type: 'error', messages: [expect.stringContaining('Install not verified'), 'old slot'] });
+    expect(run(ok.record, { type: 'device.fellBack', ...report }).changed).toBe(false);
+    expect(run(waiting, { type: 'engine.timedOut', at: 400, message: 'Action timed out: x' }).record).toMatchObject({ status: 'error', timedOut: true });
+  });
+});
