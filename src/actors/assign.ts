@@ -8,6 +8,7 @@ import type { Store, Tenant, Write } from '../store/port.js';
 import { activeActionsOf } from '../store/named-reads.js';
 import { loadMap } from '../store/reads.js';
 import type { ActorEditor } from './roles.js';
+import type { SendResult } from './runtime.js';
 
 /** One distribution set for one target, as the Management API, auto-assignment or a rollout asks. */
 export interface AssignmentRequest {
@@ -54,40 +55,33 @@ export async function assignOnline(
   const autoclose = cfg.bool('repository.actions.autoclose.enabled');
   let actionId = 0;
   let obsolete: ActionRecord[] = [];
-  try {
-    // Everything is decided in `also`, against the target version the commit compares and sets:
-    // every new action of a target commits on the target, so a concurrent one makes the runtime reload
-    // and decide again. The runtime asks for `effects` after `also` has run.
-    const result = await deps.runtime.send(tenant, TARGET, req.targetId, { type: 'mgmt.assigned', ds: req.ds, at: now, by: req.by }, {
-      also: async (_next, current) => {
-        const target = current.value;
-        if (!multi && target.assignedDs === req.ds) throw new AlreadyAssigned();
-        await checkActionQuota(deps, tenant, target.id);
-        obsolete = multi ? [] : await obsoleteActions(deps.store, tenant, target.id);
-        actionId = await deps.store.nextIds(tenant, ACTION, 1);
-        const waits = flow && req.confirmationRequired !== false && target.autoConfirm === null;
-        const message = req.message ?? `Assignment initiated by user '${req.by}'`;
-        const messages = [SERVER_MESSAGE_PREFIX + message];
-        if (flow && target.autoConfirm !== null && req.confirmationRequired !== false) {
-          messages.push(SERVER_MESSAGE_PREFIX + `Assignment automatically confirmed by initiator '${target.autoConfirm.initiator ?? 'unknown'}'.`);
-          if (target.autoConfirm.remark) messages.push(target.autoConfirm.remark);
-        }
-        const status = waits ? 'wait_for_confirmation' as const : 'running' as const;
-        return newActionWrites(deps, tenant, newAction(actionId, target, req, status, now), status, messages, now);
-      },
-      effects: () => obsolete.map((a): Effect => ({
-        type: 'send',
-        to: { kind: ACTION, id: a.id },
-        event: autoclose ? { type: 'mgmt.close', at: now, by: req.by } : { type: 'mgmt.cancel', at: now, by: req.by, reason: 'obsolete' },
-      })),
-    });
-    if (result.kind === 'missing') throw notFound('Target', req.targetId);
-    if (result.kind !== 'committed') throw concurrent('target', req.targetId);
-    return { kind: 'assigned', actionId, effectIds: result.effectIds };
-  } catch (err) {
-    if (err instanceof AlreadyAssigned) return { kind: 'alreadyAssigned' };
-    throw err;
-  }
+  // Everything is decided in `also`, against the target version the commit compares and sets:
+  // every new action of a target commits on the target, so a concurrent one makes the runtime reload
+  // and decide again. The runtime asks for `effects` after `also` has run.
+  const event = { type: 'mgmt.assigned', ds: req.ds, at: now, by: req.by } as const;
+  return outcomeOf(req.targetId, () => actionId, () => deps.runtime.send(tenant, TARGET, req.targetId, event, {
+    also: async (_next, current) => {
+      const target = current.value;
+      if (!multi && target.assignedDs === req.ds) throw new AlreadyAssigned();
+      await checkActionQuota(deps, tenant, target.id);
+      obsolete = multi ? [] : await obsoleteActions(deps.store, tenant, target.id);
+      actionId = await deps.store.nextIds(tenant, ACTION, 1);
+      const waits = flow && req.confirmationRequired !== false && target.autoConfirm === null;
+      const message = req.message ?? `Assignment initiated by user '${req.by}'`;
+      const messages = [SERVER_MESSAGE_PREFIX + message];
+      if (flow && target.autoConfirm !== null && req.confirmationRequired !== false) {
+        messages.push(SERVER_MESSAGE_PREFIX + `Assignment automatically confirmed by initiator '${target.autoConfirm.initiator ?? 'unknown'}'.`);
+        if (target.autoConfirm.remark) messages.push(target.autoConfirm.remark);
+      }
+      const status = waits ? 'wait_for_confirmation' as const : 'running' as const;
+      return newActionWrites(deps, tenant, newAction(actionId, target, req, status, now), status, messages, now);
+    },
+    effects: () => obsolete.map((a): Effect => ({
+      type: 'send',
+      to: { kind: ACTION, id: a.id },
+      event: autoclose ? { type: 'mgmt.close', at: now, by: req.by } : { type: 'mgmt.cancel', at: now, by: req.by, reason: 'obsolete' },
+    })),
+  }));
 }
 
 /**
@@ -96,19 +90,31 @@ export async function assignOnline(
  */
 export async function assignOffline(deps: AssignDeps, tenant: Tenant, req: AssignmentRequest, now: number): Promise<AssignmentOutcome> {
   const actionId = await deps.store.nextIds(tenant, ACTION, 1);
-  try {
-    const result = await deps.runtime.send(tenant, TARGET, req.targetId, { type: 'mgmt.assignedOffline', ds: req.ds, action: actionId, at: now, by: req.by }, {
+  return outcomeOf(req.targetId, () => actionId, () =>
+    deps.runtime.send(tenant, TARGET, req.targetId, { type: 'mgmt.assignedOffline', ds: req.ds, action: actionId, at: now, by: req.by }, {
       also: async (_next, current) => {
         const target = current.value;
         if (target.updateStatus === 'pending' || target.assignedDs === req.ds) throw new AlreadyAssigned();
         await checkActionQuota(deps, tenant, target.id);
         const message = req.message ?? `Offline assignment initiated by user '${req.by}'`;
-        return newActionWrites(deps, tenant, newAction(actionId, target, req, 'finished', now), 'finished', [SERVER_MESSAGE_PREFIX + message], now);
+        const action = newAction(actionId, target, req, 'finished', now);
+        return newActionWrites(deps, tenant, action, 'finished', [SERVER_MESSAGE_PREFIX + message], now);
       },
-    });
-    if (result.kind === 'missing') throw notFound('Target', req.targetId);
-    if (result.kind !== 'committed') throw concurrent('target', req.targetId);
-    return { kind: 'assigned', actionId, effectIds: result.effectIds };
+    }));
+}
+
+/**
+ * What an assignment's commit on its target came to: assigned (the action id as `also` chose it),
+ * already assigned (its `also` refused), or the target's 404 / concurrent-modification error.
+ */
+async function outcomeOf(
+  targetId: number, actionId: () => number, commit: () => Promise<SendResult<TargetRecord>>,
+): Promise<AssignmentOutcome> {
+  try {
+    const result = await commit();
+    if (result.kind === 'missing') throw notFound('Target', targetId);
+    if (result.kind !== 'committed') throw concurrent('target', targetId);
+    return { kind: 'assigned', actionId: actionId(), effectIds: result.effectIds };
   } catch (err) {
     if (err instanceof AlreadyAssigned) return { kind: 'alreadyAssigned' };
     throw err;
