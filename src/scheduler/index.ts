@@ -54,7 +54,7 @@ export function schedulerModule(services: SchedulerDeps, overrides: Partial<Sche
     { name: 'maintenance', reportAs: 'lapsedCanceled', intervalMs: settings.maintenanceMs, leased: true, run: (t, now) => cancelLapsedWindows(services, t, now) },
     {
       name: 'rollouts', reportAs: 'rollouts', intervalMs: settings.rolloutMs, leased: true, leaseMs: settings.rolloutLeaseMs,
-      run: (t, now, keep) => engine.run(t, now, keep),
+      run: (t, now, keep) => engine.run(t, now, keep), idle: (t, now) => engine.idle(t, now),
     },
     { name: 'overdue', reportAs: 'overdue', intervalMs: settings.overdueMs, leased: false, run: (t, now) => refreshOverdue(services, gauge, t, now) },
   ];

@@ -29,6 +29,12 @@ import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
 const ENGINE = 'system';
 
+/**
+ * A tenant whose last pass found no rollout to work on is looked at again in full only when its
+ * journal moved (a rollout or group changed status, or one was created: journal.ts) or after this long.
+ */
+const QUIET_RECHECK_MS = 5000;
+
 /** The rollout index entries the engine works on: the statuses, then aborted rollouts whose actions wait (rollout-safety.ts). */
 const WORK: readonly (readonly [MultiIndexOf<typeof ROLLOUT>, string])[] = [...ENGINE_STATUSES.map((s) => ['status', s] as const), ['abortPending', '1']];
 
@@ -69,6 +75,8 @@ export class RolloutEngine {
   readonly #deps: RolloutEngineDeps;
   /** When each rollout's actions were last read for timeouts and retries (`tenant:id` -> ms of the pass): at most every 5 s. */
   readonly #actionsChecked = new Map<string, number>();
+  /** Tenants whose last pass found nothing to do: where their journal stood then, and when (ms). */
+  readonly #quiet = new Map<Tenant, { readonly journal: string; readonly at: number }>();
   /** The error count of each running group of a rollout with `retry` when its actions were last read (`tenant:group`). */
   readonly #errorsSeen = new Map<string, number>();
 
@@ -76,12 +84,28 @@ export class RolloutEngine {
     this.#deps = deps;
   }
 
+  /**
+   * True while the tenant has nothing for the engine: its last pass (on this instance) found no rollout
+   * in the statuses the engine works on, its journal has not moved since (every rollout creation and
+   * status change is an entry, committed with it), and that pass is less than QUIET_RECHECK_MS old.
+   * One journal read, no lease: an idle tenant costs that read a pass instead of a scan of every index.
+   */
+  async idle(tenant: Tenant, now: number): Promise<boolean> {
+    const quiet = this.#quiet.get(tenant);
+    if (quiet === undefined || now - quiet.at >= QUIET_RECHECK_MS || now < quiet.at) return false;
+    return (await this.#deps.store.readJournal(tenant, undefined, 1)).last === quiet.journal;
+  }
+
   /** One pass over a tenant's rollouts; returns the number of steps taken. */
   async run(tenant: Tenant, now: number, keep: () => Promise<void> = async () => {}): Promise<number> {
     const { store } = this.#deps;
+    // where the journal stood before the scan: a change made during it moves the journal past this
+    const journal = (await store.readJournal(tenant, undefined, 1)).last;
     let steps = 0;
+    let found = 0;
     for (const [index, key] of WORK) {
       const { ids } = await store.members(tenant, ROLLOUT, index, key, SCAN_ALL);
+      found += ids.length;
       for (const id of ids) {
         try {
           steps += await this.#step(tenant, id, now, keep);
@@ -92,6 +116,8 @@ export class RolloutEngine {
         }
       }
     }
+    if (found === 0) this.#quiet.set(tenant, { journal, at: now });
+    else this.#quiet.delete(tenant);
     return steps;
   }
 

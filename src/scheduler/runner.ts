@@ -13,6 +13,11 @@ export interface Task {
    * its batches: it renews the lease, and throws LeaseLostError when another instance took it over.
    */
   run(tenant: string, now: number, keep: () => Promise<void>): Promise<number>;
+  /**
+   * A cheap read-only look before the pass: true when the tenant has nothing to do, and the pass
+   * (and its lease) is skipped; a tenant with nothing to do costs that look only.
+   */
+  idle?(tenant: string, now: number): Promise<boolean>;
 }
 
 /** The lease of a pass moved to another instance while it ran (it stops; the new holder goes on). */
@@ -80,6 +85,10 @@ export class TaskRunner {
     const skipped: string[] = [];
     const ttl = task.leaseMs ?? Math.max(task.intervalMs * 3, 30_000);
     for (const tenant of this.#tenants) {
+      if (task.idle !== undefined && await task.idle(tenant, now).catch(() => false)) {
+        counts[tenant] = 0;
+        continue;
+      }
       const renew = () => this.#store.acquireLease(leaseName(task, tenant), this.#owner, ttl);
       if (task.leased && !(await renew())) {
         skipped.push(tenant);
