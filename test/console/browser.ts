@@ -54,6 +54,9 @@ export async function signIn(page: Page, baseUrl: string, username: string, pass
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.locator('.shell').waitFor();
+  // the shell shows first, then the app leaves #/login for the page asked for: a test's own page.goto
+  // made before that would be overridden by it (a console test failed on that race in CI)
+  await page.waitForURL((url) => !url.hash.startsWith('#/login'));
 }
 
 /** CONSOLE_DOC_IMAGES=1 copies test/artifacts/<name>.png to docs/images/ (the README's screenshots). */
