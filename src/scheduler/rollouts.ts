@@ -266,8 +266,10 @@ export class RolloutEngine {
     const open = await this.#wrapUp(tenant, rollout, now, keep);
     // stopped by its endAt with endBehaviour stop: the running actions are left to finish
     const finishRunning = rollout.endedAt !== undefined && rollout.release?.endBehaviour !== 'cancel';
-    await inBatches(open.filter((a) => a.status !== 'canceling' && !finishRunning), (a) =>
-      this.#deps.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'manual' }));
+    if (!finishRunning) {
+      await inBatches(open.filter((a) => a.status !== 'canceling'), (a) =>
+        this.#deps.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'manual' }));
+    }
     return (await this.#rollout(tenant, rollout.id, { type: 'engine.stopped', at: now })) ? 1 : 0;
   }
 

@@ -21,8 +21,6 @@ const ENTRIES = 100;
 const DELIVERIES = 500;
 
 export interface FanOut {
-  /** The tenant has webhooks (enabled or not): only then can deliveries be due. */
-  readonly any: boolean;
   /** Deliveries made. */
   readonly made: number;
   /** More entries are waiting (a full read). */
@@ -31,12 +29,11 @@ export interface FanOut {
   readonly gap: boolean;
 }
 
-const NOTHING: FanOut = { any: true, made: 0, more: false, gap: false };
+const NOTHING: FanOut = { made: 0, more: false, gap: false };
 
 /** One step: the next journal entries after the cursor, as deliveries, committed with the cursor's move. */
 export async function fanOut(store: FanOutStore, tenant: Tenant, now: number): Promise<FanOut> {
   const all = await store.ids(tenant, WEBHOOK, SCAN_ALL);
-  if (all.total === 0) return { ...NOTHING, any: false }; // a tenant without webhooks costs this read and the lease a pass
   const hooks = (await loadRecords<WebhookRecord>(store, tenant, WEBHOOK, all.ids)).map((r) => r.value).filter((w) => w.enabled);
   if (hooks.length === 0) return NOTHING;
   const cursor = await store.get<WebhookCursorRecord>(tenant, WEBHOOK_CURSOR, CURSOR_ID);
@@ -73,5 +70,5 @@ export async function fanOut(store: FanOutStore, tenant: Tenant, now: number): P
   const result = await store.commit(tenant, { writes });
   if (!result.ok) return { ...NOTHING, gap: read.gap };
   const more = read.entries.length === ENTRIES || last !== (read.entries[read.entries.length - 1]?.id ?? last);
-  return { any: true, made: made.length, more, gap: read.gap };
+  return { made: made.length, more, gap: read.gap };
 }

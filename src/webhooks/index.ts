@@ -11,7 +11,7 @@ import { Counter } from 'prom-client';
 import { JOURNAL_KINDS } from '../actors/journal.js';
 import type { AppModule, ModuleContext } from '../module.js';
 import { canonicalTenant } from '../domain/ids.js';
-import { WEBHOOK_KINDS } from '../domain/webhook.js';
+import { WEBHOOK, WEBHOOK_KINDS } from '../domain/webhook.js';
 import { webhookRoutes, type WebhookDeps } from '../mgmt/webhooks/webhook-routes.js';
 import { TaskRunner, type Task } from '../scheduler/runner.js';
 import type { Tenant } from '../store/port.js';
@@ -44,8 +44,6 @@ export function webhooksModule(deps: WebhooksDeps): AppModule {
   const pass = async (tenant: Tenant, keep: () => Promise<void>): Promise<number> => {
     for (let round = 0; round < ROUNDS; round++) {
       const step = await fanOut(deps.store, tenant, deps.now());
-      // no webhook, no delivery: a webhook's deletion takes its deliveries with it
-      if (!step.any) return 0;
       if (step.gap) log.warn({ tenant }, 'webhooks: the journal dropped entries before they were read; their events are not delivered');
       if (!step.more) break;
       await keep();
@@ -55,7 +53,11 @@ export function webhooksModule(deps: WebhooksDeps): AppModule {
     if (sent.dead > 0) log.warn({ tenant, dead: sent.dead }, 'webhooks: deliveries failed their last attempt; see the dead letters of the webhook');
     return sent.delivered;
   };
-  const task: Task = { name: 'webhooks', intervalMs: settings.intervalMs, leased: true, leaseMs: settings.leaseMs, run: (t, _now, keep) => pass(t, keep) };
+  const task: Task = {
+    name: 'webhooks', intervalMs: settings.intervalMs, leased: true, leaseMs: settings.leaseMs, run: (t, _now, keep) => pass(t, keep),
+    // no webhook, no delivery (a webhook's deletion takes its deliveries with it): one read, no lease
+    idle: async (t) => (await deps.store.ids(t, WEBHOOK, { offset: 0, limit: 1 })).total === 0,
+  };
 
   return {
     name: 'webhooks',

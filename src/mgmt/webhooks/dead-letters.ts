@@ -76,10 +76,12 @@ export async function removeWebhook(store: Store, tenant: Tenant, webhookId: num
 
 export function deadLetterRoutes(deps: KitDeps, access: Access): Route[] {
   const base = '/rest/v1/webhooks/:webhookId/deadletters';
+  /** The path's webhook; 404 when it is not this tenant's. */
+  const webhookOf = (req: Request) => loadOr404(deps.store, callerOf(req).tenant, WEBHOOK, pathId(req, 'webhookId', 'Webhook'));
   /** The webhook (404 when it is not this tenant's) and one of its dead letters. */
   const deadLetterOf = async (req: Request): Promise<Stored<WebhookDeliveryRecord>> => {
     const { tenant } = callerOf(req);
-    const webhook = (await loadOr404(deps.store, tenant, WEBHOOK, pathId(req, 'webhookId', 'Webhook'))).id;
+    const webhook = (await webhookOf(req)).id;
     const id = pathId(req, 'deadLetterId', ENTITY);
     const d = await deps.store.get<WebhookDeliveryRecord>(tenant, WEBHOOK_DELIVERY, id);
     if (d === undefined || d.value.webhook !== webhook || d.value.status !== 'dead') throw notFound(ENTITY, id);
@@ -98,7 +100,7 @@ export function deadLetterRoutes(deps: KitDeps, access: Access): Route[] {
       doc: { list: true, summary: "A webhook's dead letters: events whose every attempt failed", response: pageSchema(deadLetterResponse) },
       handler: async (req) => {
         const { tenant } = callerOf(req);
-        const webhook = await loadOr404(deps.store, tenant, WEBHOOK, pathId(req, 'webhookId', 'Webhook'));
+        const webhook = await webhookOf(req);
         const page = await listPage<WebhookDeliveryRecord, WebhookDeliveryRecord>(deps, tenant, req, {
           kind: WEBHOOK_DELIVERY, fields, within: { index: 'dead', key: String(webhook.id) },
         });
