@@ -5,7 +5,7 @@
  * cycling through per-device paths with each device's TargetToken.
  *
  *   node dist/bench/ddi.js [--devices 100000] [--duration 3] [--rounds 3] [--connections 64] [--stores memory,redis]
- *                          [--workers N] [--smoke]
+ *                          [--workers N] [--smoke] [--only deploymentBase] [--cpu-prof DIR]
  *
  * The production path: the tenant's default settings (per-device poll limiter on, minPollingTime
  * 30 s), enough devices cycled (100,000) that none is throttled; every answer must be 2xx/3xx.
@@ -20,6 +20,8 @@
  * loops (server.workers) beside the 1-loop one, both against an N-thread ceiling (N hello-world
  * loops on one port): "poll 1 loop vs N loops vs N-thread ceiling". Off by default (time).
  * --smoke: 300 devices, minPollingTime 0 (so few devices are not throttled), 1 s rounds; for the tests.
+ * --only deploymentBase: that row alone (Redis; the poll rows, feedback and downloads are left out).
+ * --cpu-prof DIR: the server runs with node --cpu-prof, its profile written to DIR when it stops.
  */
 import { Command } from 'commander';
 import { createClient } from 'redis';
@@ -40,8 +42,15 @@ const o = new Command()
   .option('--stores <list>', 'memory,redis or one of them', 'memory,redis')
   .option('--workers <n>', 'also measure the poll on Redis with a server of n event loops against an n-thread ceiling', '1')
   .option('--smoke', '300 devices, 1 s rounds, one round, minPollingTime 0: checks the harness, not the server')
+  .option('--only <row>', 'deploymentBase: only that row (on Redis)')
+  .option('--cpu-prof <dir>', 'run the server with node --cpu-prof, writing its profile to this directory')
   .parse()
-  .opts<{ devices: string; duration: string; rounds: string; connections: string; stores: string; workers: string; smoke?: boolean }>();
+  .opts<{
+  devices: string; duration: string; rounds: string; connections: string; stores: string; workers: string; smoke?: boolean;
+  only?: string; cpuProf?: string;
+}>();
+if (o.only !== undefined && o.only !== 'deploymentBase') throw new Error(`--only: deploymentBase is the one row it knows, not ${o.only}`);
+const ONLY_DEPLOYMENT = o.only === 'deploymentBase';
 const SMOKE = o.smoke === true;
 const DEVICES = SMOKE ? 300 : Number(o.devices);
 const DURATION = SMOKE ? 1 : Number(o.duration);
@@ -51,7 +60,7 @@ const WORKERS = Number(o.workers);
 const DOWNLOAD_CONNECTIONS = SMOKE ? 10 : 100;
 const ARTIFACT_BYTES = SMOKE ? 64 * 1024 : 1024 * 1024;
 const RANGE_BYTES = SMOKE ? 16 * 1024 : 64 * 1024;
-const STORES = o.stores.split(',').map((s) => s.trim()).filter((s): s is 'memory' | 'redis' => s === 'memory' || s === 'redis');
+const STORES = ONLY_DEPLOYMENT ? ['redis' as const] : o.stores.split(',').map((s) => s.trim()).filter((s): s is 'memory' | 'redis' => s === 'memory' || s === 'redis');
 const TENANT = 'DEFAULT';
 // the production defaults but the token switch; the smoke run lifts the limiter (300 devices at full rate)
 const SETTINGS = SMOKE ? undefined : { 'authentication.targettoken.enabled': 'true' };
@@ -224,7 +233,7 @@ async function redisUsedMemory(url: string): Promise<number> {
 for (const store of STORES) {
   let redis: BenchRedis | undefined;
   if (store === 'redis') redis = await startRedis();
-  const server = await startServer(serverConfig(store, redis?.url, SETTINGS));
+  const server = await startServer(serverConfig(store, redis?.url, SETTINGS), {}, o.cpuProf === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', o.cpuProf]);
   try {
     const rssBefore = server.rss();
     const redisBefore = redis ? await redisUsedMemory(redis.url) : 0;
@@ -242,10 +251,12 @@ for (const store of STORES) {
     figures[`${store}: server RSS with ${DEVICES} registered targets (MiB)`] = Math.round(server.rss() / 2 ** 20);
     if (redis) figures['redis: Redis used_memory per registered target (bytes)'] = Math.round(((await redisUsedMemory(redis.url)) - redisBefore) / DEVICES);
 
-    if (store === STORES[0]) await generatorCheck(server, pollRequests(tokens));
-    await compare('poll, no open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
-    await compare('poll, no open action, 304 (If-None-Match)', store, server, pollRequests(tokens, first.etags), { expect: 304 });
-    if (store === 'redis' && WORKERS > 1) await compareLoops(server, redis!, tokens);
+    if (!ONLY_DEPLOYMENT) {
+      if (store === STORES[0]) await generatorCheck(server, pollRequests(tokens));
+      await compare('poll, no open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
+      await compare('poll, no open action, 304 (If-None-Match)', store, server, pollRequests(tokens, first.etags), { expect: 304 });
+      if (store === 'redis' && WORKERS > 1) await compareLoops(server, redis!, tokens);
+    }
 
     t = performance.now();
     const artifact = store === 'redis' ? { baseUrl: server.url, bytes: Buffer.alloc(ARTIFACT_BYTES, 7) } : undefined;
@@ -253,7 +264,7 @@ for (const store of STORES) {
     const open = await pollAll(server.url, tokens);
     await pollAll(server.url, tokens); // steady state, as above
     console.log(`${store}: assigned a release to ${DEVICES} targets and polled each in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    await compare('poll, open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
+    if (!ONLY_DEPLOYMENT) await compare('poll, open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
     if (store !== 'redis') continue;
 
     const deployment = open.bodies.map((b, i) => {
@@ -263,6 +274,7 @@ for (const store of STORES) {
     });
     const auth = (i: number) => ({ Authorization: `TargetToken ${tokens[i]}` });
     await compare('deploymentBase', store, server, deployment.map((path, i) => ({ path, headers: auth(i) })), { expect: 200 });
+    if (ONLY_DEPLOYMENT) continue;
     const feedback = JSON.stringify({ status: { execution: 'proceeding', result: { finished: 'none' }, details: ['bench'] } });
     await compare('feedback (POST proceeding)', store, server, deployment.map((path, i) => ({
       method: 'POST', path: path.replace(/\?.*$/, '/feedback'), headers: { ...auth(i), 'Content-Type': 'application/json' }, body: feedback,
