@@ -218,6 +218,13 @@ export interface Store {
   pollRange(tenant: Tenant, min: number, max: number, page: Page): Promise<IdPage>;
   forgetPolls(tenant: Tenant, ids: readonly number[]): Promise<void>;
 
+  /**
+   * Removes everything of one tenant: records, indexes, id sequences, counters, effects, journal, poll
+   * data and dedupe markers (a deleted tenant, src/tenancy). Leases are not per tenant and expire.
+   * Idempotent; a write committed meanwhile may leave a key, which a second call removes.
+   */
+  dropTenant(tenant: Tenant): Promise<void>;
+
   /** Takes or renews a named lease for `owner`; false when another owner holds it. */
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;

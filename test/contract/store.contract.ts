@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/port.js';
 import { cachedCases } from './cases/cached.js';
 import { coordinationCases } from './cases/coordination.js';
+import { dropTenantCases } from './cases/drop-tenant.js';
 import { counterCases } from './cases/counters.js';
 import { effectCases } from './cases/effects.js';
 import { indexCases } from './cases/indexes.js';
@@ -36,5 +37,6 @@ export function storeContract(name: string, open: () => Promise<Store>, kind: St
     journalCases(ctx);
     largeCommitCases(ctx);
     cachedCases(ctx);
+    dropTenantCases(ctx);
   });
 }

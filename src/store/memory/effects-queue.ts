@@ -66,6 +66,11 @@ export class EffectsQueue {
     if (q !== undefined && !q.pending.delete(id)) q.fresh.delete(id);
   }
 
+  /** Forgets the tenant's effects, delivered or not. */
+  drop(tenant: Tenant): void {
+    this.#queues.delete(tenant);
+  }
+
   pendingCount(tenant: Tenant): number {
     const q = this.#queues.get(tenant);
     return q === undefined ? 0 : q.pending.size + q.fresh.size;

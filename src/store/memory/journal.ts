@@ -36,6 +36,10 @@ export class MemoryJournal {
     }
   }
 
+  drop(tenant: Tenant): void {
+    this.#tenants.delete(tenant);
+  }
+
   read(tenant: Tenant, after: string | undefined, count: number): JournalRead {
     const j = this.#tenants.get(tenant);
     if (j === undefined) return { entries: [], last: '0-0', gap: false };

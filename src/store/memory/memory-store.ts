@@ -193,6 +193,15 @@ export class MemoryStore implements Store {
     for (const id of ids) map?.delete(id);
   }
 
+  async dropTenant(tenant: Tenant): Promise<void> {
+    checkTenant(tenant);
+    this.#tenants.delete(tenant);
+    this.#effects.drop(tenant);
+    this.#journal.drop(tenant);
+    this.#polls.delete(tenant);
+    this.#changes++;
+  }
+
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     checkLease(name, owner, ttlMs);
     const now = Date.now();

