@@ -5,7 +5,7 @@
  * cycling through per-device paths with each device's TargetToken.
  *
  *   node dist/bench/ddi.js [--devices 100000] [--duration 3] [--rounds 3] [--connections 64] [--stores memory,redis]
- *                          [--workers N] [--smoke] [--only deploymentBase] [--cpu-prof DIR]
+ *                          [--workers N] [--smoke] [--only deploymentBase,download,...] [--cpu-prof DIR]
  *
  * The production path: the tenant's default settings (per-device poll limiter on, minPollingTime
  * 30 s), enough devices cycled (100,000) that none is throttled; every answer must be 2xx/3xx.
@@ -20,7 +20,9 @@
  * loops (server.workers) beside the 1-loop one, both against an N-thread ceiling (N hello-world
  * loops on one port): "poll 1 loop vs N loops vs N-thread ceiling". Off by default (time).
  * --smoke: 300 devices, minPollingTime 0 (so few devices are not throttled), 1 s rounds; for the tests.
- * --only deploymentBase: that row alone (Redis; the poll rows, feedback and downloads are left out).
+ * --only WORDS: only the rows whose name contains one of the comma-separated words: `--only deploymentBase`
+ * that row, `--only download` the two download rows; Redis alone when no word names a poll row (`poll`), and no
+ * generator check unless a word is `generator`. The set-up (fleet, release, polls) stays the same.
  * --cpu-prof DIR: the server runs with node --cpu-prof, its profile written to DIR when it stops.
  */
 import { Command } from 'commander';
@@ -42,15 +44,18 @@ const o = new Command()
   .option('--stores <list>', 'memory,redis or one of them', 'memory,redis')
   .option('--workers <n>', 'also measure the poll on Redis with a server of n event loops against an n-thread ceiling', '1')
   .option('--smoke', '300 devices, 1 s rounds, one round, minPollingTime 0: checks the harness, not the server')
-  .option('--only <row>', 'deploymentBase: only that row (on Redis)')
+  .option('--only <words>', 'only the rows whose name contains one of these words, comma-separated (deploymentBase, feedback, download, poll, generator)')
   .option('--cpu-prof <dir>', 'run the server with node --cpu-prof, writing its profile to this directory')
   .parse()
   .opts<{
   devices: string; duration: string; rounds: string; connections: string; stores: string; workers: string; smoke?: boolean;
   only?: string; cpuProf?: string;
 }>();
-if (o.only !== undefined && o.only !== 'deploymentBase') throw new Error(`--only: deploymentBase is the one row it knows, not ${o.only}`);
-const ONLY_DEPLOYMENT = o.only === 'deploymentBase';
+const ONLY = o.only?.split(',').map((w) => w.trim()).filter((w) => w !== '');
+/** The row is measured in this run (--only). */
+const wanted = (row: string): boolean => ONLY === undefined || ONLY.some((w) => row.includes(w));
+/** --only names no poll row: the rows left run on Redis alone. */
+const REDIS_ROWS_ONLY = ONLY !== undefined && !wanted('poll, no open action, 304 (If-None-Match), open action, generator check');
 const SMOKE = o.smoke === true;
 const DEVICES = SMOKE ? 300 : Number(o.devices);
 const DURATION = SMOKE ? 1 : Number(o.duration);
@@ -60,7 +65,7 @@ const WORKERS = Number(o.workers);
 const DOWNLOAD_CONNECTIONS = SMOKE ? 10 : 100;
 const ARTIFACT_BYTES = SMOKE ? 64 * 1024 : 1024 * 1024;
 const RANGE_BYTES = SMOKE ? 16 * 1024 : 64 * 1024;
-const STORES = ONLY_DEPLOYMENT ? ['redis' as const] : o.stores.split(',').map((s) => s.trim()).filter((s): s is 'memory' | 'redis' => s === 'memory' || s === 'redis');
+const STORES = REDIS_ROWS_ONLY ? ['redis' as const] : o.stores.split(',').map((s) => s.trim()).filter((s): s is 'memory' | 'redis' => s === 'memory' || s === 'redis');
 const TENANT = 'DEFAULT';
 // the production defaults but the token switch; the smoke run lifts the limiter (300 devices at full rate)
 const SETTINGS = SMOKE ? undefined : { 'authentication.targettoken.enabled': 'true' };
@@ -251,12 +256,12 @@ for (const store of STORES) {
     figures[`${store}: server RSS with ${DEVICES} registered targets (MiB)`] = Math.round(server.rss() / 2 ** 20);
     if (redis) figures['redis: Redis used_memory per registered target (bytes)'] = Math.round(((await redisUsedMemory(redis.url)) - redisBefore) / DEVICES);
 
-    if (!ONLY_DEPLOYMENT) {
-      if (store === STORES[0]) await generatorCheck(server, pollRequests(tokens));
-      await compare('poll, no open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
+    if (store === STORES[0] && wanted('generator check')) await generatorCheck(server, pollRequests(tokens));
+    if (wanted('poll, no open action')) await compare('poll, no open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
+    if (wanted('poll, no open action, 304 (If-None-Match)')) {
       await compare('poll, no open action, 304 (If-None-Match)', store, server, pollRequests(tokens, first.etags), { expect: 304 });
-      if (store === 'redis' && WORKERS > 1) await compareLoops(server, redis!, tokens);
     }
+    if (store === 'redis' && WORKERS > 1 && wanted('poll, no open action, 1 loop')) await compareLoops(server, redis!, tokens);
 
     t = performance.now();
     const artifact = store === 'redis' ? { baseUrl: server.url, bytes: Buffer.alloc(ARTIFACT_BYTES, 7) } : undefined;
@@ -264,7 +269,7 @@ for (const store of STORES) {
     const open = await pollAll(server.url, tokens);
     await pollAll(server.url, tokens); // steady state, as above
     console.log(`${store}: assigned a release to ${DEVICES} targets and polled each in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    if (!ONLY_DEPLOYMENT) await compare('poll, open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
+    if (wanted('poll, open action')) await compare('poll, open action', store, server, pollRequests(tokens), { halfRate: true, expect: 200 });
     if (store !== 'redis') continue;
 
     const deployment = open.bodies.map((b, i) => {
@@ -273,21 +278,28 @@ for (const store of STORES) {
       return new URL(href).pathname + new URL(href).search;
     });
     const auth = (i: number) => ({ Authorization: `TargetToken ${tokens[i]}` });
-    await compare('deploymentBase', store, server, deployment.map((path, i) => ({ path, headers: auth(i) })), { expect: 200 });
-    if (ONLY_DEPLOYMENT) continue;
+    if (wanted('deploymentBase')) await compare('deploymentBase', store, server, deployment.map((path, i) => ({ path, headers: auth(i) })), { expect: 200 });
     const feedback = JSON.stringify({ status: { execution: 'proceeding', result: { finished: 'none' }, details: ['bench'] } });
-    await compare('feedback (POST proceeding)', store, server, deployment.map((path, i) => ({
-      method: 'POST', path: path.replace(/\?.*$/, '/feedback'), headers: { ...auth(i), 'Content-Type': 'application/json' }, body: feedback,
-    })), { expect: 200 });
+    if (wanted('feedback (POST proceeding)')) {
+      await compare('feedback (POST proceeding)', store, server, deployment.map((path, i) => ({
+        method: 'POST', path: path.replace(/\?.*$/, '/feedback'), headers: { ...auth(i), 'Content-Type': 'application/json' }, body: feedback,
+      })), { expect: 200 });
+    }
     const file = `/${TENANT}/controller/v1/dev-%/softwaremodules/${moduleId}/artifacts/bench.bin`;
     const download = (i: number): string => file.replace('%', String(i));
-    await compare(`artifact download, whole (${ARTIFACT_BYTES / 1024} KiB)`, store, server,
-      tokens.map((_, i) => ({ path: download(i), headers: auth(i) })), { connections: DOWNLOAD_CONNECTIONS, expect: 200, bytes: true });
+    const whole = `artifact download, whole (${ARTIFACT_BYTES / 1024} KiB)`;
+    if (wanted(whole)) {
+      const requests = tokens.map((_, i) => ({ path: download(i), headers: auth(i) }));
+      await compare(whole, store, server, requests, { connections: DOWNLOAD_CONNECTIONS, expect: 200, bytes: true });
+    }
     const slices = ARTIFACT_BYTES / RANGE_BYTES;
-    await compare(`artifact download, ranged (${RANGE_BYTES / 1024} KiB)`, store, server, tokens.map((_, i) => {
-      const from = (i % slices) * RANGE_BYTES;
-      return { path: download(i), headers: { ...auth(i), Range: `bytes=${from}-${from + RANGE_BYTES - 1}` } };
-    }), { connections: DOWNLOAD_CONNECTIONS, expect: 206, bytes: true });
+    const ranged = `artifact download, ranged (${RANGE_BYTES / 1024} KiB)`;
+    if (wanted(ranged)) {
+      await compare(ranged, store, server, tokens.map((_, i) => {
+        const from = (i % slices) * RANGE_BYTES;
+        return { path: download(i), headers: { ...auth(i), Range: `bytes=${from}-${from + RANGE_BYTES - 1}` } };
+      }), { connections: DOWNLOAD_CONNECTIONS, expect: 206, bytes: true });
+    }
   } finally {
     await server.stop();
     await redis?.stop();
