@@ -7,14 +7,11 @@ import type { Logger } from 'pino';
 import type { Config } from './config/index.js';
 import type { Route } from './http/types.js';
 import type { Metrics } from './observability/metrics.js';
-import type { Store } from './store/port.js';
 
 export interface ModuleContext {
   readonly config: Config;
   readonly logger: Logger;
   readonly metrics: Metrics;
-  /** The open store, with the schema of every record kind (src/app/schema.ts). */
-  readonly store: Store;
 }
 
 export interface AppModule {

@@ -27,7 +27,7 @@ export const buildModules: ModuleFactory = (services) => {
   const scheduler = schedulerModule(services);
   const modules = [
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
-    rolloutsModule(services, scheduler.rollouts), scheduler, dmfModule(services),
+    rolloutsModule(services, services.rolloutEngine), scheduler, dmfModule(services),
     sessionModule(services),
     eventsModule(services),
     webhooksModule(services),

@@ -69,7 +69,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   let services: Services;
   let modules: readonly AppModule[];
   try {
-    services = createServices({ config, logger, metrics, store });
+    services = createServices({ config, logger, metrics }, store);
     modules = (overrides.modules ?? buildModules)(services);
   } catch (err) {
     await store.close().catch(() => undefined);

@@ -21,6 +21,7 @@ import { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import type { Config } from '../config/index.js';
 import type { Store } from '../store/port.js';
 import type { ModuleContext } from '../module.js';
+import { RolloutEngine } from '../scheduler/rollouts.js';
 
 /**
  * The shared services, built once per event loop on the open store before any module; the module
@@ -28,6 +29,7 @@ import type { ModuleContext } from '../module.js';
  */
 export interface Services {
   readonly ctx: ModuleContext;
+  /** The open store, with the schema of every record kind (src/app/schema.ts). */
   readonly store: Store;
   /** Management list paging (config.yaml `limits`). */
   readonly limits: Pick<Config['limits'], 'defaultPageSize' | 'maxPageSize'>;
@@ -36,6 +38,8 @@ export interface Services {
   readonly tenants: readonly string[];
   readonly runtime: ActorRuntime;
   readonly dispatcher: EffectDispatcher;
+  /** The rollout engine: the scheduler runs its passes, Management operations advance one rollout with it. */
+  readonly rolloutEngine: RolloutEngine;
   readonly tenantConfig: TenantConfigService;
   readonly artifacts: ArtifactStorage;
   /** Follows the tenants' journals for the live event streams of this loop (src/events). */
@@ -54,10 +58,11 @@ export interface Services {
 
 /**
  * In the order each needs the one before: tenant configuration on the store, the DMF link (it reads
- * tenant configuration), the runtime with the DMF observer, the dispatcher with the DMF outbound port.
+ * tenant configuration), the runtime with the DMF observer, the dispatcher with the DMF outbound port,
+ * the rollout engine on the runtime.
  */
-export function createServices(ctx: ModuleContext): Services {
-  const { config, store, logger } = ctx;
+export function createServices(ctx: ModuleContext, store: Store): Services {
+  const { config, logger } = ctx;
   const tenants = config.tenants.map((t) => canonicalTenant(t.name));
   // checked here, so a bad seed stops the start rather than a later request
   const seeds = new Map(config.tenants.map((t) => [canonicalTenant(t.name), seedValues(t.config as Record<string, unknown>)]));
@@ -88,6 +93,7 @@ export function createServices(ctx: ModuleContext): Services {
     tenants,
     runtime,
     dispatcher,
+    rolloutEngine: new RolloutEngine({ store, runtime, tenantConfig, log: logger, quotas: config.quotas }),
     tenantConfig,
     artifacts: new ArtifactStorage({ dataDir: join(config.dataDir), hashPool }),
     events: new EventHub(store, { log: logger }),

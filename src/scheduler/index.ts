@@ -7,7 +7,7 @@ import { AutoAssigner } from './auto-assign.js';
 import { cancelLapsedWindows } from './maintenance-lapse.js';
 import { overdueGauge, refreshOverdue } from './overdue.js';
 import { TaskRunner, type Task } from './runner.js';
-import { RolloutEngine } from './rollouts.js';
+import type { RolloutEngine } from './rollouts.js';
 import { resolveSettings, type SchedulerSettings } from './settings.js';
 
 export type { SchedulerSettings } from './settings.js';
@@ -26,28 +26,26 @@ export interface PassReport {
 
 export interface SchedulerModule extends AppModule {
   readonly settings: SchedulerSettings;
-  /** The rollout engine its passes run: Management operations advance one rollout with it. */
-  readonly rollouts: Pick<RolloutEngine, 'advance'>;
   /** Runs every task once now (under the leases), whatever the intervals. */
   runOnce(now?: number): Promise<PassReport>;
 }
 
 /**
  * The scheduler (ARCHITECTURE.md "Scale-out"): auto-assignment, action cleanup, lapsed maintenance
- * windows, the rollout engine and the overdue gauge, each on its own interval. Those that write run under a store
+ * windows, the rollout engine's passes (the engine is a shared service, built by the composition root) and the
+ * overdue gauge, each on its own interval. Those that write run under a store
  * lease per task and tenant so that, with several instances, each tenant's pass happens once; the
  * overdue count only reads.
  */
-export function schedulerModule(services: SchedulerDeps, overrides: Partial<SchedulerSettings> = {}): SchedulerModule {
+export function schedulerModule(
+  services: SchedulerDeps & { readonly rolloutEngine: Pick<RolloutEngine, 'run' | 'idle'> }, overrides: Partial<SchedulerSettings> = {},
+): SchedulerModule {
   const settings = resolveSettings(services.ctx.config.scheduler, overrides);
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const runner = new TaskRunner({ store: services.store, tenants: services.tenants, owner, log: services.ctx.logger });
   const gauge = overdueGauge(services);
   const autoAssigner = new AutoAssigner(services, settings.autoAssignBatch);
-  const engine = new RolloutEngine({
-    store: services.store, runtime: services.runtime, tenantConfig: services.tenantConfig, log: services.ctx.logger,
-    quotas: services.quotas,
-  });
+  const engine = services.rolloutEngine;
   const tasks: (Task & { readonly reportAs: Exclude<keyof PassReport, 'skipped'> })[] = [
     { name: 'auto-assign', reportAs: 'autoAssigned', intervalMs: settings.autoAssignMs, leased: true, run: (t, now) => autoAssigner.run(t, now) },
     { name: 'action-cleanup', reportAs: 'cleanedUp', intervalMs: settings.cleanupMs, leased: true, run: (t, now) => cleanupActions(services, t, now) },
@@ -65,7 +63,6 @@ export function schedulerModule(services: SchedulerDeps, overrides: Partial<Sche
     // leases keep it correct on any number of loops; with worker threads one contender per process is enough
     primaryOnly: true,
     settings,
-    rollouts: engine,
     async start() {
       if (settings.enabled) runner.start(tasks);
     },

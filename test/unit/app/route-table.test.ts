@@ -34,7 +34,7 @@ function tableRows(): Map<string, Set<string>> {
 async function registeredRoutes(): Promise<Map<string, Set<string>>> {
   const config = parseConfig({ tenants: [{ name: 'DEFAULT', users: [] }] }, { source: 'test', env: {} });
   const store = await openStore({ kind: 'memory', schema: SCHEMA });
-  const services = createServices({ config, logger: pino({ level: 'silent' }), metrics: createMetrics(), store });
+  const services = createServices({ config, logger: pino({ level: 'silent' }), metrics: createMetrics() }, store);
   const modules = buildModules(services);
   await services.close();
   await store.close();
