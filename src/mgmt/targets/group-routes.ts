@@ -10,6 +10,7 @@ import { DEFAULT_TARGET_SORT, queryTargets, targetFields } from '../../query/tar
 import type { Tenant } from '../../store/port.js';
 import { SCAN_ALL, SCAN_LIMIT, loadRecords } from '../../store/reads.js';
 import { ACCESS } from '../kit/access.js';
+import { editActors } from '../kit/actor-edit.js';
 import { readBody, str } from '../kit/body.js';
 import type { KitDeps } from '../kit/deps.js';
 import { pageOf } from '../kit/hal.js';
@@ -153,12 +154,11 @@ async function allTargets(deps: TargetGroupDeps, tenant: Tenant): Promise<Target
  * target deleted meanwhile is left out. Targets already in the group are not written.
  */
 async function setGroup(deps: TargetGroupDeps, tenant: Tenant, ids: readonly number[], group: string | null, by: string): Promise<void> {
-  const now = deps.now();
   for (let i = 0; i < ids.length; i += CHUNK) {
     let chunk = ids.slice(i, i + CHUNK);
     for (;;) {
-      const result = await deps.runtime.updateEach(tenant, TARGET, chunk,
-        (t) => (t.group === group ? t : { ...t, group, lastModifiedBy: by, lastModifiedAt: now }));
+      const result = await editActors(deps, tenant, TARGET, chunk, by,
+        (current) => current.map((t) => (t.group === group ? t : { ...t, group })));
       if (result.kind !== 'missing') {
         edited(result, 'Target');
         break;

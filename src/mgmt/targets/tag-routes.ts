@@ -6,6 +6,7 @@ import { TARGET } from '../../domain/target.js';
 import type { Route } from '../../http/types.js';
 import { defineFields } from '../../query/index.js';
 import { ACCESS } from '../kit/access.js';
+import { editActors } from '../kit/actor-edit.js';
 import type { KitDeps } from '../kit/deps.js';
 import { str } from '../kit/body.js';
 import { pathText } from '../kit/request.js';
@@ -56,12 +57,10 @@ export function targetTagRoutes(deps: TargetTagDeps): Route[] {
       tags: (t) => t.tags,
       setTag: async (tenant, targets, tag, on, by) => {
         if (targets.length === 0) return [];
-        const now = deps.now();
-        return edited(await deps.runtime.updateJointly(tenant, TARGET, targets.map((t) => t.id), (current) => {
+        return edited(await editActors(deps, tenant, TARGET, targets.map((t) => t.id), by, (current) => {
           const put = tagDecided(on, current);
-          return current.map((t) => (t.tags.includes(tag) === put ? t : {
-            ...t, tags: put ? [...t.tags, tag] : t.tags.filter((x) => x !== tag), lastModifiedBy: by, lastModifiedAt: now,
-          }));
+          return current.map((t) => (t.tags.includes(tag) === put ? t
+            : { ...t, tags: put ? [...t.tags, tag] : t.tags.filter((x) => x !== tag) }));
         }), 'Target');
       },
       render: (req, tenant, targets) => renderTargets(deps, tenant, req, targets),

@@ -1,15 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STORES, startApp, type App } from '../../helpers/app.js';
 import { ADMIN_HASH } from '../../helpers/server.js';
-import { ERR, createTargets, expectError, uid } from './fixtures.js';
+import { ERR, createTag, createTargets, expectError, uid } from './fixtures.js';
 
 const READER = ['reader', 'admin'] as const;
+const EDITOR = ['editor', 'admin'] as const;
 
 /** `/rest/v1/targetgroups` (hawkBit 1.0-1.1 MgmtTargetGroupRestApi, reference §3.5) over the targets' `group`. */
 describe.each(STORES)('target groups on the %s store', (kind) => {
   let app: App;
   beforeAll(async () => {
-    app = await startApp(kind, {}, [{ username: 'reader', password: ADMIN_HASH, permissions: ['READ_TARGET'] }]);
+    app = await startApp(kind, {}, [
+      { username: 'reader', password: ADMIN_HASH, permissions: ['READ_TARGET'] },
+      { username: 'editor', password: ADMIN_HASH, permissions: ['READ_TARGET', 'UPDATE_TARGET'] },
+    ]);
   });
   const groupOf = async (cid: string): Promise<string | undefined> => (await app.mgmt.get(`/rest/v1/targets/${cid}`)).json().group;
   const members = async (path: string): Promise<string[]> => {
@@ -80,6 +84,26 @@ describe.each(STORES)('target groups on the %s store', (kind) => {
     expectError(await app.mgmt.put(`/rest/v1/targetgroups/assigned?group=${'g'.repeat(257)}`, { json: [`${p}-x`] }), 400, 'hawkbit.server.error.repo.constraintViolation');
     expect((await app.mgmt.get(`/rest/v1/targetgroups/${p}/assigned?limit=five`)).status).toBe(400);
     expect(await groupOf(`${p}-x`)).toBe('before');
+  });
+
+  it('a bulk edit (group, tag) stamps the caller on the targets it changes, and leaves the others as they were', async () => {
+    const p = uid('gra');
+    const [a, b] = [`${p}-a`, `${p}-b`];
+    await createTargets(app, [{ controllerId: a }, { controllerId: b, group: p }]);
+    const audit = async (cid: string): Promise<{ lastModifiedBy: string; lastModifiedAt: number }> => {
+      const { lastModifiedBy, lastModifiedAt } = (await app.mgmt.get(`/rest/v1/targets/${cid}`)).json();
+      return { lastModifiedBy, lastModifiedAt };
+    };
+    const before = await audit(b);
+    // b is in the group already: not written, so its audit fields stay
+    expect((await app.anon.put(`/rest/v1/targetgroups/${p}/assigned`, { auth: EDITOR, json: [a, b] })).status).toBe(204);
+    expect(await audit(a)).toMatchObject({ lastModifiedBy: 'editor' });
+    expect(await audit(b)).toEqual(before);
+    const tag = await createTag(app, uid('gra-tag'));
+    expect((await app.anon.put(`/rest/v1/targettags/${tag.id}/assigned`, { auth: EDITOR, json: [b] })).status).toBe(204);
+    const tagged = await audit(b);
+    expect(tagged.lastModifiedBy).toBe('editor');
+    expect(tagged.lastModifiedAt).toBeGreaterThanOrEqual(before.lastModifiedAt);
   });
 
   it('reading needs READ_TARGET, changing UPDATE_TARGET', async () => {
