@@ -1,55 +1,71 @@
 /**
- * Rollout engine benchmark on the Redis store (a private redis-server on a free port, the real server
- * as a child process).
+ * Rollout engine benchmark: the real server as a child process, on a private redis-server on a free
+ * port (and, for the end-to-end rollout, on the memory store too).
  *
- *   node dist/bench/rollout.js [--fleet 100000] [--groups 10] [--devices 10000] [--waves 5] [--poll 1] [--smoke]
+ *   node dist/bench/rollout.js [--fleet 100000] [--groups 10] [--devices 10000] [--waves 5] [--poll 1] [--rounds 3]
+ *                              [--stores memory,redis] [--only large|answering|ramp] [--smoke]
+ *   node dist/bench/rollout.js --fleet-at-scale [--devices 100000] [--waves 10] [--poll 60]
  *
  * 1. --fleet registered targets (created over the Management API, one DDI poll each), one release; a
  *    rollout over all of them in --groups groups: seconds from POST to `ready`, from `start` to the
  *    first group `running`, and to every action created (notstarted 0); Redis memory per target in
  *    the rollout (INFO used_memory after minus before the POST, over the targets);
- * 2. on a fresh server and Redis, --devices devices that answer at once (a lean in-process fleet over
- *    real HTTP: each polls every --poll seconds at its own offset, fetches its deployment and reports
- *    closed/success), a rollout in --waves groups with a 100 % success threshold: seconds from start
- *    to `finished`, against the lower bound the poll interval sets (each group's devices see their
- *    deployment at their next poll: waves x poll interval).
+ * 2. per store, on a fresh server, --devices devices of the bundled simulator (peregrine-sim in a process
+ *    of its own, lib/answering-rollout.ts) that poll every --poll seconds and answer a deployment at once;
+ *    --rounds rollouts one after another in --waves groups with a 100 % success threshold: seconds from
+ *    start to `finished` against the lower bound the poll interval sets (each group's devices see their
+ *    deployment at their next poll: waves x poll interval), as a ratio, each group's times, and the CPU of
+ *    the server, the fleet (saturated or not) and Redis (lib/answering-view.ts).
  * 3. (--only ramp, or with the others) a rollout of --ramp-targets targets in one group with
  *    `ramp.maxPerMinute` --ramp-rate: the release rate measured over --ramp-seconds once the first
  *    action is released (actions out of `scheduled` per minute, from the rollout's counts), against the
  *    configured one (issue 25: within 5 %).
+ * --fleet-at-scale runs part 2 alone, on Redis, once, at 100,000 devices polling every 60 s through 10
+ * groups (not part of `npm run bench`: 15 minutes or more), adding updates per minute, server RSS and Redis memory.
  * Every answer is checked before it counts.
  */
 import { Command } from 'commander';
-import { request } from 'undici';
-import { createClient } from 'redis';
-import { answerDevice, Connection } from './lib/devices.js';
-import { ADMIN_AUTH, api, createDevices, createReleaseAndAssign, pollEach, serverConfig, until, type Api } from './lib/fleet.js';
-import { startRedis } from './lib/redis.js';
+import { answeringRollouts } from './lib/answering-rollout.js';
+import { answeringView } from './lib/answering-view.js';
+import { api, createDevices, createReleaseAndAssign, pollEach, serverConfig, until, type Api } from './lib/fleet.js';
+import { startRedis, usedMemory } from './lib/redis.js';
 import { writeResults } from './lib/results.js';
 import { startServer } from './lib/server.js';
 
-const o = new Command()
+const program = new Command()
   .option('--fleet <n>', 'registered targets in the large rollout', '100000')
   .option('--groups <n>', 'groups of the large rollout', '10')
   .option('--devices <n>', 'answering devices in the end-to-end rollout', '10000')
   .option('--waves <n>', 'groups of the end-to-end rollout', '5')
   .option('--poll <s>', 'polling interval of the answering devices (seconds)', '1')
+  .option('--rounds <n>', 'end-to-end rollouts one after another over the same fleet, per store', '3')
+  .option('--stores <list>', 'stores of the end-to-end rollout: memory,redis', 'memory,redis')
+  .option('--server-prof <dir>', 'the end-to-end rollout\'s server runs with --cpu-prof into this directory')
+  .option('--fleet-at-scale', 'only the fleet at scale: 100,000 devices polling every 60 s through a 10-group rollout on Redis (15+ minutes)')
   .option('--ramp-targets <n>', 'targets of the ramped rollout', '10000')
   .option('--ramp-rate <n>', 'its ramp.maxPerMinute', '6000')
   .option('--ramp-seconds <s>', 'how long its release rate is measured', '30')
   .option('--only <part>', 'run one part: large | answering | ramp')
   .option('--smoke', '300 targets in 3 groups, 50 devices in 2 groups: checks the benchmark, not the server')
-  .parse()
-  .opts<{
+  .parse();
+const o = program.opts<{
   fleet: string; groups: string; devices: string; waves: string; poll: string; rampTargets: string; rampRate: string; rampSeconds: string;
-  only?: string; smoke?: boolean;
+  rounds: string; stores: string; serverProf?: string; fleetAtScale?: boolean; only?: string; smoke?: boolean;
 }>();
 const SMOKE = o.smoke === true;
+const AT_SCALE = o.fleetAtScale === true;
 const FLEET = SMOKE ? 300 : Number(o.fleet);
 const GROUPS = SMOKE ? 3 : Number(o.groups);
-const DEVICES = SMOKE ? 50 : Number(o.devices);
-const WAVES = SMOKE ? 2 : Number(o.waves);
-const POLL_S = Number(o.poll);
+/** At scale, the sizes of the fleet at scale unless given on the command line. */
+const scaled = (name: string, value: string, atScale: number): number => (AT_SCALE && program.getOptionValueSource(name) === 'default' ? atScale : Number(value));
+const DEVICES = SMOKE ? 50 : scaled('devices', o.devices, 100_000);
+const WAVES = SMOKE ? 2 : scaled('waves', o.waves, 10);
+const POLL_S = SMOKE ? 1 : scaled('poll', o.poll, 60);
+const ROUNDS = SMOKE || AT_SCALE ? 1 : Number(o.rounds);
+const STORES = (AT_SCALE ? ['redis'] : o.stores.split(',')).map((x) => {
+  if (x !== 'memory' && x !== 'redis') throw new Error(`--stores: unknown store ${x}`);
+  return x;
+});
 const RAMP_TARGETS = SMOKE ? 300 : Number(o.rampTargets);
 const RAMP_RATE = SMOKE ? 600 : Number(o.rampRate);
 const RAMP_S = SMOKE ? 5 : Number(o.rampSeconds);
@@ -66,16 +82,6 @@ async function releaseId(a: Api): Promise<number> {
   const id = page.content[0]?.id;
   if (id === undefined) throw new Error('bench release not found');
   return id;
-}
-
-async function usedMemory(url: string): Promise<number> {
-  const client = createClient({ url });
-  await client.connect();
-  try {
-    return Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1] ?? 0);
-  } finally {
-    await client.close();
-  }
 }
 
 async function createRollout(a: Api, body: Record<string, unknown>): Promise<RolloutJson> {
@@ -126,94 +132,22 @@ async function largeRollout(): Promise<Record<string, number>> {
   });
 }
 
-/** The lean fleet: every device polls each POLL_S at its own offset and answers its deployment at once. */
-function fleet(base: string, tokens: readonly string[]): { stop(): Promise<void>; polls(): number; reports(): number } {
-  const port = Number(new URL(base).port);
-  const connections = Array.from({ length: 256 }, () => new Connection(port));
-  let stopped = false;
-  let polls = 0;
-  let reports = 0;
-  let failures = 0;
-  const device = async (i: number): Promise<void> => {
-    const outcome = await answerDevice(connections[i % connections.length] as Connection, tokens[i] as string, i);
-    polls++;
-    if (outcome === 'reported') reports++;
-    else if (outcome === 'failed') failures++;
-  };
-  const loops = tokens.map((_, i) => (async () => {
-    await new Promise((r) => setTimeout(r, (i / tokens.length) * POLL_S * 1000));
-    while (!stopped) {
-      const due = performance.now() + POLL_S * 1000;
-      await device(i);
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-  })());
-  return {
-    polls: () => polls,
-    reports: () => reports,
-    async stop() {
-      stopped = true;
-      await Promise.all(loops);
-      for (const c of connections) c.close();
-      if (failures > 0) process.stdout.write(`fleet: ${failures} failed requests\n`);
-    },
-  };
-}
-
-async function answeringRollout(): Promise<Record<string, number>> {
-  return onRedis(async (_redis, server) => {
-    const a = api(server.url);
-    process.stdout.write(`creating ${DEVICES} answering devices ...\n`);
-    const tokens = await createDevices(a, DEVICES);
-    const put = await request(`${server.url}/rest/v1/system/configs`, {
-      method: 'PUT', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
-      body: JSON.stringify({ pollingTime: `00:00:0${POLL_S}`, pollingOverdueTime: '00:00:05' }),
-    });
-    await put.body.dump();
-    if (put.statusCode !== 200 && put.statusCode !== 204) throw new Error(`setting the polling time answered ${put.statusCode}`);
-    await createReleaseAndAssign(a, 0);
-    const ds = await releaseId(a);
-    const r = await createRollout(a, {
-      name: 'answering', distributionSetId: ds, targetFilterQuery: 'controllerid==dev-*', amountGroups: WAVES,
-      successCondition: { condition: 'THRESHOLD', expression: '100' },
-    });
-    await until('ready', () => a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`), (x) => x.status === 'ready', performance.now());
-    const devices = fleet(server.url, tokens);
-    await new Promise((res) => setTimeout(res, POLL_S * 1000 * 2)); // every device polled (registered) before the start
-    const warm = devices.polls();
-    await new Promise((res) => setTimeout(res, POLL_S * 1000 * 2));
-    const polled = devices.polls();
-    const idlePollRate = (polled - warm) / (POLL_S * 2);
-    const t0 = performance.now();
-    await a.post(`/rest/v1/rollouts/${r.id}/start`, {});
-    // when each group started, had all its actions started (none scheduled) and finished, in seconds after the start
-    const phases: Record<string, number> = {};
-    const seconds = await until('finished', async () => {
-      const groups = await a.get<{ content: { name: string; status: string; totalTargetsPerStatus: Record<string, number> }[] }>(`/rest/v1/rollouts/${r.id}/deploygroups?representation=full&limit=${WAVES}`);
-      const at = (performance.now() - t0) / 1000;
-      for (const g of groups.content) {
-        const started = g.status === 'running' || g.status === 'finished' || g.status === 'error';
-        if (started) phases[`${g.name} running at (s)`] ??= at;
-        if (started && g.totalTargetsPerStatus['scheduled'] === 0 && g.totalTargetsPerStatus['notstarted'] === 0) {
-          phases[`${g.name} actions started at (s)`] ??= at;
-        }
-        if (g.status === 'finished') phases[`${g.name} finished at (s)`] ??= at;
-      }
-      return a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`);
-    }, (x) => x.status === 'finished', t0);
-    const pollsDuring = devices.polls() - polled;
-    await devices.stop();
-    const reports = devices.reports();
-    const done = await a.get<RolloutJson>(`/rest/v1/rollouts/${r.id}`);
-    if (done.totalTargetsPerStatus['finished'] !== DEVICES) throw new Error(`finished ${JSON.stringify(done.totalTargetsPerStatus)}`);
-    return {
-      'answering devices': DEVICES, 'answering rollout groups': WAVES, 'poll interval (s)': POLL_S,
-      'start -> finished (s)': seconds, 'lower bound: groups x poll interval (s)': WAVES * POLL_S,
-      'device reports': reports, 'polls per second before the start (warm-up)': idlePollRate,
-      'polls per second during the rollout': pollsDuring / seconds, ...phases,
-    };
-  });
+/** The end-to-end rollouts on each store, as one row per store (median, min and max over the rounds) and figures. */
+async function answeringRollout(): Promise<{ rows: Record<string, unknown>[]; figures: Record<string, number>; notes: string[] }> {
+  const rows: Record<string, unknown>[] = [];
+  const figures: Record<string, number> = {};
+  const notes: string[] = [];
+  for (const store of STORES) {
+    const r = await answeringRollouts({
+      store, devices: DEVICES, waves: WAVES, pollS: POLL_S, rounds: ROUNDS, observeMs: AT_SCALE ? 1000 : 10,
+      ...(o.serverProf === undefined ? {} : { serverArgs: ['--cpu-prof', '--cpu-prof-dir', o.serverProf] }),
+    }, (line) => process.stdout.write(`${line}\n`));
+    const view = answeringView(store, r, { devices: DEVICES, waves: WAVES, pollS: POLL_S });
+    rows.push(view.row);
+    Object.assign(figures, view.figures);
+    notes.push(...view.notes);
+  }
+  return { rows, figures, notes };
 }
 
 async function rampRate(): Promise<Record<string, number>> {
@@ -247,12 +181,14 @@ async function rampRate(): Promise<Record<string, number>> {
   });
 }
 
+const answering = AT_SCALE || o.only === undefined || o.only === 'answering' ? await answeringRollout() : { rows: [], figures: {}, notes: [] };
 const figures = {
-  ...(o.only === undefined || o.only === 'large' ? await largeRollout() : {}),
-  ...(o.only === undefined || o.only === 'answering' ? await answeringRollout() : {}),
-  ...(o.only === undefined || o.only === 'ramp' ? await rampRate() : {}),
+  ...(!AT_SCALE && (o.only === undefined || o.only === 'large') ? await largeRollout() : {}),
+  ...answering.figures,
+  ...(!AT_SCALE && (o.only === undefined || o.only === 'ramp') ? await rampRate() : {}),
 };
-writeResults('rollout', {
-  fleet: FLEET, groups: GROUPS, devices: DEVICES, waves: WAVES, pollS: POLL_S, rampTargets: RAMP_TARGETS, rampRate: RAMP_RATE, smoke: SMOKE,
-},
-Object.entries(figures).map(([figure, value]) => ({ figure, value: Number.isInteger(value) ? value : Number(value.toFixed(3)) })));
+writeResults(AT_SCALE ? 'rollout-at-scale' : 'rollout', {
+  fleet: FLEET, groups: GROUPS, devices: DEVICES, waves: WAVES, pollS: POLL_S, rounds: ROUNDS, stores: STORES,
+  rampTargets: RAMP_TARGETS, rampRate: RAMP_RATE, smoke: SMOKE, atScale: AT_SCALE,
+}, answering.rows,
+Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Number.isInteger(v) ? v : Number(v.toFixed(3))])), answering.notes);

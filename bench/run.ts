@@ -5,8 +5,10 @@
  *   ddi              DDI poll (memory and Redis; no open action, open action, 304), deploymentBase, feedback,
  *                    artifact download (whole and ranged), each against a uWS ceiling under wrk; memory per target
  *   mgmt-targets     bulk target creation and FIQL query latency over 100,000 targets (Redis)
- *   rollout          a rollout over 100,000 targets (POST -> ready, start -> first group), 10,000 answering devices, a ramp's
- *                    release rate against its configured one at 10,000 targets (Redis)
+ *   rollout          a rollout over 100,000 targets (POST -> ready, start -> first group; Redis), 10,000 devices of the
+ *                    simulator (its own process) through 5 groups against the poll-interval bound (memory and Redis,
+ *                    3 rounds each), a ramp's release rate against its configured one at 10,000 targets (Redis);
+ *                    `rollout --fleet-at-scale` (by name only, 15+ minutes): 100,000 devices polling every 60 s, 10 groups
  *   artifact-upload  a 1 GiB artifact upload: MB/s and the server's event-loop delay (Redis); by name only
  *   capacity         Redis memory, commands and CPU per target, poll, assignment and feedback (cluster node); by name only
  *   dmf-status       UPDATE_ACTION_STATUS messages per second through the DMF connector (private RabbitMQ); by name only
@@ -40,8 +42,8 @@ const BENCHMARKS: readonly Bench[] = [
   { name: 'mgmt-targets', all: ['--requests', '20', '--budget', '15'], smoke: ['--fleet', '1000', '--requests', '2', '--budget', '1'], what: 'bulk create, FIQL over the fleet' },
   {
     name: 'rollout', all: [],
-    smoke: ['--fleet', '200', '--groups', '2', '--devices', '50', '--waves', '2', '--ramp-targets', '300', '--ramp-rate', '600', '--ramp-seconds', '5'],
-    what: 'rollout creation over 100,000 targets; 10,000-device end-to-end rollout; a ramp\'s release rate at 10,000 targets',
+    smoke: ['--fleet', '200', '--groups', '2', '--devices', '50', '--waves', '2', '--rounds', '1', '--ramp-targets', '300', '--ramp-rate', '600', '--ramp-seconds', '5'],
+    what: 'rollout creation over 100,000 targets; 10,000 simulated devices through a rollout end to end (memory, Redis); a ramp\'s release rate',
   },
   { name: 'artifact-upload', what: '1 GiB upload' },
   { name: 'capacity', what: 'Redis capacity model inputs' },

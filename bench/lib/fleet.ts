@@ -97,13 +97,15 @@ export const pollRequests = (tokens: readonly string[], etags?: readonly string[
   path: `/${tenant}/controller/v1/dev-${i}`, headers: { Authorization: `TargetToken ${t}`, ...(etags ? { 'If-None-Match': etags[i]! } : {}) },
 }));
 
-/** Calls `read` every 10 ms until `ok`; returns seconds since `from` (a performance.now() time). */
-export async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, from: number, limitS = 600): Promise<number> {
+/** Calls `read` every `everyMs` until `ok`; returns seconds since `from` (a performance.now() time). */
+export async function until<T>(
+  what: string, read: () => Promise<T>, ok: (v: T) => boolean, from: number, limitS = 600, everyMs = 10,
+): Promise<number> {
   for (;;) {
     const v = await read();
     if (ok(v)) return (performance.now() - from) / 1000;
     if (performance.now() - from > limitS * 1000) throw new Error(`${what}: not reached within ${limitS} s; last ${JSON.stringify(v).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 

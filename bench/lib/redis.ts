@@ -19,6 +19,8 @@ export function freePort(): Promise<number> {
 
 export interface BenchRedis {
   readonly url: string;
+  /** The redis-server process (its CPU time is read from /proc). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -39,12 +41,24 @@ export async function startRedis(options: { readonly cluster?: boolean } = {}): 
   if (options.cluster === true) await serveAllSlots(`redis://127.0.0.1:${port}`);
   return {
     url: `redis://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Redis INFO's used_memory (bytes). */
+export async function usedMemory(url: string): Promise<number> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    return Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1] ?? 0);
+  } finally {
+    await client.close();
+  }
 }
 
 async function serveAllSlots(url: string): Promise<void> {

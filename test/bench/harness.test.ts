@@ -93,6 +93,34 @@ describe('bench harness', () => {
     expect(events!.figures['memory: event streams dropped as slow (/metrics)']).toBe(0);
   });
 
+  it('runs the end-to-end rollout with the simulator in its own process, on both stores', { timeout: 300_000 }, async () => {
+    const cwd = mkdtempSync(join(dir, 'rollout-'));
+    const r = await run(['rollout', '--only', 'answering', '--smoke'], cwd);
+    expect(r.stderr).not.toMatch(/FAILED/);
+    expect(r.code).toBe(0);
+    const json = readdirSync(join(cwd, 'bench', 'results')).filter((f) => f.endsWith('.json'));
+    expect(json).toHaveLength(1);
+    const [rollout] = (JSON.parse(readFileSync(join(cwd, 'bench', 'results', json[0]!), 'utf8')) as Run).sections;
+    expect(rollout?.rows.map((row) => row['store'])).toEqual(['memory', 'redis']);
+    for (const row of rollout!.rows) {
+      // 50 devices, 2 groups, 1 s poll: the bound is 2 s, and the ratio is the bound over the measured median
+      expect(row['bound (s)']).toBe(2);
+      const median = Number(/^([0-9.]+) /.exec(String(row['start -> finished (s)']))?.[1]);
+      expect(median).toBeGreaterThan(0);
+      expect(row['ratio']).toBeCloseTo(2 / median, 1);
+      expect(row['server cores']).toBeGreaterThan(0);
+      expect(row['fleet cores']).toBeGreaterThan(0);
+      expect(['yes', 'no']).toContain(row['fleet saturated']);
+      const store = String(row['store']);
+      // every device updated, and each group's times are in order
+      expect(rollout!.notes.find((n) => n.startsWith(`${store}: the fleet`))).toMatch(/ 50 updates;/);
+      const at = (g: number, what: string): number => Number(rollout!.figures[`${store} group ${g} ${what} at (s)`]);
+      for (const g of [1, 2]) expect(at(g, 'finished')).toBeGreaterThanOrEqual(at(g, 'running'));
+      expect(at(2, 'running')).toBeGreaterThan(at(1, 'running'));
+    }
+    expect(rollout!.rows.find((row) => row['store'] === 'redis')?.['redis cores']).toBeGreaterThan(0);
+  });
+
   it('refuses an unknown benchmark with its usage', async () => {
     const r = await run(['no-such-bench']);
     expect(r.code).toBe(2);
