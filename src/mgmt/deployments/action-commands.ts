@@ -2,7 +2,7 @@ import { ACTION, type ActionRecord } from '../../domain/action.js';
 import type { ActionEvent } from '../../domain/action.events.js';
 import { AppError } from '../../domain/errors.js';
 import type { Quotas } from '../../domain/quotas.js';
-import type { Stored, Tenant } from '../../store/port.js';
+import type { Tenant } from '../../store/port.js';
 import { command, type CommandDeps } from '../kit/commands.js';
 
 /**
@@ -42,9 +42,8 @@ export interface ConfirmationBody {
  */
 export async function confirmAction(
   deps: ActionCommandDeps & { readonly quotas: Pick<Quotas, 'maxStatusEntriesPerAction' | 'maxMessagesPerActionStatus'> },
-  tenant: Tenant, action: Stored<ActionRecord>, body: ConfirmationBody,
+  tenant: Tenant, a: ActionRecord, body: ConfirmationBody,
 ): Promise<void> {
-  const a = action.value;
   if (!a.active) throw new AppError('ACTION_CLOSED', `Action [id: ${a.id}] is closed and cannot be confirmed or denied.`);
   const notWaiting = () => new AppError('NOT_FOUND', `Action [id: ${a.id}] is not waiting for confirmation.`);
   if (a.status !== 'wait_for_confirmation') throw notWaiting();

@@ -3,24 +3,19 @@ import { deleteActions } from '../../actors/removal.js';
 import { ACTION, ACTION_TYPES, statusSet, type ActionRecord } from '../../domain/action.js';
 import { AppError, concurrent } from '../../domain/errors.js';
 import type { Request, Route } from '../../http/types.js';
-import type { Within } from '../../query/list.js';
 import type { Tenant } from '../../store/port.js';
 import { ACCESS } from '../kit/access.js';
+import { actorRoutes, type ActorListPart } from '../kit/actor-routes.js';
 import { int, readBody, str } from '../kit/body.js';
-import { pageOf } from '../kit/hal.js';
-import { listPage } from '../kit/list.js';
-import { callerOf, isFull, pathId, pathText, queryFlag } from '../kit/request.js';
+import { queryFlag } from '../kit/request.js';
 import { managementApi } from '../../domain/tenant-config.js';
-import { loadActorByKeyOr404, loadActorOr404 } from '../kit/actor-store.js';
-import { BY_CONTROLLER_ID } from '../targets/target-store.js';
-import { actionFieldsOf } from './action-fields.js';
+import { actionFieldsOf, type ActionView } from './action-fields.js';
 import { cancelAction, confirmAction, forceAction, forceQuitAction } from './action-commands.js';
 import type { DeploymentDeps } from './deps.js';
 import { joinActions } from './joins.js';
-import { targetActionOr404 } from './lookups.js';
+import { actionsOfTargetInPath } from './lookups.js';
 import { renderActions } from './views.js';
 import { actionResponse } from './responses.js';
-import { pageSchema } from '../../apidoc/shapes.js';
 
 /** Actions of the Management API (reference §3.1 target actions, §3.6 `/rest/v1/actions`). */
 const forceBody = z.object({ forceType: z.enum(ACTION_TYPES) });
@@ -35,44 +30,30 @@ const ACTION_FORM = 'Actions in the spec\'s form: `status` pending|finished with
   + '(config.yaml, or the tenant configuration key of that name): hawkBit 1.x\'s, `status` the detailed status in lower case '
   + '(running, error, finished, ...) beside `active`, no `detailStatus`, and `q=status==...` on the detailed status.';
 
+/**
+ * Actions are actors: `actorRoutes` serves `/rest/v1/actions` (list, read, delete) and, under their
+ * target, `/rest/v1/targets/{targetId}/actions` (list, read, and the operations: cancel or force-quit,
+ * switch to forced, confirm or deny). Both answer in the tenant's generation (`compat.managementApi`):
+ * its query fields and its JSON.
+ */
 export function actionRoutes(deps: DeploymentDeps): Route[] {
-  const read = deps.mgmtAuth(ACCESS.target.read);
-  const update = deps.mgmtAuth(ACCESS.target.update);
   const generation = async (tenant: Tenant) => managementApi(await deps.tenantConfig.view(tenant));
-  /** One action as its single GET renders it, in the tenant's generation. */
-  const one = async (req: Request, tenant: Tenant, action: ActionRecord): Promise<object | undefined> =>
-    (await renderActions(deps, tenant, req, [action], { full: true, generation: await generation(tenant) }))[0];
-  /** A page of actions (default sort id:DESC, reference §3.0), of all targets or under one. */
-  const page = async (req: Request, tenant: Tenant, full: boolean, within?: Within<typeof ACTION>) => {
-    const gen = await generation(tenant);
-    const result = await listPage(deps, tenant, req, {
-      kind: ACTION, fields: actionFieldsOf[gen], defaultSort: [{ field: 'id', dir: 'DESC' }],
-      join: (actions: readonly ActionRecord[], joins) => joinActions(deps.store, tenant, actions, joins),
-      ...(within === undefined ? {} : { within }),
-    });
-    return pageOf(await renderActions(deps, tenant, req, result.content.map((v) => v.a), { full, generation: gen }), result.total);
-  };
+  const render = async (req: Request, tenant: Tenant, actions: readonly ActionRecord[], full: boolean): Promise<readonly object[]> =>
+    renderActions(deps, tenant, req, actions, { full, generation: await generation(tenant) });
+  /** Default sort id:DESC (reference §3.0); the fields of the tenant's generation, joining what they read. */
+  const list = (representation: boolean): ActorListPart<typeof ACTION, ActionView> => ({
+    fields: async (tenant) => actionFieldsOf[await generation(tenant)],
+    views: { join: (tenant, actions, joins) => joinActions(deps.store, tenant, actions, joins), record: (v) => v.a },
+    defaultSort: [{ field: 'id', dir: 'DESC' }],
+    representation,
+  });
+  const resource = { kind: ACTION, idParam: 'actionId', noun: 'action', schema: actionResponse, description: ACTION_FORM, render } as const;
   return [
-    {
-      method: 'GET', path: '/rest/v1/actions', auth: read, doc: { summary: 'List actions', list: 'full', response: pageSchema(actionResponse), description: ACTION_FORM },
-      handler: async (req) => {
-        const { tenant } = callerOf(req);
-        return { status: 200, json: await page(req, tenant, isFull(req)) };
-      },
-    },
-    {
-      method: 'GET', path: '/rest/v1/actions/:actionId', auth: read, doc: { summary: 'Read an action', response: actionResponse, description: ACTION_FORM },
-      handler: async (req) => {
-        const { tenant } = callerOf(req);
-        const action = await loadActorOr404(deps.store, tenant, ACTION, pathId(req, 'actionId', 'Action'));
-        return { status: 200, json: await one(req, tenant, action.value) };
-      },
-    },
-    {
-      method: 'DELETE', path: '/rest/v1/actions/:actionId', auth: update, doc: { response: { status: 204 } },
-      handler: async (req) => {
-        const { tenant } = callerOf(req);
-        const action = await loadActorOr404(deps.store, tenant, ACTION, pathId(req, 'actionId', 'Action'));
+    ...actorRoutes(deps, {
+      ...resource, path: '/rest/v1/actions', list: list(true),
+      // deleting an action is a change of its target's history: UPDATE_TARGET, as hawkBit's DeploymentManagement
+      access: { ...ACCESS.target, delete: ACCESS.target.update },
+      remove: async ({ tenant }, action) => {
         const allowed = statusSet(String((await deps.tenantConfig.view(tenant)).get('action.delete.allowed.statuses')));
         if (!allowed.has(action.value.status)) {
           throw new AppError('ACTION_NOT_DELETABLE',
@@ -81,66 +62,39 @@ export function actionRoutes(deps: DeploymentDeps): Route[] {
         if ((await deleteActions(deps, tenant, [action.id], (a) => allowed.has(a.status))) === 0) {
           throw concurrent('action', action.id);
         }
-        return { status: 204 };
       },
-    },
-    {
-      method: 'GET', path: '/rest/v1/targets/:targetId/actions', auth: read,
-      doc: { summary: "List a target's actions", list: true, response: pageSchema(actionResponse), description: ACTION_FORM },
-      handler: async (req) => {
-        const { tenant } = callerOf(req);
-        const target = await loadActorByKeyOr404(deps.store, tenant, BY_CONTROLLER_ID, pathText(req, 'targetId'));
-        return { status: 200, json: await page(req, tenant, false, { index: 'target', key: String(target.id) }) };
-      },
-    },
-    {
-      method: 'GET', path: '/rest/v1/targets/:targetId/actions/:actionId', auth: read,
-      doc: { summary: "Read a target's action", response: actionResponse, description: ACTION_FORM },
-      handler: async (req) => {
-        const { tenant } = callerOf(req);
-        const { action } = await targetActionOr404(deps.store, tenant, req);
-        return { status: 200, json: await one(req, tenant, action.value) };
-      },
-    },
-    {
-      method: 'DELETE', path: '/rest/v1/targets/:targetId/actions/:actionId', auth: update,
-      doc: {
-        summary: 'Cancel an action (force=true: force-quit it)', response: { status: 204 },
-        query: [{ name: 'force', type: 'boolean', description: 'force-quit instead of cancel' }],
-      },
-      handler: async (req) => {
-        const { tenant, username } = callerOf(req);
-        const force = queryFlag(req, 'force');
-        const { action } = await targetActionOr404(deps.store, tenant, req);
-        await (force ? forceQuitAction : cancelAction)(deps, tenant, action.value, username);
-        return { status: 204 };
-      },
-    },
-    {
-      method: 'PUT', path: '/rest/v1/targets/:targetId/actions/:actionId', auth: update,
-      doc: { summary: 'Switch an action to forced', body: forceBody, response: actionResponse, description: ACTION_FORM },
-      handler: async (req) => {
-        const { tenant, username } = callerOf(req);
-        const { action } = await targetActionOr404(deps.store, tenant, req);
-        const body = readBody(req, forceBody);
-        if (body.forceType !== 'forced') {
-          throw new AppError('CONSTRAINT_VIOLATION', `forceType: only a switch to 'forced' is supported, got '${body.forceType}'`);
-        }
-        const updated = await forceAction(deps, tenant, action.value, username);
-        return { status: 200, json: await one(req, tenant, updated) };
-      },
-    },
-    {
-      method: 'PUT', path: '/rest/v1/targets/:targetId/actions/:actionId/confirmation', auth: update,
-      doc: { summary: 'Confirm or deny an action waiting for confirmation', body: confirmationBody, response: { status: 204 } },
-      handler: async (req) => {
-        const { tenant } = callerOf(req);
-        const { action } = await targetActionOr404(deps.store, tenant, req);
-        const body = readBody(req, confirmationBody);
-        const confirmation = { confirmation: body.confirmation, code: body.code ?? null, details: body.details ?? [] };
-        await confirmAction(deps, tenant, action, confirmation);
-        return { status: 204 };
-      },
-    },
+    }),
+    ...actorRoutes(deps, {
+      ...resource, path: '/rest/v1/targets/:targetId/actions', parent: actionsOfTargetInPath(deps.store), list: list(false),
+      summaries: { list: "List a target's actions", read: "Read a target's action" }, access: ACCESS.target,
+      operations: [
+        {
+          name: '', method: 'DELETE', permission: ACCESS.target.update, summary: 'Cancel an action (force=true: force-quit it)',
+          query: [{ name: 'force', type: 'boolean', description: 'force-quit instead of cancel' }],
+          run: async (req, { tenant, by }, action) => {
+            await (queryFlag(req, 'force') ? forceQuitAction : cancelAction)(deps, tenant, action, by);
+          },
+        },
+        {
+          name: '', method: 'PUT', permission: ACCESS.target.update, summary: 'Switch an action to forced', body: forceBody,
+          answer: async (req, { tenant, by }, action) => {
+            const body = readBody(req, forceBody);
+            if (body.forceType !== 'forced') {
+              throw new AppError('CONSTRAINT_VIOLATION', `forceType: only a switch to 'forced' is supported, got '${body.forceType}'`);
+            }
+            return forceAction(deps, tenant, action, by);
+          },
+        },
+        {
+          name: 'confirmation', method: 'PUT', permission: ACCESS.target.update, summary: 'Confirm or deny an action waiting for confirmation',
+          body: confirmationBody,
+          run: async (req, { tenant }, action) => {
+            const body = readBody(req, confirmationBody);
+            const confirmation = { confirmation: body.confirmation, code: body.code ?? null, details: body.details ?? [] };
+            await confirmAction(deps, tenant, action, confirmation);
+          },
+        },
+      ],
+    }),
   ];
 }

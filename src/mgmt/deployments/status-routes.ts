@@ -30,7 +30,7 @@ export function statusRoutes(deps: KitDeps): Route[] {
     doc: { summary: "List an action's status history", list: true, response: pageSchema(actionStatusResponse) },
     handler: async (req) => {
       const { tenant } = callerOf(req);
-      const { action } = await targetActionOr404(deps.store, tenant, req);
+      const action = await targetActionOr404(deps.store, tenant, req);
       const page = await listPage(deps, tenant, req, {
         kind: ACTION_STATUS, fields: statusFields, within: { index: 'action', key: String(action.id) }, defaultSort: [{ field: 'id', dir: 'DESC' }],
       });

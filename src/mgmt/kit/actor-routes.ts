@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ActorEditor } from '../../actors/roles.js';
 import type { AppError } from '../../domain/errors.js';
-import { ENTITY, type ActorKind, type EventOf, type RecordOf } from '../../domain/kinds.js';
+import { ENTITY, type ActorKind, type EventOf, type MultiIndexOf, type RecordOf } from '../../domain/kinds.js';
 import type { PermissionRequirement } from '../../http/auth-basic.js';
 import type { QueryDoc, Request, Route } from '../../http/types.js';
 import type { FieldMap, SortSpec } from '../../query/index.js';
@@ -9,7 +9,7 @@ import type { Stored, Tenant } from '../../store/port.js';
 import { pageSchema } from '../../apidoc/shapes.js';
 import type { Access } from './access.js';
 import { editActor } from './actor-edit.js';
-import { loadActorByKeyOr404, loadActorOr404, type ActorKey } from './actor-store.js';
+import { loadActorByKeyOr404, loadActorOr404, type ActorKey, type Within } from './actor-store.js';
 import { readBody } from './body.js';
 import { command, type CommandDeps } from './commands.js';
 import type { KitDeps } from './deps.js';
@@ -22,23 +22,31 @@ import { callerOf, isFull, pathId, pathText } from './request.js';
  * The resource of an actor kind (rollouts, targets, actions), the counterpart of `namedRoutes` for
  * records only the actor runtime writes: `GET` the paged list (the one list engine), `GET` one,
  * `PUT` one (a field edit through the runtime, audit fields stamped here), `DELETE` one (through
- * src/actors/removal.ts or an event), and an operations table (`POST {one}/{name}`: an event to the
- * actor's machine through `command`). Creation and anything particular stay routes of their own.
+ * src/actors/removal.ts or an event), and an operations table (`POST {one}/{name}` by default: an
+ * event to the actor's machine through `command`, or steps of its own). The actors of one parent
+ * (a target's actions) are served under the parent's path with `parent`. Creation and anything
+ * particular stay routes of their own.
  */
 export interface ActorResource<K extends ActorKind, V, B, U> {
   readonly kind: K;
   /** The collection, e.g. `/rest/v1/rollouts`; one actor is `${path}/:${idParam}`. */
   readonly path: string;
+  /** The actors of the parent the path names (`/rest/v1/targets/:targetId/actions`); the parent's 404 comes first. */
+  readonly parent?: (req: Request, tenant: Tenant) => Promise<ActorScope<NoInfer<K>>>;
   readonly idParam: string;
   /** The path names one by this unique key (a target by its controller id); default: by id. */
   readonly key?: ActorKey<K>;
   /** The actor in the OpenAPI summaries: 'rollout' gives 'List rollouts', 'Read a rollout', 'start the rollout'. */
   readonly noun: string;
+  /** Summaries other than those `noun` gives (a parent's actors: "List a target's actions"). */
+  readonly summaries?: { readonly list?: string; readonly read?: string };
   readonly access: Access;
   /** The JSON of records, in the order given; GET one and PUT answer `full`. */
   readonly render: (req: Request, tenant: Tenant, records: readonly RecordOf<K>[], full: boolean) => Promise<readonly Json[]>;
   /** The schema of what `render` writes for one record (the OpenAPI document's reply schemas). */
   readonly schema: z.ZodType;
+  /** The OpenAPI description of the routes that answer the actor (its wire form, when the tenant's settings change it). */
+  readonly description?: string;
   readonly list?: ActorListPart<NoInfer<K>, V>;
   readonly update?: ActorUpdatePart<NoInfer<K>, B, U>;
   /** Deletes the actor: through src/actors/removal.ts, or an event to its machine (a rollout's `mgmt.delete`). */
@@ -48,8 +56,15 @@ export interface ActorResource<K extends ActorKind, V, B, U> {
   readonly operations?: readonly ActorOperation<NoInfer<K>>[];
 }
 
+/** The parent's actors: those it `belongs` (loads of one), those of the kind's multi index `index` at `key` (the list). */
+export interface ActorScope<K extends ActorKind> extends Within<RecordOf<K>> {
+  readonly index: MultiIndexOf<K>;
+  readonly key: string;
+}
+
 export interface ActorListPart<K extends ActorKind, V> {
-  readonly fields: FieldMap<V>;
+  /** The query fields, or those of the tenant (actions: by `compat.managementApi`). */
+  readonly fields: FieldMap<V> | ((tenant: Tenant) => Promise<FieldMap<V>>);
   /** The views the fields read (a rollout with its set); default: the record itself. */
   readonly views?: {
     readonly join: (tenant: Tenant, records: readonly RecordOf<K>[], joins: ReadonlySet<string>) => Promise<readonly V[]>;
@@ -73,16 +88,24 @@ export interface ActorUpdatePart<K extends ActorKind, B, U> {
   readonly apply: (ctx: Context, current: RecordOf<K>, input: U) => RecordOf<K> | Promise<RecordOf<K>>;
 }
 
-/** One `POST {one}/{name}`: the event to the actor's machine, or a `run` of more than one step. */
+/**
+ * One operation on an actor, `POST {one}/{name}` unless `method` says otherwise (`name` '' is the actor
+ * itself): the event to the actor's machine, a `run` of more than one step (both answer 204), or an
+ * `answer`, whose actor after it is the reply (200, rendered in full).
+ */
 export type ActorOperation<K extends ActorKind> = {
   readonly name: string;
+  readonly method?: 'POST' | 'PUT' | 'DELETE';
   readonly permission: PermissionRequirement;
   readonly query?: readonly QueryDoc[];
+  /** The body the operation reads (with `readBody`), for the OpenAPI document. */
+  readonly body?: z.ZodType;
   /** Default: '{name} the {noun}'. */
   readonly summary?: string;
 } & (
   | { readonly event: (req: Request, by: string, at: number) => EventOf<K> }
   | { readonly run: (req: Request, ctx: Context, actor: RecordOf<K>) => Promise<void> }
+  | { readonly answer: (req: Request, ctx: Context, actor: RecordOf<K>) => Promise<RecordOf<K>> }
 );
 
 type Json = object | undefined;
@@ -98,10 +121,13 @@ export function actorRoutes<K extends ActorKind, V, B, U = B>(deps: ActorRouteDe
     const { tenant, username } = callerOf(req);
     return { tenant, by: username };
   };
-  const load = (req: Request, tenant: Tenant): Promise<Stored<RecordOf<K>>> =>
-    (spec.key === undefined
-      ? loadActorOr404(deps.store, tenant, kind, pathId(req, spec.idParam, label))
-      : loadActorByKeyOr404(deps.store, tenant, spec.key, pathText(req, spec.idParam)));
+  const { parent, description } = spec;
+  const described = description === undefined ? {} : { description };
+  const load = async (req: Request, tenant: Tenant): Promise<Stored<RecordOf<K>>> => {
+    if (spec.key !== undefined) return loadActorByKeyOr404(deps.store, tenant, spec.key, pathText(req, spec.idParam));
+    const scope = parent === undefined ? undefined : await parent(req, tenant);
+    return loadActorOr404(deps.store, tenant, kind, pathId(req, spec.idParam, label), scope);
+  };
   const single = async (req: Request, tenant: Tenant, record: RecordOf<K>): Promise<object | undefined> =>
     (await spec.render(req, tenant, [record], true))[0];
   const routes: Route[] = [];
@@ -109,15 +135,17 @@ export function actorRoutes<K extends ActorKind, V, B, U = B>(deps: ActorRouteDe
     routes.push({
       method: 'GET', path: spec.path, auth: deps.mgmtAuth(spec.access.read),
       doc: {
-        summary: `List ${spec.noun}s`, list: list.representation === true ? 'full' : true, response: pageSchema(schema),
+        summary: spec.summaries?.list ?? `List ${spec.noun}s`, list: list.representation === true ? 'full' : true, response: pageSchema(schema), ...described,
         ...(list.softDeleted === true ? { query: [{ name: 'soft_deleted_mode', values: SOFT_DELETED_MODES }] } : {}),
       },
       handler: async (req) => {
         const { tenant } = context(req);
         const visible = list.softDeleted === true ? softDeletedFilter(req) : undefined;
         const views = list.views;
+        const scope = parent === undefined ? undefined : await parent(req, tenant);
         const page = await listPage<RecordOf<K>, V>(deps, tenant, req, {
-          kind, fields: list.fields,
+          kind, fields: typeof list.fields === 'function' ? await list.fields(tenant) : list.fields,
+          ...(scope === undefined ? {} : { within: { index: scope.index, key: scope.key } }),
           ...(list.defaultSort === undefined ? {} : { defaultSort: list.defaultSort }),
           ...(views === undefined ? {} : { join: (records: readonly RecordOf<K>[], joins: ReadonlySet<string>) =>
             views.join(tenant, records, joins) }),
@@ -130,7 +158,7 @@ export function actorRoutes<K extends ActorKind, V, B, U = B>(deps: ActorRouteDe
     });
   }
   routes.push({
-    method: 'GET', path: one, auth: deps.mgmtAuth(spec.access.read), doc: { summary: `Read ${a}`, response: schema },
+    method: 'GET', path: one, auth: deps.mgmtAuth(spec.access.read), doc: { summary: spec.summaries?.read ?? `Read ${a}`, response: schema, ...described },
     handler: async (req) => {
       const { tenant } = context(req);
       return { status: 200, json: await single(req, tenant, (await load(req, tenant)).value) };
@@ -138,7 +166,8 @@ export function actorRoutes<K extends ActorKind, V, B, U = B>(deps: ActorRouteDe
   });
   if (update !== undefined) {
     routes.push({
-      method: 'PUT', path: one, auth: deps.mgmtAuth(spec.access.update), doc: { summary: `Update ${a}`, body: update.body, response: schema },
+      method: 'PUT', path: one, auth: deps.mgmtAuth(spec.access.update),
+      doc: { summary: `Update ${a}`, body: update.body, response: schema, ...described },
       handler: async (req) => {
         const ctx = context(req);
         const body: B = readBody(req, update.body);
@@ -163,12 +192,17 @@ export function actorRoutes<K extends ActorKind, V, B, U = B>(deps: ActorRouteDe
   }
   const { refused } = spec;
   for (const op of spec.operations ?? []) {
+    const answers = 'answer' in op;
     routes.push({
-      method: 'POST', path: `${one}/${op.name}`, auth: deps.mgmtAuth(op.permission),
-      doc: { summary: op.summary ?? `${op.name} the ${spec.noun}`, query: op.query ?? [], response: { status: 204 } },
+      method: op.method ?? 'POST', path: op.name === '' ? one : `${one}/${op.name}`, auth: deps.mgmtAuth(op.permission),
+      doc: {
+        summary: op.summary ?? `${op.name} the ${spec.noun}`, query: op.query ?? [], ...(op.body === undefined ? {} : { body: op.body }),
+        ...(answers ? { response: schema, ...described } : { response: { status: 204 } }),
+      },
       handler: async (req) => {
         const ctx = context(req);
         const actor = await load(req, ctx.tenant);
+        if ('answer' in op) return { status: 200, json: await single(req, ctx.tenant, await op.answer(req, ctx, actor.value)) };
         if ('run' in op) {
           await op.run(req, ctx, actor.value);
         } else {
