@@ -32,6 +32,11 @@ export interface ActionEndpoint<P> {
   readonly read: (req: Request) => P;
   /** Whether the device may see the action here; 404 otherwise, as for a missing one. */
   readonly shows?: (action: ActionRecord) => boolean;
+  /**
+   * Read the action through the store's cached reads (as the poll and the device authenticator do;
+   * kept coherent by the store), not from the store itself.
+   */
+  readonly cached?: boolean;
   readonly serve: (call: ActionCall<P>) => Promise<Reply>;
 }
 
@@ -41,7 +46,7 @@ export function actionEndpoint<P>(deps: DdiDeps, endpoint: ActionEndpoint<P>): H
     const target = requireTarget(d);
     const actionId = idParam(req, 'actionId');
     const params = endpoint.read(req);
-    const action = await deps.store.get<ActionRecord>(d.tenant, ACTION, actionId);
+    const action = await (endpoint.cached === true ? deps.store.cached : deps.store).get<ActionRecord>(d.tenant, ACTION, actionId);
     if (action === undefined || action.value.targetId !== target.id) throw notFound('Action', actionId);
     if (endpoint.shows !== undefined && !endpoint.shows(action.value)) throw notFound('Action', actionId);
     return endpoint.serve({ req, d, action, params });

@@ -113,6 +113,40 @@ export function tokensEqual(presented: string, expected: string, from = 0): bool
   return diff === 0 && m > 0;
 }
 
+const WHITESPACE = /\s/;
+
+/**
+ * A token an express lane compares presented ones with: none when empty, or when it holds whitespace (the
+ * generic path reads a token as the non-blank run after the scheme, so it never accepts such a one).
+ */
+export function laneToken(token: string | undefined): string | undefined {
+  return token === undefined || token === '' || WHITESPACE.test(token) ? undefined : token;
+}
+
+const TARGET_TOKEN = 'TargetToken ';
+const GATEWAY_TOKEN = 'GatewayToken ';
+
+/**
+ * An express lane's token check: `Authorization` spelled exactly `TargetToken <token>` or `GatewayToken
+ * <token>` names the expected token, the target's (undefined when target tokens do not count) or the
+ * gateway key, both as `laneToken` gives them. False for anything else, which the generic path then decides.
+ */
+export function laneAuthorized(authorization: string, targetToken: string | undefined, gatewayKey: string | undefined): boolean {
+  let from: number;
+  let expected: string | undefined;
+  if (authorization.startsWith(TARGET_TOKEN)) {
+    from = TARGET_TOKEN.length;
+    expected = targetToken;
+  } else if (authorization.startsWith(GATEWAY_TOKEN)) {
+    from = GATEWAY_TOKEN.length;
+    expected = gatewayKey;
+  } else {
+    return false;
+  }
+  // equal to a token without whitespace: the presented one has none either
+  return expected !== undefined && tokensEqual(authorization, expected, from);
+}
+
 function authorities(list: string): Set<string> {
   return new Set(list.split(/[;,]/).map((s) => s.trim().toLowerCase()).filter((s) => s !== ''));
 }

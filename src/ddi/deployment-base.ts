@@ -15,18 +15,29 @@ import { readJson } from '../http/json.js';
 import { actionEndpoint, historyParam, linkedFetchParams, windowOrGone } from './action-endpoint.js';
 import { assignedVersionBody } from './bodies.js';
 import { device, requireTarget } from './device.js';
-import { deploymentJson } from './deployment-json.js';
+import { deploymentJson, setModulesOf } from './deployment-json.js';
+import { heldMemo, keepable, memoReply, remember } from './deployment-replies.js';
 
 /** Actions a device must not fetch as a deployment: not started, waiting for confirmation, being cancelled. */
 const HIDDEN = new Set(['scheduled', 'wait_for_confirmation', 'canceling', 'canceled']);
 
 export function deploymentBaseHandler(services: DdiDeps): Handler {
+  const sets = setModulesOf(services.store.cached);
   return actionEndpoint(services, {
     read: linkedFetchParams,
     shows: (a) => !HIDDEN.has(a.status),
+    // as the poll reads it (coherent: this process's writes at once, other processes' when Redis's invalidation arrives)
+    cached: true,
     serve: async (call) => {
       const { action, params: history } = call;
       const now = services.now();
+      // a fetch with nothing to do but answer: the reply kept for the action (deployment-replies.ts)
+      if (history === 0 && keepable(action.value, now)) {
+        const { req, d } = call;
+        const memo = heldMemo(action, req, d, sets.peek(d.tenant, action.value.ds))
+          ?? remember(action, req, d, await sets.get(d.tenant, action.value.ds), now);
+        return memoReply(memo);
+      }
       const state = await windowOrGone(services, call, now);
       // hawkBit serves closed actions here too; only an active one records the retrieval, once in a row
       // (the action's own guard; checked here first so a repeated fetch costs no actor round)

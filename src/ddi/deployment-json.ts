@@ -8,11 +8,12 @@ import type { DdiDeps } from './deps.js';
 import { ACTION_STATUS, SERVER_MESSAGE_PREFIX, type ActionRecord, type ActionStatusRecord } from '../domain/action.js';
 import type { WindowState } from '../domain/maintenance.js';
 import type { ArtifactRecord } from '../domain/repository.js';
-import { deviceModules } from '../device/modules.js';
+import type { DeviceModule } from '../device/modules.js';
 import type { Request } from '../http/types.js';
-import type { Stored } from '../store/port.js';
+import type { CachedReads, Stored } from '../store/port.js';
 import type { Device } from './device.js';
 import { artifactLinks, type Href } from './links.js';
+import { SetModulesMemo } from './set-modules-memo.js';
 
 /** hawkBit's MAX_ACTION_HISTORY_MSG_COUNT. */
 export const MAX_HISTORY = 100;
@@ -50,9 +51,21 @@ export function partOf(typeKey: string): string {
   return typeKey === 'application' ? 'bApp' : typeKey === 'runtime' ? 'jvm' : typeKey;
 }
 
-async function chunks(services: DdiDeps, req: Request, d: Device, dsId: number): Promise<object[]> {
-  // repository records through the poll cache (kept coherent by the store): every device of a rollout reads the same set
-  return (await deviceModules(services.store.cached, d.tenant, dsId)).map(({ module: m, typeKey, artifacts, metadata }) => ({
+// one per store's cached reads (a process may run several servers: the tests)
+const memos = new WeakMap<CachedReads, SetModulesMemo>();
+
+/**
+ * The modules of sets as devices see them, remembered per set while the records they were made from
+ * stay (set-modules-memo.ts): every device of a rollout fetches the same set.
+ */
+export function setModulesOf(reads: CachedReads): SetModulesMemo {
+  let memo = memos.get(reads);
+  if (memo === undefined) memos.set(reads, (memo = new SetModulesMemo(reads)));
+  return memo;
+}
+
+function chunks(req: Pick<Request, 'baseUrl'>, d: Pick<Device, 'pathTenant' | 'controllerId'>, modules: readonly DeviceModule[]): object[] {
+  return modules.map(({ module: m, typeKey, artifacts, metadata }) => ({
     part: partOf(typeKey),
     version: m.version,
     name: m.name,
@@ -97,15 +110,24 @@ export interface RenderOptions {
 export async function deploymentJson(
   services: DdiDeps, req: Request, d: Device, action: ActionRecord, opts: RenderOptions,
 ): Promise<object> {
-  const [chunkList, history] = await Promise.all([
-    chunks(services, req, d, action.ds),
+  // repository records through the poll cache (kept coherent by the store), the set's modules remembered
+  const [set, history] = await Promise.all([
+    setModulesOf(services.store.cached).get(d.tenant, action.ds),
     actionHistory(services, d.tenant, action, opts.history),
   ]);
+  return deploymentValue(req, d, action, set.modules, opts, history);
+}
+
+/** The reply value of `deploymentJson` from the set's modules and the action history, if any. */
+export function deploymentValue(
+  req: Pick<Request, 'baseUrl'>, d: Pick<Device, 'pathTenant' | 'controllerId'>, action: ActionRecord, modules: readonly DeviceModule[],
+  opts: Omit<RenderOptions, 'history'>, history: object | undefined,
+): object {
   const body = {
     download: downloadHandling(action, opts.now),
     update: updateHandling(action, opts.state, opts.now),
     ...(opts.state === undefined ? {} : { maintenanceWindow: opts.state.available ? 'available' : 'unavailable' }),
-    chunks: chunkList,
+    chunks: chunks(req, d, modules),
   };
   return { id: String(action.id), [opts.key]: body, ...(history === undefined ? {} : { actionHistory: history }) };
 }

@@ -13,6 +13,7 @@ import {
   activateAutoConfirmHandler, confirmationActionHandler, confirmationBaseHandler, confirmationFeedbackHandler, deactivateAutoConfirmHandler,
 } from './confirmation.js';
 import { deploymentBaseHandler, installedBaseHandler, setRunningVersionHandler } from './deployment-base.js';
+import { deploymentLane } from './deployment-lane.js';
 import { deviceAuthenticator } from './device.js';
 import { cancelActionHandler, cancelFeedbackHandler, deploymentFeedbackHandler } from './feedback.js';
 import { pollHandler } from './poll.js';
@@ -49,8 +50,9 @@ export function ddiModule(services: DdiDeps): AppModule {
     route('GET', '', pollHandler({ services, recorder, limiter }), {
       ...json({ summary: 'Poll: what the device should do next', response: pollResponse }), lane: pollLane({ services, recorder, limiter }),
     }),
-    route('GET', '/deploymentBase/:actionId', deploymentBaseHandler(services),
-      json({ summary: 'The deployment of an action', query: HISTORY, response: deploymentBaseResponse })),
+    route('GET', '/deploymentBase/:actionId', deploymentBaseHandler(services), {
+      ...json({ summary: 'The deployment of an action', query: HISTORY, response: deploymentBaseResponse }), lane: deploymentLane(services),
+    }),
     route('POST', '/deploymentBase/:actionId/feedback', deploymentFeedbackHandler(services), empty({ summary: 'Report progress or the result', body: feedbackBody })),
     route('GET', '/installedBase/:actionId', installedBaseHandler(services),
       json({ summary: 'The deployment the device installed last', query: HISTORY, response: deploymentBaseResponse })),

@@ -33,15 +33,12 @@ import { negotiate } from '../http/negotiate.js';
 import type { Lane, LaneRequest } from '../http/types.js';
 import { peekActiveActionsOf } from '../store/named-reads.js';
 import { MISS, type CachedReads } from '../store/port.js';
-import { tokenModes, tokensEqual, type TokenModes } from './auth.js';
+import { laneAuthorized, laneToken, tokenModes, type TokenModes } from './auth.js';
 import { clientIpOf, deviceAddress, knownTenant } from './device.js';
 import { memoOf, minPollingMs, type Memo, type PollDeps } from './poll.js';
 import type { Bucket } from './poll-limiter.js';
 import type { Note } from './poll-recorder.js';
 
-const TARGET_TOKEN = 'TargetToken ';
-const GATEWAY_TOKEN = 'GatewayToken ';
-const WHITESPACE = /\s/;
 const AUTHORIZATION = laneHeader('authorization');
 const HOST = laneHeader('host');
 const ACCEPT = laneHeader('accept');
@@ -56,13 +53,6 @@ interface Settings extends TokenModes {
   readonly minPollingMs: number;
 }
 
-/**
- * A token the lane compares presented ones with: none when empty, or when it holds whitespace (the
- * generic path reads a token as the non-blank run after the scheme, so it never accepts such a one).
- */
-function laneToken(token: string | undefined): string | undefined {
-  return token === undefined || token === '' || WHITESPACE.test(token) ? undefined : token;
-}
 const settingsOf = new WeakMap<TenantConfigView, Settings>();
 
 /** What the lane derived for one device (see above); kept while `reads.changes` and `config` stay. */
@@ -208,20 +198,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     const { targetId, memo } = slot;
 
     const s = settings(config);
-    const authorization = req.header(AUTHORIZATION);
-    let from: number;
-    let expected: string | undefined;
-    if (authorization.startsWith(TARGET_TOKEN)) {
-      from = TARGET_TOKEN.length;
-      expected = s.targetToken ? slot.token : undefined;
-    } else if (authorization.startsWith(GATEWAY_TOKEN)) {
-      from = GATEWAY_TOKEN.length;
-      expected = s.gatewayKey;
-    } else {
-      return undefined;
-    }
-    // equal to a token without whitespace: the presented one has none either
-    if (expected === undefined || !tokensEqual(authorization, expected, from)) return undefined;
+    if (!laneAuthorized(req.header(AUTHORIZATION), s.targetToken ? slot.token : undefined, s.gatewayKey)) return undefined;
 
     const now = services.now();
     // read from the slot: the action record's fields are megamorphic loads (frozen records of many shapes)

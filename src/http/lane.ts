@@ -41,6 +41,10 @@ class UwsLaneRequest implements LaneRequest {
     return (this.req as UwsRequest).getHeader(name);
   }
 
+  query(): string {
+    return (this.req as UwsRequest).getQuery() ?? '';
+  }
+
   ipv4(): number {
     const b = (this.peer ??= new Uint8Array((this.res as HttpResponse).getRemoteAddress()));
     const at = ipv4Offset(b);

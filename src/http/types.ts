@@ -191,6 +191,8 @@ export interface LaneRequest {
   param(index: number): string;
   /** A header by its name made once with `laneHeader`; '' when absent. */
   header(name: LaneHeader): string;
+  /** The raw query string (after `?`, still percent-encoded); '' when there is none. */
+  query(): string;
   /** The peer's IPv4 address as a 32-bit number, or -1 for IPv6 (then the lane leaves the request alone). */
   ipv4(): number;
   /** The peer is one of `server.trustedProxies`: forwarded headers count (see Request). */

@@ -131,3 +131,10 @@ export async function targetOf(app: App, controllerId: string): Promise<TargetRe
 export function feedback(execution: string, finished = 'none', extra: Record<string, unknown> = {}): { json: unknown } {
   return { json: { status: { execution, result: { finished }, ...extra } } };
 }
+
+/** How many requests of a route (its metrics name, e.g. 'ddi GET /') its express lane answered, from /metrics. */
+export async function laneCount(app: DdiApp, route: string): Promise<number> {
+  const text = (await app.anon.get('/metrics')).text;
+  const line = text.split('\n').find((l) => l.startsWith('http_express_lane_requests_total{') && l.includes(`route="${route}"`));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}

@@ -8,15 +8,11 @@ import { Agent, request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
 import { STORES } from '../../helpers/app.js';
 import { seedDistributionSet } from '../../helpers/seed.js';
-import { assign, GATEWAY_KEY, startDdiApp, targetOf, type DdiApp } from './fixture.js';
+import { assign, GATEWAY_KEY, laneCount as lanes, startDdiApp, targetOf, type DdiApp } from './fixture.js';
 
 const ROUTE = 'ddi GET /';
 
-async function laneCount(app: DdiApp): Promise<number> {
-  const text = (await app.anon.get('/metrics')).text;
-  const line = text.split('\n').find((l) => l.startsWith('http_express_lane_requests_total{') && l.includes(`route="${ROUTE}"`));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+const laneCount = (app: DdiApp): Promise<number> => lanes(app, ROUTE);
 
 interface Seen {
   readonly status: number;
