@@ -138,7 +138,11 @@ export async function writeStream(res: HttpResponse, p: Prepared, state: StreamS
         finished = true;
         return;
       }
-      if (!ok && !(await drain(res, sending, offset, total, state))) return;
+      if (!ok) {
+        const drained = await drain(res, sending, offset, total, state);
+        if (drained === 'done') finished = true; // the chunk that drained was the last: the reply is complete
+        if (drained !== 'ok') return;
+      }
       if (next === undefined || next.done === true) break;
       next = await iterator.next();
       if (state.aborted) return;
@@ -150,16 +154,17 @@ export async function writeStream(res: HttpResponse, p: Prepared, state: StreamS
   }
 }
 
-function drain(res: HttpResponse, chunk: Buffer, offsetBefore: number, total: number, state: StreamState): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    state.onAbort = () => resolve(false);
+/** 'ok': the chunk went out; 'done': and it completed the reply; 'aborted': the client went away. */
+function drain(res: HttpResponse, chunk: Buffer, offsetBefore: number, total: number, state: StreamState): Promise<'ok' | 'done' | 'aborted'> {
+  return new Promise((resolve) => {
+    state.onAbort = () => resolve('aborted');
     res.onWritable((offset) => {
       const [ok, done] = res.tryEnd(chunk.subarray(offset - offsetBefore), total);
       if (ok || done) {
         state.onAbort = undefined;
         // Continue outside uWS's writable callback: resolving inline left the continuation
         // unrun until some other event arrived (seen with an in-process client).
-        setImmediate(resolve, true);
+        setImmediate(resolve, done ? 'done' : 'ok');
       }
       return ok;
     });
