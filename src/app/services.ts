@@ -95,7 +95,7 @@ export function createServices(ctx: ModuleContext, store: Store): Services {
     dispatcher,
     rolloutEngine: new RolloutEngine({ store, runtime, tenantConfig, log: logger, quotas: config.quotas }),
     tenantConfig,
-    artifacts: new ArtifactStorage({ dataDir: join(config.dataDir), hashPool }),
+    artifacts: new ArtifactStorage({ dataDir: join(config.dataDir), hashPool, hotCacheBytes: config.artifacts.hotCacheBytes }),
     events: new EventHub(store, { log: logger }),
     dmf,
     auth,

@@ -3,6 +3,10 @@
  * Management download (`.../artifacts/{artifactId}/download`): ETag = quoted sha1, Accept-Ranges,
  * Last-Modified, Content-Disposition, 206 for ranges (multipart/byteranges for several), 416 with
  * `Content-Range: bytes *\/len`, 412 when If-Match does not match, 304 for If-None-Match.
+ * With `accelRedirect`, a plain GET (no conditional header; no Range, or one plain `bytes=first-last`)
+ * is answered with the headers and `X-Accel-Redirect` instead of the bytes: nginx sends the file from
+ * the storage path (deploy/nginx.conf's internal location) and makes the 206 of the range itself.
+ * Every other request (HEAD, several ranges, If-*) is answered here, exactly as without it.
  * @see reference/hawkbit-api.md section 1.1, rows 3-4, and section 3.12
  */
 import { AppError } from '../domain/errors.js';
@@ -23,12 +27,25 @@ export interface ArtifactFile {
   readonly md5: string;
   /** The artifact's file name, for Content-Disposition. */
   readonly filename: string;
+  /** The whole binary in memory (ArtifactStorage.openHot): the body is sent from it instead of the file. */
+  readonly bytes?: Buffer | undefined;
+  /** Where it lies under the storage's artifacts directory (StoredBinary.storedAs), for X-Accel-Redirect. */
+  readonly storedAs?: string | undefined;
 }
 
 export interface ArtifactReplyOptions {
   /** Answer headers only, whatever the method (HEAD is detected from the request anyway). */
   readonly headOnly?: boolean;
+  /**
+   * The internal location of the proxy that serves `<dataDir>/artifacts/` (ending in `/`): plain GETs
+   * get `X-Accel-Redirect: <this><storedAs>` and no body. Only for requests through a trusted proxy.
+   */
+  readonly accelRedirect?: string | undefined;
 }
+
+// Conditional headers nginx would evaluate again against its own validators: such requests are answered here.
+const CONDITIONAL = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'if-range'] as const;
+const PLAIN_RANGE = /^bytes=\d*-\d*$/;
 
 const FULL: RangeRequest = { kind: 'full' };
 
@@ -54,9 +71,11 @@ export function artifactReply(req: Request, file: ArtifactFile, opts: ArtifactRe
   // Range applies to GET only (RFC 7233 section 3.1); hawkBit ignores it on other methods too.
   const rangeHeader = opts.headOnly === true || req.method !== 'GET' ? undefined : req.headers['range'];
   const wanted = rangeHeader !== undefined && ifRangeAllowsPartial(req.headers['if-range'], etag, file.mtimeMs) ? parseRange(rangeHeader, file.size) : FULL;
+  const accel = accelTarget(req, file, opts, rangeHeader);
   switch (wanted.kind) {
     case 'full':
-      return { status: 200, headers, stream: rangeBody(file.path, { start: 0, end: file.size - 1 }) };
+      if (accel !== undefined) return accelReply(200, headers, accel);
+      return { status: 200, headers, stream: rangeBody(file, { start: 0, end: file.size - 1 }) };
     case 'malformed':
       throw new AppError('RANGE_NOT_SATISFIABLE', wanted.reason, { headers: { 'Content-Range': `bytes */${file.size}` } });
     case 'unsatisfiable':
@@ -66,14 +85,36 @@ export function artifactReply(req: Request, file: ArtifactFile, opts: ArtifactRe
     case 'ranges': {
       const [only, ...more] = wanted.ranges;
       if (only !== undefined && more.length === 0) {
+        // nginx writes the Content-Range of the range it sends
+        if (accel !== undefined) return accelReply(206, headers, accel);
         headers['Content-Range'] = `bytes ${only.start}-${only.end}/${file.size}`;
-        return { status: 206, headers, stream: rangeBody(file.path, only) };
+        return { status: 206, headers, stream: rangeBody(file, only) };
       }
-      const multipart = multipartBody(file.path, wanted.ranges, file.size);
+      const multipart = multipartBody(file, wanted.ranges, file.size);
       headers['Content-Type'] = multipart.contentType;
       return { status: 206, headers, stream: multipart.body };
     }
   }
+}
+
+/**
+ * Headers and the redirect, no body. nginx passes Content-Type, Content-Disposition and Accept-Ranges on
+ * (the last we leave out: nginx's static files send their own); ETag and X-Content-Type-Options are added
+ * by the internal location; Last-Modified is the file's, as here. The status only tells the caller what
+ * nginx will answer (a range: 206, no DOWNLOAD entry).
+ */
+function accelReply(status: 200 | 206, headers: Readonly<Record<string, string>>, target: string): Reply {
+  const { 'Accept-Ranges': _nginxSendsIt, ...rest } = headers;
+  return { status, headers: { ...rest, 'X-Accel-Redirect': target }, body: '' };
+}
+
+/** The X-Accel-Redirect target when the request may be handed to the proxy, else undefined. */
+function accelTarget(req: Request, file: ArtifactFile, opts: ArtifactReplyOptions, rangeHeader: string | undefined): string | undefined {
+  const prefix = opts.accelRedirect;
+  if (prefix === undefined || file.storedAs === undefined || req.method !== 'GET' || opts.headOnly === true) return undefined;
+  if (CONDITIONAL.some((name) => req.headers[name] !== undefined)) return undefined;
+  if (rangeHeader !== undefined && !PLAIN_RANGE.test(rangeHeader)) return undefined;
+  return prefix + file.storedAs;
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
- * Stream bodies read from an artifact file: the whole file, one range, or several ranges as
- * multipart/byteranges (RFC 7233 appendix A, RFC 2046 section 5.1). Lengths are exact and known
- * up front; the file is opened when the server pulls the first chunk (so a missing file still gets
- * a proper error reply) and closed as the last bytes are read, or when the client goes away.
+ * Stream bodies of an artifact: the whole file, one range, or several ranges as multipart/byteranges
+ * (RFC 7233 appendix A, RFC 2046 section 5.1). Lengths are exact and known up front. From the file,
+ * it is opened when the server pulls the first chunk (so a missing file still gets a proper error
+ * reply) and closed as the last bytes are read, or when the client goes away. From a hot binary in
+ * memory (`bytes`), each range is one slice of that Buffer: no read, no copy, whatever the number of
+ * connections sending it (the server writes it with backpressure).
  */
 import { randomBytes } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -16,8 +18,14 @@ const CRLF = '\r\n';
 
 type Piece = Buffer | ByteRange;
 
-export function rangeBody(path: string, range: ByteRange): StreamBody {
-  return piecesBody(path, [range]);
+/** Where the bytes come from: the file, or all of it in memory. */
+export interface BinarySource {
+  readonly path: string;
+  readonly bytes?: Buffer | undefined;
+}
+
+export function rangeBody(source: BinarySource, range: ByteRange): StreamBody {
+  return piecesBody(source, [range]);
 }
 
 export interface MultipartBody {
@@ -31,7 +39,7 @@ export interface MultipartBody {
  * then `CRLF --boundary--` with no epilogue. The boundary is random per reply (hawkBit's is fixed),
  * so file content cannot contain it by accident.
  */
-export function multipartBody(path: string, ranges: readonly ByteRange[], size: number): MultipartBody {
+export function multipartBody(source: BinarySource, ranges: readonly ByteRange[], size: number): MultipartBody {
   const boundary = `peregrine-${randomBytes(12).toString('hex')}`;
   const pieces: Piece[] = [];
   ranges.forEach((r, i) => {
@@ -39,13 +47,19 @@ export function multipartBody(path: string, ranges: readonly ByteRange[], size: 
     pieces.push(Buffer.from(head, 'latin1'), r);
   });
   pieces.push(Buffer.from(`${CRLF}--${boundary}--`, 'latin1'));
-  return { contentType: `multipart/byteranges; boundary=${boundary}`, body: piecesBody(path, pieces) };
+  return { contentType: `multipart/byteranges; boundary=${boundary}`, body: piecesBody(source, pieces) };
 }
 
-function piecesBody(path: string, pieces: readonly Piece[]): StreamBody {
+function piecesBody(source: BinarySource, pieces: readonly Piece[]): StreamBody {
   let length = 0;
   for (const p of pieces) length += Buffer.isBuffer(p) ? p.length : p.end - p.start + 1;
-  return { length, chunks: () => readPieces(path, pieces) };
+  const bytes = source.bytes;
+  return { length, chunks: () => (bytes === undefined ? readPieces(source.path, pieces) : slicePieces(bytes, pieces)) };
+}
+
+// async only because a StreamBody's chunks are: slices need no wait
+async function* slicePieces(bytes: Buffer, pieces: readonly Piece[]): AsyncGenerator<Buffer> {
+  for (const piece of pieces) yield Buffer.isBuffer(piece) ? piece : bytes.subarray(piece.start, piece.end + 1);
 }
 
 async function* readPieces(path: string, pieces: readonly Piece[]): AsyncGenerator<Buffer> {

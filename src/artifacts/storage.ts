@@ -11,11 +11,14 @@ import { dirname, join } from 'node:path';
 import { AppError, type ErrorCode } from '../domain/errors.js';
 import type { Hashes } from '../domain/repository.js';
 import type { Digests, HashPool } from './hash-pool.js';
+import { HotArtifacts } from './hot-cache.js';
 import { uploadAborted, writeTemp } from './write-temp.js';
 
 export interface ArtifactStorageOptions {
   readonly dataDir: string;
   readonly hashPool: HashPool;
+  /** Memory for the binaries being downloaded most (`artifacts.hotCacheBytes`); 0 or absent: none. */
+  readonly hotCacheBytes?: number;
 }
 
 export interface IngestOptions {
@@ -44,6 +47,10 @@ export interface StoredBinary {
   readonly path: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** Where it lies under `<dataDir>/artifacts/`: `<tenant>/<sha1[0:2]>/<sha1>` (the X-Accel-Redirect target). */
+  readonly storedAs: string;
+  /** The whole binary, when `openHot` found it in memory. */
+  readonly bytes?: Buffer | undefined;
 }
 
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -62,11 +69,13 @@ export class ArtifactStorage {
   /** Bytes stored per tenant: scanned once from disk, then kept up to date by ingest and remove. */
   readonly #usage = new Map<string, Promise<{ bytes: number }>>();
   #tmpReady: Promise<unknown> | undefined;
+  readonly #hot: HotArtifacts;
 
   constructor(options: ArtifactStorageOptions) {
     this.#root = options.dataDir;
     this.#tmp = join(options.dataDir, 'tmp');
     this.#pool = options.hashPool;
+    this.#hot = new HotArtifacts(options.hotCacheBytes ?? 0);
   }
 
   /**
@@ -97,7 +106,7 @@ export class ArtifactStorage {
       const hashes: Hashes = { md5: digests.md5, sha1: digests.sha1, sha256: digests.sha256 };
       verify(opts.expected, hashes);
       const key = `artifacts/${tenantDir}/${hashes.sha1.slice(0, 2)}/${hashes.sha1}`;
-      await this.#place(tenant, tmp, join(this.#root, key), size);
+      await this.#place(tenant, tmp, storedAsOf(tenant, hashes.sha1), size);
       return { size, hashes, key };
     } finally {
       // already gone after a link or rename; a failure here leaves a file for sweepTemp, not a new error
@@ -107,15 +116,36 @@ export class ArtifactStorage {
 
   /** The stored binary, or AppError ARTIFACT_BINARY_DELETED (410) / ARTIFACT_LOAD_FAILED (500). */
   async open(tenant: string, sha1: string): Promise<StoredBinary> {
-    const path = this.#pathOf(tenant, sha1);
+    const storedAs = storedAsOf(tenant, sha1);
+    const path = join(this.#root, 'artifacts', storedAs);
     try {
       const st = await stat(path);
       if (!st.isFile()) throw new Error(`${path} is not a regular file`);
-      return { path, size: st.size, mtimeMs: st.mtimeMs };
+      return { path, size: st.size, mtimeMs: st.mtimeMs, storedAs };
     } catch (err) {
       if (errno(err) === 'ENOENT') throw new AppError('ARTIFACT_BINARY_DELETED', `the binary of artifact ${sha1} is no longer stored`, { cause: err });
       throw new AppError('ARTIFACT_LOAD_FAILED', `the binary of artifact ${sha1} cannot be read`, { cause: err });
     }
+  }
+
+  /**
+   * As `open`, for a download: the binary's bytes from memory when it is hot (no file system call at
+   * all), else as `open`, counting the download towards making it hot (see hot-cache.ts).
+   */
+  async openHot(tenant: string, sha1: string): Promise<StoredBinary> {
+    const storedAs = storedAsOf(tenant, sha1);
+    const hot = this.#hot.get(storedAs);
+    if (hot !== undefined) {
+      return { path: join(this.#root, 'artifacts', storedAs), size: hot.bytes.length, mtimeMs: hot.mtimeMs, storedAs, bytes: hot.bytes };
+    }
+    const binary = await this.open(tenant, sha1);
+    this.#hot.missed(storedAs, binary.path, binary.size, binary.mtimeMs);
+    return binary;
+  }
+
+  /** Bytes of binaries held in memory for downloads. */
+  get hotBytes(): number {
+    return this.#hot.bytes;
   }
 
   /**
@@ -126,6 +156,7 @@ export class ArtifactStorage {
     const path = this.#pathOf(tenant, sha1);
     const usage = await this.#usageOf(tenant);
     try {
+      this.#hot.drop(storedAsOf(tenant, sha1));
       const { size } = await stat(path);
       await unlink(path);
       usage.bytes -= size;
@@ -174,7 +205,8 @@ export class ArtifactStorage {
     return { bytes: room, error };
   }
 
-  async #place(tenant: string, tmp: string, final: string, size: number): Promise<void> {
+  async #place(tenant: string, tmp: string, storedAs: string, size: number): Promise<void> {
+    const final = join(this.#root, 'artifacts', storedAs);
     // the first scan must finish before this file exists, or it would be counted twice
     const usage = await this.#usageOf(tenant);
     await mkdir(dirname(final), { recursive: true });
@@ -190,13 +222,12 @@ export class ArtifactStorage {
     if (existing !== undefined && existing.size === size) return; // identical content is stored once
     // no hard links here, or a damaged copy (wrong size) to replace; rename is atomic too
     await rename(tmp, final);
+    this.#hot.drop(storedAs);
     usage.bytes += size - (existing?.size ?? 0);
   }
 
   #pathOf(tenant: string, sha1: string): string {
-    const hex = sha1.toLowerCase();
-    if (!SHA1.test(hex)) throw new AppError('ARTIFACT_LOAD_FAILED', `not a sha1 hash: ${JSON.stringify(sha1)}`);
-    return join(this.#root, 'artifacts', tenantDirName(tenant), hex.slice(0, 2), hex);
+    return join(this.#root, 'artifacts', storedAsOf(tenant, sha1));
   }
 
   #usageOf(tenant: string): Promise<{ bytes: number }> {
@@ -208,6 +239,13 @@ export class ArtifactStorage {
     }
     return usage;
   }
+}
+
+/** `<tenant>/<sha1[0:2]>/<sha1>`: where the binary lies under `<dataDir>/artifacts/`. */
+function storedAsOf(tenant: string, sha1: string): string {
+  const hex = sha1.toLowerCase();
+  if (!SHA1.test(hex)) throw new AppError('ARTIFACT_LOAD_FAILED', `not a sha1 hash: ${JSON.stringify(sha1)}`);
+  return `${tenantDirName(tenant)}/${hex.slice(0, 2)}/${hex}`;
 }
 
 function verify(expected: Partial<Hashes> | undefined, actual: Hashes): void {

@@ -69,6 +69,26 @@ const limits = z.strictObject({
   eventBufferBytes: positiveInt.default(1_048_576), // 1 MiB
 });
 
+/** Artifact downloads: the hot binaries kept in memory, and handing the bytes to nginx (deploy/nginx.conf). */
+const artifacts = z.strictObject({
+  /** Memory per event loop for the binaries being downloaded (each enters on its second download); 0: none. */
+  hotCacheBytes: z.number().int().min(0).default(268_435_456), // 256 MiB
+  /**
+   * Off by default. On: a plain artifact GET that came through a trusted proxy (server.trustedProxies) is
+   * answered with X-Accel-Redirect: <location><tenant>/<sha1[0:2]>/<sha1>, and nginx's internal
+   * `location` (an alias of <dataDir>/artifacts/) sends the file. Every check runs here first.
+   */
+  accelRedirect: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      location: z
+        .string()
+        .regex(/^\/[\x21-\x7e]*\/$/, { error: (iss) => `expected a path that starts and ends with /, such as /_peregrine/artifacts/, got ${show(iss.input)}` })
+        .default('/_peregrine/artifacts/'),
+    })
+    .prefault({}),
+});
+
 const ddi = z.strictObject({
   /** System-wide switches: a DDI authentication mode works only when this and the tenant allow it. */
   authentication: z
@@ -268,6 +288,7 @@ export const configSchema = z
     dataDir: z.string().min(1).default('./data'),
     log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).prefault({}),
     limits: limits.prefault({}),
+    artifacts: artifacts.prefault({}),
     ddi: ddi.prefault({}),
     dmf: dmf.prefault({}),
     auth: auth.prefault({}),

@@ -6,6 +6,9 @@
  * hawkBit's `getRequestURI()`: no scheme, host or query) to the matching action, while the action's
  * status-entry quota has room (a download is never refused for it).
  * Anonymous downloads need the tenant's `anonymous.download.enabled` besides the system switch.
+ * The bytes come from memory while the binary is hot (ArtifactStorage.openHot), or, with
+ * `artifacts.accelRedirect` and a request through a trusted proxy, from nginx (X-Accel-Redirect); every
+ * check above runs first either way.
  * @see reference/hawkbit-api.md §1.1 rows 2-4 and notes; spec 5 (anonymous access)
  */
 import type { DdiDeps } from './deps.js';
@@ -87,8 +90,11 @@ export function artifactDownloadHandler(services: DdiDeps): Handler {
     if (checksum) {
       reply = md5sumReply(artifact.hashes.md5, artifact.filename);
     } else {
-      const binary = await services.artifacts.open(d.tenant, artifact.hashes.sha1);
-      reply = artifactReply(req, { ...binary, sha1: artifact.hashes.sha1, md5: artifact.hashes.md5, filename: artifact.filename });
+      const binary = await services.artifacts.openHot(d.tenant, artifact.hashes.sha1);
+      const accel = services.ctx.config.artifacts.accelRedirect;
+      reply = artifactReply(req, { ...binary, sha1: artifact.hashes.sha1, md5: artifact.hashes.md5, filename: artifact.filename }, {
+        accelRedirect: accel.enabled && req.fromTrustedProxy ? accel.location : undefined,
+      });
     }
     if (req.method === 'GET' && reply.status === 200) {
       const action = highestPriority(delivering);

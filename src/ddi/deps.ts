@@ -14,7 +14,7 @@ export interface DdiDeps {
   /** A request waits for the effects it committed (a device's feedback reaches its rollout before the answer). */
   readonly dispatcher: Pick<EffectDispatcher, 'settle'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view' | 'cachedView'>;
-  readonly artifacts: Pick<ArtifactStorage, 'open'>;
+  readonly artifacts: Pick<ArtifactStorage, 'openHot'>;
   readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxStatusEntriesPerAction' | 'maxAttributeEntriesPerTarget' | 'maxMessagesPerActionStatus'>;
   /** Canonical names of the configured tenants: requests for others are refused. */
   readonly tenants: readonly string[];

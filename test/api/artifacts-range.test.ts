@@ -21,10 +21,16 @@ function artifactFile(name: string, data: Buffer): ArtifactFile {
 const small = randomBytes(100_000);
 const big = randomBytes(20 * 1024 * 1024);
 const files: Record<string, ArtifactFile> = { small: artifactFile('small', small), big: artifactFile('big', big) };
+// the same artifacts as hot binaries in memory (ArtifactStorage.openHot), with a path that does not exist: any read of the file fails
+const hot: Record<string, ArtifactFile> = {
+  small: { ...files['small']!, path: join(dir, 'missing'), bytes: small },
+  big: { ...files['big']!, path: join(dir, 'missing'), bytes: big },
+};
 
 // test-only routes: the download helpers behind real HTTP, without the DDI/Management lookups
 const routes: Route[] = [
   { method: 'GET', path: '/test/artifacts/:name', produces: 'other', handler: (req) => artifactReply(req, files[req.params['name'] ?? ''] as ArtifactFile) },
+  { method: 'GET', path: '/test/hot/:name', produces: 'other', handler: (req) => artifactReply(req, hot[req.params['name'] ?? ''] as ArtifactFile) },
   { method: 'GET', path: '/test/md5/:name', produces: 'other', handler: (req) => md5sumReply((files[req.params['name'] ?? ''] as ArtifactFile).md5, 'small.bin') },
 ];
 
@@ -45,14 +51,14 @@ function openDescriptorsOf(path: string): number {
   }).length;
 }
 
-const url = (name = 'small') => `${server.url}/test/artifacts/${name}`;
-
 async function fetchBytes(target: string, init?: RequestInit) {
   const res = await fetch(target, init);
   return { res, body: Buffer.from(await res.arrayBuffer()) };
 }
 
-describe('artifact download over HTTP', () => {
+describe.each([['from the file', 'artifacts'], ['from memory (a hot binary)', 'hot']])('artifact download over HTTP, %s', (_source, route) => {
+  const url = (name = 'small') => `${server.url}/test/${route}/${name}`;
+
   it('serves the whole file with ETag, Accept-Ranges, Last-Modified and Content-Disposition', async () => {
     const { res, body } = await fetchBytes(url());
     expect(res.status).toBe(200);

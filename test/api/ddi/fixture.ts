@@ -24,6 +24,11 @@ export interface DdiOptions {
   readonly exemptCidrs?: readonly string[];
   /** store.redisCacheEntries (Redis stores only). */
   readonly redisCacheEntries?: number;
+  /** config.yaml's artifacts section (hot cache, X-Accel-Redirect). */
+  readonly artifacts?: {
+    readonly hotCacheBytes?: number;
+    readonly accelRedirect?: { readonly enabled?: boolean; readonly location?: string };
+  };
   /** A second tenant with its own configuration (cross-tenant tests). */
   readonly otherTenant?: { readonly name: string; readonly config: Readonly<Record<string, ConfigValue>> };
 }
@@ -65,6 +70,7 @@ export async function startDdiApp(kind: StoreKind, opts: DdiOptions = {}): Promi
       },
       server: { trustedProxies: [...(opts.trustedProxies ?? [])] },
       quotas: opts.quotas ?? {},
+      ...(opts.artifacts === undefined ? {} : { artifacts: opts.artifacts }),
       ...(opts.redisCacheEntries === undefined ? {} : { store: { redisCacheEntries: opts.redisCacheEntries } }),
     } as never,
     storeOptions(kind),

@@ -77,6 +77,8 @@ describe('config loading', () => {
     [{ limits: { jsonBodyBytes: 0 } }, 'config.yaml: limits.jsonBodyBytes: must be at least 1, got 0'],
     [{ ddi: { pollLimiter: { exemptCidrs: ['10.0.0.1/8'] } } }, 'config.yaml: ddi.pollLimiter.exemptCidrs[0]: expected an IPv4 CIDR block such as 10.0.0.0/8, got "10.0.0.1/8"'],
     [{ limits: { defaultPageSize: 900 } }, 'config.yaml: limits.defaultPageSize: must not exceed limits.maxPageSize (500)'],
+    [{ artifacts: { hotCacheBytes: -1 } }, 'config.yaml: artifacts.hotCacheBytes: must be at least 0, got -1'],
+    [{ artifacts: { accelRedirect: { location: 'files' } } }, 'config.yaml: artifacts.accelRedirect.location: expected a path that starts and ends with /'],
     [{ tenants: [{ name: 'a b' }] }, 'config.yaml: tenants[0].name: expected 1-64 of A-Z a-z 0-9 _ -, got "a b"'],
     [{ tenants: [{ name: 'a' }, { name: 'A' }] }, 'config.yaml: tenants[1].name: duplicate tenant "A"'],
     [{ tenants: [{ name: 'a', users: [{ username: 'u', password: 'plain' }] }] }, 'config.yaml: tenants[0].users[0].password: expected an scrypt hash'],
