@@ -25,6 +25,13 @@ export interface ActorDefinition<K extends ActorKind> {
    * creation; `after` null: a removal); e.g. the per-status counts of a rollout group's actions.
    */
   readonly counters?: (before: RecordOf<K> | undefined, after: RecordOf<K> | null) => readonly CounterIncrement[];
+  /**
+   * Kinds whose events this kind's machine sends (`send` effects) are applied in the commit of the step
+   * that sends them, instead of through the effects queue: the receiver is read, stepped and written
+   * with compare-and-set beside the sender (e.g. an action's end and its target's new update status).
+   * The receiver must live in the same tenant (it does: effects never cross tenants).
+   */
+  readonly follows?: readonly ActorKind[];
   readonly entries?: {
     readonly kind: string;
     readonly build: (record: RecordOf<K>, params: EntryParams, id: number) => unknown;

@@ -23,6 +23,9 @@ const actionActor: ActorDefinition<typeof ACTION> = {
   finalize: (a) => (a.active === isActive(a.status) ? a : { ...a, active: isActive(a.status) }),
   // an action of a rollout counts under its group and its rollout (the engine evaluates the counts)
   counters: actionCounterDeltas,
+  // its end moves its target (in sync, error, downloaded) in the same commit: no queue round, and the
+  // device's next request sees both
+  follows: [TARGET],
   entries: {
     kind: ACTION_STATUS,
     build: (a, p, id): ActionStatusRecord => ({

@@ -7,7 +7,7 @@ import type { ActorChange } from './change.js';
 import { MACHINE_VERSION_FIELD, type ActorDefinition, type ActorDefinitions } from './definition.js';
 import { journalOf } from './journal.js';
 import { KeyedLock } from './keyed-lock.js';
-import { step } from './step.js';
+import { step, type Step } from './step.js';
 
 export type SendResult<R> =
   | { readonly kind: 'committed'; readonly record: R; readonly version: number; readonly effectIds: readonly string[] }
@@ -22,6 +22,12 @@ export type SendResult<R> =
 export interface SendOptions<K extends ActorKind> {
   /** Apply at most once for this key (the id of the effect being handled). */
   readonly dedupe?: string;
+  /**
+   * The record as the caller read it in this request (a device's action): the first attempt steps it
+   * instead of reading it again. Compare-and-set rejects it when it was not the latest version, and an
+   * event it ignores is tried on the record read afresh, so it costs a read only when it was stale.
+   */
+  readonly known?: Stored<RecordOf<K>>;
   /**
    * Extra writes committed atomically with the transition, computed from the next record (new
    * actors in them come from `ActorRuntime.creation`). Runs again on every retry; may throw to refuse.
@@ -76,6 +82,13 @@ export interface CommitCause {
 export type CommitListener = (
   tenant: Tenant, changes: readonly ActorChange[], writes: readonly Write[], cause: CommitCause | undefined,
 ) => void;
+
+/** What one event did to one record: its writes (record, status entries), the step, the next record. */
+interface Stepped<K extends ActorKind> {
+  readonly writes: Write[];
+  readonly next: Step<Json>;
+  readonly record: RecordOf<K>;
+}
 
 /** Attempts for events (devices and effects contend on busy actors) and for field edits. */
 const SEND_ATTEMPTS = 40;
@@ -228,11 +241,25 @@ export class ActorRuntime {
   ): Promise<SendResult<RecordOf<K>>> {
     const def = this.definition(kind);
     const dedupe = options.dedupe === undefined ? {} : { dedupe: options.dedupe };
-    const outcome = await retryCommit<SendResult<RecordOf<K>>>(this.#store, tenant, async (): Promise<Attempt<SendResult<RecordOf<K>>>> => {
-      const stored = await this.#store.get<Json>(tenant, kind, id);
-      if (stored === undefined) return { done: { kind: 'missing' } };
-      this.#checkVersion(def, stored);
-      const stepped = await this.#step(tenant, def, stored, event);
+    const known = options.known as Stored<Json> | undefined;
+    if (known !== undefined && known.id !== id) throw new Error(`${kind} ${id}: the known record is ${kind} ${known.id}`);
+    type Result = SendResult<RecordOf<K>>;
+    const outcome = await retryCommit<Result>(this.#store, tenant, async (n): Promise<Attempt<Result>> => {
+      const reused = n === 1 && known !== undefined
+        ? await this.#step(tenant, def, this.#checked(def, known), event)
+        : undefined;
+      let stored: Stored<Json>;
+      let stepped: Stepped<K> | undefined;
+      if (known !== undefined && reused !== undefined) {
+        stored = known;
+        stepped = reused;
+      } else {
+        // no known record, a retry, or one the event leaves as it is (it may be stale): read it
+        const read = await this.#store.get<Json>(tenant, kind, id);
+        if (read === undefined) return { done: { kind: 'missing' } };
+        stored = read;
+        stepped = await this.#step(tenant, def, this.#checked(def, stored), event);
+      }
       if (stepped === undefined) {
         // remember that the effect was handled, so a redelivery after later changes cannot apply it
         if (options.dedupe !== undefined) {
@@ -247,7 +274,8 @@ export class ActorRuntime {
       if (options.also) writes.push(...(await options.also(typed, current)));
       // after `also`: what it decided (e.g. which actions a new assignment replaces) may shape the effects
       const extra = options.effects ? options.effects(typed, current) : [];
-      const effects = [...next.effects, ...extra].map((e) => ({ ...e, eid: randomUUID() }));
+      const queued = await this.#follow(tenant, def, [...next.effects, ...extra], writes, n > 1);
+      const effects = queued.map((e) => ({ ...e, eid: randomUUID() }));
       const commit = this.#observed(tenant, { writes, effects, ...dedupe });
       return {
         commit,
@@ -277,7 +305,43 @@ export class ActorRuntime {
     return stepped === undefined ? undefined : { writes: stepped.writes, effects: stepped.next.effects, record: stepped.record };
   }
 
-  async #step<K extends ActorKind>(tenant: Tenant, def: ActorDefinition<K>, stored: Stored<Json>, event: EventOf<K>) {
+  /**
+   * The effects of a step that `def.follows` applies in the same commit: each `send` to a followed
+   * kind is stepped on its receiver, whose writes join `writes` (its version compared and set with
+   * the sender's) and whose own effects are queued. A receiver that is gone, or that the event leaves
+   * as it is, gets nothing, as its handler would have done. The first attempt reads the receiver
+   * through the client-side cache (a stale copy fails the compare-and-set; one that changes nothing is
+   * read again from the store), retries from the store. Answers the effects left to queue.
+   */
+  async #follow<K extends ActorKind>(
+    tenant: Tenant, def: ActorDefinition<K>, effects: readonly Effect[], writes: Write[], fresh: boolean,
+  ): Promise<Effect[]> {
+    const follows = def.follows;
+    if (follows === undefined) return [...effects];
+    const queued: Effect[] = [];
+    for (const effect of effects) {
+      if (effect.type !== 'send' || !follows.includes(effect.to.kind) || writes.some((w) => w.kind === effect.to.kind && w.id === effect.to.id)) {
+        queued.push(effect);
+        continue;
+      }
+      const { kind, id } = effect.to;
+      const receiver = this.definition(kind);
+      const cached = fresh ? undefined : await this.#store.cached.get<Json>(tenant, kind, id);
+      let stepped = cached === undefined ? undefined : await this.#step(tenant, receiver, this.#checked(receiver, cached), effect.event);
+      if (stepped === undefined) {
+        const stored = await this.#store.get<Json>(tenant, kind, id);
+        stepped = stored === undefined ? undefined : await this.#step(tenant, receiver, this.#checked(receiver, stored), effect.event);
+      }
+      if (stepped === undefined) continue;
+      writes.push(...stepped.writes);
+      queued.push(...stepped.next.effects);
+    }
+    return queued;
+  }
+
+  async #step<K extends ActorKind>(
+    tenant: Tenant, def: ActorDefinition<K>, stored: Stored<Json>, event: EventOf<K>,
+  ): Promise<Stepped<K> | undefined> {
     const next = step<Json>(def.machine, def.stateField, stored.value, event);
     if (!next.changed) return undefined;
     const record = this.#persisted(def, next.record);
@@ -333,6 +397,11 @@ export class ActorRuntime {
       // the commit stands; the listener only reports it
     }
     return result;
+  }
+
+  #checked(def: { readonly kind: string; readonly machineVersion: number }, stored: Stored<Json>): Stored<Json> {
+    this.#checkVersion(def, stored);
+    return stored;
   }
 
   #checkVersion(def: { readonly kind: string; readonly machineVersion: number }, stored: Stored<Json>): void {

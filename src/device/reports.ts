@@ -31,11 +31,14 @@ export function entryQuotaLeft(deps: { readonly quotas: Pick<Quotas, 'maxStatusE
   return action.entries < deps.quotas.maxStatusEntriesPerAction;
 }
 
-/** Sends the event; waits until the effects it caused were handled. */
+/**
+ * Sends the event, stepping the action as the caller read it first (the runtime reads it again only
+ * when that was not the latest version); waits until the effects it caused were handled.
+ */
 export async function sendToAction(
   deps: ActionSendDeps, tenant: string, action: Stored<ActionRecord>, event: ActionEvent,
 ): Promise<ActionRecord | undefined> {
-  const r = await deps.runtime.send(tenant, ACTION, action.id, event);
+  const r = await deps.runtime.send(tenant, ACTION, action.id, event, { known: action });
   switch (r.kind) {
     case 'committed':
       await deps.dispatcher.settle(r.effectIds);

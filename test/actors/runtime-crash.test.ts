@@ -10,7 +10,9 @@ const CHILD = fileURLToPath(new URL('../fixtures/crash-child.mjs', import.meta.u
 
 /**
  * A process killed between committing an action's transition and dispatching its effect: the effect
- * is in the durable queue, and a surviving instance delivers it to the target exactly once.
+ * is in the durable queue, and a surviving instance delivers it to the target exactly once. The
+ * action is closed (canceled): that end reaches its target through the queue (its handler reads the
+ * target's other actions), unlike a device's final feedback, whose target change commits with it.
  */
 describe('actor runtime: a crash between commit and dispatch', () => {
   const open: Instance[] = [];
@@ -29,7 +31,7 @@ describe('actor runtime: a crash between commit and dispatch', () => {
     if (mode === 'after-read') expect(child.stdout).toContain('taken 1');
 
     // the action committed, the target did not hear of it yet: the effect waits in the queue
-    expect((await seed.store.get<ActionRecord>(tenant, ACTION, 10))?.value.status).toBe('finished');
+    expect((await seed.store.get<ActionRecord>(tenant, ACTION, 10))?.value.status).toBe('canceled');
     expect((await seed.store.get<TargetRecord>(tenant, TARGET, 1))?.value.updateStatus).toBe('pending');
     expect(await seed.store.pendingEffects(tenant)).toBe(1);
 
@@ -42,14 +44,14 @@ describe('actor runtime: a crash between commit and dispatch', () => {
     }, { timeout: 5000, interval: 100 }).toBe(0);
 
     const target = await survivor.store.get<TargetRecord>(tenant, TARGET, 1);
-    expect(target?.value).toMatchObject({ updateStatus: 'in_sync', installedDs: 7, installedAction: 10 });
+    // no active action left: in sync with what it has installed (nothing)
+    expect(target?.value).toMatchObject({ updateStatus: 'in_sync', assignedDs: null, installedDs: null });
     expect(target?.version).toBe(2);
 
     // delivering the same effect again (a second survivor, a late redelivery) is refused by its id
     const effectId = /committed (\S+)/.exec(child.stdout)?.[1] ?? '';
     expect(effectId).not.toBe('');
-    const again = await survivor.runtime.send(tenant, TARGET, 1,
-      { type: 'action.finished', ds: 7, action: 10, at: 50, reportedAt: 50, downloadOnly: false }, { dedupe: effectId });
+    const again = await survivor.runtime.send(tenant, TARGET, 1, { type: 'action.canceled', nextDs: 7, at: 60 }, { dedupe: effectId });
     expect(again.kind).toBe('duplicate');
     expect((await survivor.store.get<TargetRecord>(tenant, TARGET, 1))?.version).toBe(2);
     expect(await survivor.store.count(tenant, ACTION_STATUS, 'action', '10')).toBe(1);
