@@ -8,6 +8,7 @@ import { actionsOfGroup } from '../store/named-reads.js';
 import type { Store, Tenant } from '../store/port.js';
 import { loadRecords } from '../store/reads.js';
 import { obsoleteActions } from './assign.js';
+import { byNextPoll } from './poll-order.js';
 import type { ActorComposer } from './roles.js';
 
 /**
@@ -16,7 +17,7 @@ import type { ActorComposer } from './roles.js';
  * through the actor runtime, so its observers (the DMF connector) and the rollout counters see them.
  */
 export interface RolloutActionDeps {
-  readonly store: Pick<Store, 'get' | 'getMany' | 'lookupMany' | 'members' | 'count' | 'nextIds'>;
+  readonly store: Pick<Store, 'get' | 'getMany' | 'lookupMany' | 'members' | 'count' | 'nextIds' | 'getPolls'>;
   readonly runtime: ActorComposer;
 }
 
@@ -97,7 +98,9 @@ export async function startGroupActions(
 ): Promise<void> {
   if (paced(rollout.release)) return;
   const scheduled = (await actionsOfGroup(deps.store, tenant, group.id)).filter((a) => a.status === 'scheduled');
-  await inBatches(scheduled, (a) => startRolloutAction(deps, tenant, a, group, cfg, rollout.createdBy, now));
+  // the devices that poll first get theirs first (poll-order.ts)
+  const ordered = await byNextPoll(deps.store, tenant, scheduled, cfg.durationMs('pollingTime'), now);
+  await inBatches(ordered, (a) => startRolloutAction(deps, tenant, a, group, cfg, rollout.createdBy, now));
 }
 
 class AlreadyAssigned extends Error {}
