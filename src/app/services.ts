@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { join } from 'node:path';
-import { ActorRuntime } from '../actors/runtime.js';
+import { ActorRuntime, type CommitListener } from '../actors/runtime.js';
 import { ACTORS } from '../actors/kinds.js';
 import { EffectDispatcher } from '../actors/dispatcher.js';
 import { effectHandlers } from '../actors/effect-handlers.js';
@@ -74,7 +74,11 @@ export function createServices(ctx: ModuleContext, store: Store): Services {
     ttlMs: config.store.kind === 'memory' ? Number.POSITIVE_INFINITY : 1000,
   });
   const dmf = config.dmf.enabled ? dmfLink({ store, tenantConfig }, ctx) : undefined;
-  const runtime = new ActorRuntime(store, ACTORS, dmf === undefined ? [] : [dmf.observer], activityListener(logger, ctx.metrics));
+  // the activity log, then the rollout engine (built on the runtime below): each commit is told to both
+  const commitListeners: CommitListener[] = [activityListener(logger, ctx.metrics)];
+  const runtime = new ActorRuntime(store, ACTORS, dmf === undefined ? [] : [dmf.observer], (...commit) => {
+    for (const listener of commitListeners) listener(...commit);
+  });
   const dispatcher = new EffectDispatcher(store, {
     // one consumer per event loop: each worker thread (src/app/workers.ts) dispatches what its requests commit
     consumer: threadId === 0 ? `${hostname()}-${process.pid}` : `${hostname()}-${process.pid}-${threadId}`,
@@ -83,6 +87,8 @@ export function createServices(ctx: ModuleContext, store: Store): Services {
     log: logger,
     onSettleTimeout: () => ctx.metrics.settleTimedOut(),
   });
+  const rolloutEngine = new RolloutEngine({ store, runtime, tenantConfig, log: logger, quotas: config.quotas });
+  commitListeners.push((_tenant, changes) => rolloutEngine.noticed(changes));
   const hashPool = createHashPool();
   const auth = createAuth(config, () => Date.now());
   return {
@@ -93,7 +99,7 @@ export function createServices(ctx: ModuleContext, store: Store): Services {
     tenants,
     runtime,
     dispatcher,
-    rolloutEngine: new RolloutEngine({ store, runtime, tenantConfig, log: logger, quotas: config.quotas }),
+    rolloutEngine,
     tenantConfig,
     artifacts: new ArtifactStorage({ dataDir: join(config.dataDir), hashPool, hotCacheBytes: config.artifacts.hotCacheBytes }),
     events: new EventHub(store, { log: logger }),

@@ -38,7 +38,7 @@ export interface SchedulerModule extends AppModule {
  * overdue count only reads.
  */
 export function schedulerModule(
-  services: SchedulerDeps & { readonly rolloutEngine: Pick<RolloutEngine, 'run' | 'idle'> }, overrides: Partial<SchedulerSettings> = {},
+  services: SchedulerDeps & { readonly rolloutEngine: Pick<RolloutEngine, 'run' | 'idle' | 'whenWorkArrives'> }, overrides: Partial<SchedulerSettings> = {},
 ): SchedulerModule {
   const settings = resolveSettings(services.ctx.config.scheduler, overrides);
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -46,14 +46,15 @@ export function schedulerModule(
   const gauge = overdueGauge(services);
   const autoAssigner = new AutoAssigner(services, settings.autoAssignBatch);
   const engine = services.rolloutEngine;
+  const rollouts: Task & { readonly reportAs: 'rollouts' } = {
+    name: 'rollouts', reportAs: 'rollouts', intervalMs: settings.rolloutMs, leased: true, leaseMs: settings.rolloutLeaseMs,
+    run: (t, now, keep) => engine.run(t, now, keep), idle: (t, now) => engine.idle(t, now),
+  };
   const tasks: (Task & { readonly reportAs: Exclude<keyof PassReport, 'skipped'> })[] = [
     { name: 'auto-assign', reportAs: 'autoAssigned', intervalMs: settings.autoAssignMs, leased: true, run: (t, now) => autoAssigner.run(t, now) },
     { name: 'action-cleanup', reportAs: 'cleanedUp', intervalMs: settings.cleanupMs, leased: true, run: (t, now) => cleanupActions(services, t, now) },
     { name: 'maintenance', reportAs: 'lapsedCanceled', intervalMs: settings.maintenanceMs, leased: true, run: (t, now) => cancelLapsedWindows(services, t, now) },
-    {
-      name: 'rollouts', reportAs: 'rollouts', intervalMs: settings.rolloutMs, leased: true, leaseMs: settings.rolloutLeaseMs,
-      run: (t, now, keep) => engine.run(t, now, keep), idle: (t, now) => engine.idle(t, now),
-    },
+    rollouts,
     { name: 'overdue', reportAs: 'overdue', intervalMs: settings.overdueMs, leased: false, run: (t, now) => refreshOverdue(services, gauge, t, now) },
   ];
 
@@ -64,9 +65,13 @@ export function schedulerModule(
     primaryOnly: true,
     settings,
     async start() {
-      if (settings.enabled) runner.start(tasks);
+      if (!settings.enabled) return;
+      runner.start(tasks);
+      // a commit that gives the engine work (an action of a rollout closed, a rollout started) runs its pass early
+      engine.whenWorkArrives(() => runner.wake(rollouts));
     },
     async stop() {
+      engine.whenWorkArrives(undefined);
       await runner.stop(tasks);
     },
     async runOnce(now = services.now()) {

@@ -1,3 +1,4 @@
+import type { ActorChange } from '../actors/change.js';
 import { inBatches, scheduleGroupActions, startGroupActions } from '../actors/rollout-actions.js';
 import type { ActorComposer } from '../actors/roles.js';
 import type { ActionRecord } from '../domain/action.js';
@@ -23,6 +24,7 @@ import { ACTION_CHECK_MS, closeTimedOut } from './action-timeouts.js';
 import { retryFailed } from './action-retries.js';
 import { rollBack, rollbackTargets } from './rollback.js';
 import { releaseDue } from './release.js';
+import { wakesEngine } from './rollout-wake.js';
 import { ended, soakEnd, soaking } from '../domain/rollout-release.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
@@ -79,9 +81,26 @@ export class RolloutEngine {
   readonly #quiet = new Map<Tenant, { readonly journal: string; readonly at: number }>();
   /** The error count of each running group of a rollout with `retry` when its actions were last read (`tenant:group`). */
   readonly #errorsSeen = new Map<string, number>();
+  /** Brings the next pass forward (the scheduler's runner, while it runs the passes). */
+  #wake: (() => void) | undefined;
 
   constructor(deps: RolloutEngineDeps) {
     this.#deps = deps;
+  }
+
+  /** Who brings the next pass forward when a commit gives the engine work (the scheduler while it runs; undefined: nobody). */
+  whenWorkArrives(wake: (() => void) | undefined): void {
+    this.#wake = wake;
+  }
+
+  /**
+   * The runtime's commit listener (src/app/services.ts): a commit that may give the engine work (rollout-wake.ts:
+   * an action of a rollout closed, a rollout created, started, stopped or deleted) wakes the next pass instead
+   * of leaving it to the interval, so a group that met its condition is followed by the next within a
+   * few milliseconds. Commits made on another loop or instance wait for the interval, as before.
+   */
+  noticed(changes: readonly ActorChange[]): void {
+    if (this.#wake !== undefined && wakesEngine(changes)) this.#wake();
   }
 
   /**

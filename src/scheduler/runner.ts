@@ -20,6 +20,12 @@ export interface Task {
   idle?(tenant: string, now: number): Promise<boolean>;
 }
 
+/**
+ * A woken task's next pass starts this long after the wake, or after the pass running then: a burst of
+ * wakes (every device of a group reporting within a second) brings passes forward at most this often.
+ */
+const WAKE_GAP_MS = 20;
+
 /** The lease of a pass moved to another instance while it ran (it stops; the new holder goes on). */
 export class LeaseLostError extends Error {}
 
@@ -47,6 +53,8 @@ export class TaskRunner {
   readonly #log: Log;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #running = new Map<string, Promise<PassResult>>();
+  /** Tasks woken while their pass ran (the next follows WAKE_GAP_MS after it) or whose timer a wake set short. */
+  readonly #woken = new Set<string>();
   #stopped = true;
 
   constructor(opts: { store: Store; tenants: readonly string[]; owner: string; log: Log }) {
@@ -69,6 +77,21 @@ export class TaskRunner {
     for (const task of tasks.filter((t) => t.leased)) {
       for (const tenant of this.#tenants) await this.#store.releaseLease(leaseName(task, tenant), this.#owner).catch(() => undefined);
     }
+  }
+
+  /**
+   * Brings a started task's next pass forward, to WAKE_GAP_MS from now or after the pass running: what it
+   * works on changed (the rollout engine's wake-ups, rollout-wake.ts). Without wakes it runs on its interval.
+   */
+  wake(task: Task): void {
+    if (this.#stopped || this.#woken.has(task.name)) return;
+    this.#woken.add(task.name);
+    if (this.#running.has(task.name)) return;
+    const timer = this.#timers.get(task.name);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.#timers.delete(task.name);
+    this.#schedule(task, WAKE_GAP_MS);
   }
 
   /** One pass now, after the one running (if any). */
@@ -111,14 +134,16 @@ export class TaskRunner {
     return { counts, skipped };
   }
 
-  #schedule(task: Task): void {
+  #schedule(task: Task, delayMs = task.intervalMs): void {
     if (this.#stopped) return;
     const timer = setTimeout(() => {
       this.#timers.delete(task.name);
+      // a wake from here on (during the pass) brings the pass after this one forward
+      this.#woken.delete(task.name);
       this.runNow(task, Date.now())
         .catch((err: unknown) => this.#log.error({ err, task: task.name }, 'scheduler pass failed'))
-        .finally(() => this.#schedule(task));
-    }, task.intervalMs);
+        .finally(() => this.#schedule(task, this.#woken.has(task.name) ? WAKE_GAP_MS : task.intervalMs));
+    }, delayMs);
     timer.unref();
     this.#timers.set(task.name, timer);
   }

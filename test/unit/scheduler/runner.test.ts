@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SCHEMA } from '../../../src/app/schema.js';
 import { leaseName, TaskRunner, type Task } from '../../../src/scheduler/runner.js';
 import { openStore } from '../../../src/store/index.js';
@@ -68,5 +68,50 @@ describe('scheduler task runner', () => {
     await new Promise((r) => setTimeout(r, 60)); // deliberately several intervals: no pass runs after stop
     expect(passes).toBe(after);
     expect(maxActive).toBe(1);
+  });
+
+  it('a wake brings the next pass forward; wakes during a pass run one more right after it', async () => {
+    store = await openStore({ kind: 'memory', schema: SCHEMA });
+    vi.useFakeTimers();
+    try {
+      let passes = 0;
+      let release: (() => void) | undefined;
+      const task: Task = {
+        name: 'woken', intervalMs: 60_000, leased: false,
+        run: async () => {
+          passes++;
+          if (passes === 2) await new Promise<void>((r) => { release = r; }); // the second pass waits to be let go
+          return 0;
+        },
+      };
+      const runner = new TaskRunner({ store, tenants: ['T'], owner: 'a', log: quiet });
+      runner.wake(task); // not started: nothing
+      runner.start([task]);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(passes).toBe(0); // the interval is a minute
+      runner.wake(task);
+      runner.wake(task); // several wakes before the pass: one pass
+      await vi.advanceTimersByTimeAsync(50);
+      expect(passes).toBe(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(passes).toBe(1); // back on the interval
+      runner.wake(task);
+      await vi.advanceTimersByTimeAsync(50);
+      expect(passes).toBe(2); // running, held
+      runner.wake(task); // during the pass
+      release?.();
+      await vi.advanceTimersByTimeAsync(50);
+      expect(passes).toBe(3); // the pass after it came forward
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(passes).toBe(3);
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(passes).toBe(4); // and then the interval again
+      await runner.stop([task]);
+      runner.wake(task); // stopped: nothing
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(passes).toBe(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
