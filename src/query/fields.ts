@@ -5,15 +5,31 @@
  * `metadata.<key>`) are prefixes; default sub-attributes (`tag` == `tag.name`) are aliases.
  * @see reference/hawkbit-api.md section 5
  */
-import type { FieldSpec, Via } from './terms.js';
+import type { MultiIndexOf, UniqueIndexOf } from '../domain/kinds.js';
+import type { FieldSpec, IndexSpec, Via } from './terms.js';
 
-/** A path through other records for a field of entities E (see Via). */
-export function via<E, R>(kind: string, index: string, view: (ref: R) => Partial<E>, lookup?: string): Via {
+/**
+ * A path through other records for a field (see Via): `lookup` is a unique index of `kind`, checked
+ * against its declared names here; `index` one of the listed kind, checked by `defineFields`; `view`
+ * builds the entity's part the field reads from one referenced record.
+ */
+export function via<K extends string, N extends string, R, E>(
+  kind: K, index: N, view: (ref: R) => Partial<E>, lookup?: UniqueIndexOf<K>,
+): Via<N> {
   return lookup === undefined ? { kind, index, view } : { kind, index, view, lookup };
 }
 
-/** A field declaration before it gets its name (what the builders return). */
-export type FieldDef<E> = Omit<FieldSpec<E>, 'name' | 'prefix'>;
+/** The index names a field map of kind K may use: the kind's unique and multi indexes (none for `never`). */
+export type IndexNameOf<K extends string> = UniqueIndexOf<K> | MultiIndexOf<K>;
+
+/**
+ * A field declaration before it gets its name (what the builders return). `N` is the index names it
+ * may use: a builder takes the name it is given, and `defineFields` checks it against the kind's.
+ */
+export type FieldDef<E, N extends string = never> = Omit<FieldSpec<E>, 'name' | 'prefix' | 'index' | 'via'> & {
+  readonly index?: IndexSpec<N>;
+  readonly via?: Via<N>;
+};
 
 export interface FieldMap<E> {
   readonly resource: string;
@@ -27,24 +43,25 @@ export interface FieldMap<E> {
   readonly names: readonly string[];
 }
 
-export interface FieldMapDef<E> {
+export interface FieldMapDef<E, N extends string> {
   readonly resource: string;
   readonly id: (entity: E) => string | number;
-  readonly fields: Readonly<Record<string, FieldDef<E>>>;
+  readonly fields: Readonly<Record<string, FieldDef<E, N>>>;
   /** alias -> target field name, e.g. `{ tag: 'tag.name', type: 'type.key' }`. */
   readonly aliases?: Readonly<Record<string, string>>;
-  readonly prefixes?: Readonly<Record<string, FieldDef<E>>>;
+  readonly prefixes?: Readonly<Record<string, FieldDef<E, N>>>;
 }
 
 type Getter<E> = FieldDef<E>['get'];
-type Options = Pick<FieldDef<never>, 'index' | 'sortable' | 'join' | 'via' | 'plan'>;
+type Options<N extends string> = Pick<FieldDef<never, N>, 'index' | 'sortable' | 'join' | 'via' | 'plan'>;
 
-export const text = <E>(get: Getter<E>, opts: Options = {}): FieldDef<E> => ({ kind: 'string', get, ...opts });
-export const num = <E>(get: Getter<E>, opts: Options = {}): FieldDef<E> => ({ kind: 'number', get, ...opts });
-export const bool = <E>(get: Getter<E>, opts: Options = {}): FieldDef<E> => ({ kind: 'boolean', get, ...opts });
+export const text = <E, N extends string = never>(get: Getter<E>, opts: Options<N> = {}): FieldDef<E, N> => ({ kind: 'string', get, ...opts });
+export const num = <E, N extends string = never>(get: Getter<E>, opts: Options<N> = {}): FieldDef<E, N> => ({ kind: 'number', get, ...opts });
+export const bool = <E, N extends string = never>(get: Getter<E>, opts: Options<N> = {}): FieldDef<E, N> => ({ kind: 'boolean', get, ...opts });
 /** Epoch milliseconds; accepts the `${NOW_TS}` / `${OVERDUE_TS}` placeholders in queries. */
-export const timestamp = <E>(get: Getter<E>, opts: Options = {}): FieldDef<E> => ({ kind: 'timestamp', get, ...opts });
-export const oneOf = <E>(values: readonly string[], get: Getter<E>, opts: Options = {}): FieldDef<E> =>
+export const timestamp = <E, N extends string = never>(get: Getter<E>, opts: Options<N> = {}): FieldDef<E, N> =>
+  ({ kind: 'timestamp', get, ...opts });
+export const oneOf = <E, N extends string = never>(values: readonly string[], get: Getter<E>, opts: Options<N> = {}): FieldDef<E, N> =>
   ({ kind: 'enum', get, enumValues: values, ...opts });
 
 export interface Audited {
@@ -75,8 +92,12 @@ export function mapValue<V>(map: Readonly<Record<string, V>> | undefined, key: s
 
 const NAME = /^[a-z][a-z0-9]*(\.[a-z][a-z0-9]*)*$/;
 
-/** Builds a resource's field map; throws a plain Error on a bad declaration (a programming error). */
-export function defineFields<E>(def: FieldMapDef<E>): FieldMap<E> {
+/**
+ * Builds the field map of a resource listing kind K (`defineFields<TargetView, typeof TARGET>`): an
+ * index a field names that K does not declare is a compile error (`never` for a list of no kind, such
+ * as metadata entries: no index). Throws a plain Error on a bad declaration (a programming error).
+ */
+export function defineFields<E, K extends string>(def: FieldMapDef<E, IndexNameOf<NoInfer<K>>>): FieldMap<E> {
   const fields = new Map<string, FieldSpec<E>>();
   const prefixes = new Map<string, FieldSpec<E>>();
   const claim = (name: string): void => {

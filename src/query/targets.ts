@@ -72,17 +72,17 @@ function resolveTime(v: Operand, ctx: EvalContext): number | undefined {
   return undefined;
 }
 
-const byTag = via<TargetView, TagRecord>(TARGET_TAG, 'tag', (r) => ({ tagNames: [r.name] }), 'name');
-const byTypeKey = via<TargetView, TargetTypeRecord>(TARGET_TYPE, 'targetType', (r) => ({ type: r }), 'key');
-const byTypeName = via<TargetView, TargetTypeRecord>(TARGET_TYPE, 'targetType', (r) => ({ type: r }), 'name');
-const byAssigned = via<TargetView, DistributionSetRecord>(DS, 'assignedDs', (r) => ({ assigned: r }));
-const byInstalled = via<TargetView, DistributionSetRecord>(DS, 'installedDs', (r) => ({ installed: r }));
+const byTag = via(TARGET_TAG, 'tag', (r: TagRecord): Partial<TargetView> => ({ tagNames: [r.name] }), 'name');
+const byTypeKey = via(TARGET_TYPE, 'targetType', (r: TargetTypeRecord): Partial<TargetView> => ({ type: r }), 'key');
+const byTypeName = via(TARGET_TYPE, 'targetType', (r: TargetTypeRecord): Partial<TargetView> => ({ type: r }), 'name');
+const byAssigned = via(DS, 'assignedDs', (r: DistributionSetRecord): Partial<TargetView> => ({ assigned: r }));
+const byInstalled = via(DS, 'installedDs', (r: DistributionSetRecord): Partial<TargetView> => ({ installed: r }));
 
 /**
  * TargetFields of reference §5. Index names are those of `targetSchema` (src/domain/target.ts);
  * the joined fields are planned through the joined entity's id.
  */
-export const targetFields = defineFields<TargetView>({
+export const targetFields = defineFields<TargetView, typeof TARGET>({
   resource: 'target',
   id: (v) => v.t.id,
   fields: {

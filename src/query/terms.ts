@@ -18,8 +18,9 @@ export type FieldValue = string | number | boolean | null;
  *   `true`/`false`).
  * - unique: a unique index (`store.lookup`): at most one id per key, so the planner prefers it.
  */
-export interface IndexSpec {
-  readonly name: string;
+export interface IndexSpec<N extends string = string> {
+  /** One of the kind's declared index names (src/domain/kinds.ts): field maps are typed by their kind (src/query/fields.ts). */
+  readonly name: N;
   readonly exact?: boolean;
   readonly unique?: boolean;
 }
@@ -56,9 +57,9 @@ export interface FieldSpec<E> {
  * comparison (by the `lookup` unique index for literal values, else by reading the small kind),
  * then this kind's ids under those ids in its multi index `index`.
  */
-export interface Via {
+export interface Via<N extends string = string> {
   readonly kind: string;
-  readonly index: string;
+  readonly index: N;
   readonly lookup?: string;
   /** The entity as far as the field reads it, built from one referenced record. */
   readonly view: (ref: never) => unknown;

@@ -1,4 +1,4 @@
-import { ACTION_STATUSES, type ActionRecord } from '../../domain/action.js';
+import { ACTION_STATUSES, type ACTION, type ActionRecord } from '../../domain/action.js';
 import type { DistributionSetRecord } from '../../domain/repository.js';
 import { UPDATE_STATUSES, type TargetRecord } from '../../domain/target.js';
 import { bool, defineFields, num, oneOf, text, timestamp } from '../../query/index.js';
@@ -61,13 +61,13 @@ const aliases = {
  * actions; `pending` is no value of it). `detailstatus` is the detailed status in both.
  */
 export const actionFieldsOf = {
-  '0.9': defineFields<ActionView>({
+  '0.9': defineFields<ActionView, typeof ACTION>({
     resource: 'action',
     id: (v) => v.a.id,
     fields: { ...sharedFields, status: oneOf(['pending', 'finished', ...ACTION_STATUSES], (v: ActionView) => [pendingOrFinished(v.a), v.a.status]) },
     aliases,
   }),
-  '1.x': defineFields<ActionView>({
+  '1.x': defineFields<ActionView, typeof ACTION>({
     resource: 'action',
     id: (v) => v.a.id,
     fields: { ...sharedFields, status: oneOf(ACTION_STATUSES, (v: ActionView) => v.a.status, { index: { name: 'status', exact: true } }) },

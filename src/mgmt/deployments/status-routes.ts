@@ -12,7 +12,7 @@ import { pageSchema } from '../../apidoc/shapes.js';
 import { actionStatusResponse } from './responses.js';
 
 /** ActionStatus fields (reference §5: sort only; `type` added for convenience). */
-const statusFields = defineFields<ActionStatusRecord>({
+const statusFields = defineFields<ActionStatusRecord, typeof ACTION_STATUS>({
   resource: 'actionstatus',
   id: (s) => s.id,
   fields: {

@@ -57,12 +57,12 @@ const createBody = many(createItem);
 const updateBody = z.object({ key: str().nullish(), value: metadataValue.nullish(), targetVisible: bool().nullish() });
 const BY_KEY = [{ field: 'key', dir: 'ASC' as const }];
 
-const entryFields = defineFields<MetadataEntry>({
+const entryFields = defineFields<MetadataEntry, never>({
   resource: 'Metadata',
   id: (e) => e.key,
   fields: { key: text((e) => e.key), value: text((e) => e.value) },
 });
-const visibleEntryFields = defineFields<MetadataEntry>({
+const visibleEntryFields = defineFields<MetadataEntry, never>({
   resource: 'Metadata',
   id: (e) => e.key,
   fields: { key: text((e) => e.key), value: text((e) => e.value), targetvisible: boolField((e) => e.targetVisible ?? null) },

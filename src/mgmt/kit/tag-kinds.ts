@@ -39,7 +39,7 @@ const UNTAG_BATCH = 1000;
 const createItem = z.object({ name, description, colour });
 
 /** The created/modified fields and id, name, description, colour of a tag, read through `pick`. */
-export function tagFields<V>(pick: (v: V) => TagRecord): Record<string, FieldDef<V>> {
+export function tagFields<V>(pick: (v: V) => TagRecord): Record<string, FieldDef<V, 'name'>> {
   const audit: Record<string, FieldDef<V>> = {};
   for (const [field, def] of Object.entries(auditFields<TagRecord>())) audit[field] = { ...def, get: (v: V) => def.get(pick(v)) };
   return {

@@ -33,7 +33,7 @@ interface TagView {
 }
 
 /** DistributionSetTagFields (reference §5). */
-const fields = defineFields<TagView>({
+const fields = defineFields<TagView, typeof DS_TAG>({
   resource: 'DistributionSetTag',
   id: (v) => v.tag.id,
   fields: {

@@ -4,7 +4,7 @@
  * @see reference §5 (DistributionSet, DistributionSetType, DistributionSetTag, SoftwareModule, SoftwareModuleType)
  */
 import {
-  DS_TAG, DS_TYPE, SM, SM_TYPE,
+  DS_TAG, DS_TYPE, SM, SM_TYPE, type DS,
   type DistributionSetRecord, type DistributionSetTypeRecord, type SoftwareModuleRecord, type SoftwareModuleTypeRecord, type TagRecord,
 } from '../../domain/repository.js';
 import { auditFields, bool, defineFields, mapValue, num, text, via, type Audited, type FieldDef } from '../../query/index.js';
@@ -34,8 +34,8 @@ interface Versioned extends Audited {
  */
 function versionedFields<V, T extends { readonly key: string; readonly name: string }>(
   pick: (v: V) => Versioned, typeOf: (v: V) => T | undefined, typeKind: string, view: (type: T) => Partial<V>,
-): Record<string, FieldDef<V>> {
-  const byType = via<V, T>(typeKind, 'type', view);
+): Record<string, FieldDef<V, 'type'>> {
+  const byType = via(typeKind, 'type', view);
   return {
     id: num((v) => pick(v).id),
     name: text((v) => pick(v).name),
@@ -56,7 +56,7 @@ export interface DsQueryView {
   readonly tags?: readonly TagRecord[];
 }
 
-export const distributionSetFields = defineFields<DsQueryView>({
+export const distributionSetFields = defineFields<DsQueryView, typeof DS>({
   resource: 'DistributionSet',
   id: (v) => v.ds.id,
   fields: {
@@ -64,7 +64,7 @@ export const distributionSetFields = defineFields<DsQueryView>({
     valid: bool((v) => v.ds.valid),
     'module.id': num((v) => v.ds.modules, { index: { name: 'module', exact: true } }),
     'module.name': text((v) => (v.modules ?? []).map((m) => m.name), { join: 'modules' }),
-    'tag.name': text((v) => (v.tags ?? []).map((t) => t.name), { join: 'tags', via: via<DsQueryView, TagRecord>(DS_TAG, 'tag', (r) => ({ tags: [r] }), 'name') }),
+    'tag.name': text((v) => (v.tags ?? []).map((t) => t.name), { join: 'tags', via: via(DS_TAG, 'tag', (r: TagRecord): Partial<DsQueryView> => ({ tags: [r] }), 'name') }),
   },
   aliases: { type: 'type.key', tag: 'tag.name', module: 'module.name' },
   prefixes: { metadata: text((v, key) => mapValue(v.ds.metadata, key)) },
@@ -99,7 +99,7 @@ function typeFields<T extends TypeLike>() {
   };
 }
 
-export const distributionSetTypeFields = defineFields<DistributionSetTypeRecord>({
+export const distributionSetTypeFields = defineFields<DistributionSetTypeRecord, typeof DS_TYPE>({
   resource: 'DistributionSetType',
   id: (t) => t.id,
   fields: typeFields<DistributionSetTypeRecord>(),
@@ -111,7 +111,7 @@ export interface SmQueryView {
   readonly type?: SoftwareModuleTypeRecord | undefined;
 }
 
-export const softwareModuleFields = defineFields<SmQueryView>({
+export const softwareModuleFields = defineFields<SmQueryView, typeof SM>({
   resource: 'SoftwareModule',
   id: (v) => v.sm.id,
   fields: {
@@ -129,7 +129,7 @@ export async function joinModulesForQuery(
   return modules.map((sm) => ({ sm, type: types?.get(sm.type) }));
 }
 
-export const softwareModuleTypeFields = defineFields<SoftwareModuleTypeRecord>({
+export const softwareModuleTypeFields = defineFields<SoftwareModuleTypeRecord, typeof SM_TYPE>({
   resource: 'SoftwareModuleType',
   id: (t) => t.id,
   fields: { ...typeFields<SoftwareModuleTypeRecord>(), maxassignments: num((t) => t.maxAssignments) },

@@ -1,6 +1,6 @@
 import { DS, DS_TYPE, type DistributionSetRecord, type DistributionSetTypeRecord } from '../../domain/repository.js';
 import {
-  ROLLOUT_STATUSES, type Conditions, type RolloutGroupRecord, type RolloutRecord,
+  ROLLOUT_STATUSES, type ROLLOUT, type ROLLOUT_GROUP, type Conditions, type RolloutGroupRecord, type RolloutRecord,
 } from '../../domain/rollout.js';
 import { groupCounterKey, perStatus, rolloutCounterKey } from '../../domain/rollout-counts.js';
 import type { Request } from '../../http/types.js';
@@ -28,10 +28,10 @@ function auditOf<V>(pick: (v: V) => Audited): Record<string, FieldDef<V>> {
   return out;
 }
 
-const bySet = via<RolloutView, DistributionSetRecord>(DS, 'ds', (d) => ({ ds: d }));
+const bySet = via(DS, 'ds', (d: DistributionSetRecord): Partial<RolloutView> => ({ ds: d }));
 
 /** RolloutFields (reference §5). */
-export const rolloutFields = defineFields<RolloutView>({
+export const rolloutFields = defineFields<RolloutView, typeof ROLLOUT>({
   resource: 'rollout',
   id: (v) => v.r.id,
   fields: {
@@ -49,7 +49,7 @@ export const rolloutFields = defineFields<RolloutView>({
 });
 
 /** RolloutGroupFields (reference §5). */
-export const groupFields = defineFields<RolloutGroupRecord>({
+export const groupFields = defineFields<RolloutGroupRecord, typeof ROLLOUT_GROUP>({
   resource: 'rolloutgroup',
   id: (g) => g.id,
   fields: {

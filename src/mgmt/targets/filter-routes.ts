@@ -62,7 +62,7 @@ interface FilterView {
 }
 
 /** TargetFilterQueryFields (reference §5). */
-const fields = defineFields<FilterView>({
+const fields = defineFields<FilterView, typeof TARGET_FILTER>({
   resource: 'targetfilter',
   id: (v) => v.f.id,
   fields: {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { edited } from '../../actors/outcomes.js';
 import type { ActorEditor } from '../../actors/roles.js';
-import type { TagRecord } from '../../domain/repository.js';
+import type { TARGET_TAG, TagRecord } from '../../domain/repository.js';
 import { TARGET } from '../../domain/target.js';
 import type { Route } from '../../http/types.js';
 import { defineFields } from '../../query/index.js';
@@ -24,7 +24,7 @@ const PATH = '/rest/v1/targettags';
 const controllerId = str(z.string().min(1).max(256));
 
 /** TargetTagFields (reference §5). */
-const fields = defineFields<TagRecord>({ resource: 'targettag', id: (t) => t.id, fields: tagFields((t: TagRecord) => t) });
+const fields = defineFields<TagRecord, typeof TARGET_TAG>({ resource: 'targettag', id: (t) => t.id, fields: tagFields((t: TagRecord) => t) });
 
 /** A target's tags as `GET /targets/{id}/tags` lists them. */
 export const targetTagJson = tagJson(PATH, 'assignedTargets');

@@ -41,7 +41,7 @@ function targetTypeJson(req: Request, t: TargetTypeRecord, full: boolean): objec
 }
 
 /** TargetTypeFields (reference §5). */
-const fields = defineFields<TargetTypeRecord>({
+const fields = defineFields<TargetTypeRecord, typeof TARGET_TYPE>({
   resource: 'targettype',
   id: (t) => t.id,
   fields: {

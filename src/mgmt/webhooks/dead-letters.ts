@@ -34,7 +34,7 @@ const deadLetterResponse = z.looseObject({
   _links: linksSchema,
 });
 
-const fields = defineFields<WebhookDeliveryRecord>({
+const fields = defineFields<WebhookDeliveryRecord, typeof WEBHOOK_DELIVERY>({
   resource: 'deadletter',
   id: (d) => d.id,
   fields: {

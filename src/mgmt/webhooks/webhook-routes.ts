@@ -52,7 +52,7 @@ const webhookResponse = z.looseObject({
   _links: linksSchema,
 });
 
-const fields = defineFields<WebhookRecord>({
+const fields = defineFields<WebhookRecord, typeof WEBHOOK>({
   resource: 'webhook',
   id: (w) => w.id,
   fields: {

@@ -25,7 +25,7 @@ describe('defineFields', () => {
     [{ fields: { name: text<Thing>((t) => t.name) }, prefixes: { name: text<Thing>((t) => t.name) } }, "field 'name' declared twice"],
     [{ fields: { state: oneOf<Thing>([], (t) => t.name) } }, "enum field 'state' needs enumValues"],
   ])('refuses a bad declaration (%#)', (def, message) => {
-    expect(() => defineFields<Thing>({ resource: 'thing', id: (t) => t.id, ...def })).toThrow(message);
+    expect(() => defineFields<Thing, never>({ resource: 'thing', id: (t) => t.id, ...def })).toThrow(message);
   });
 });
 

@@ -21,7 +21,7 @@ export interface Dev {
 
 export const STATUSES = ['unknown', 'in_sync', 'pending', 'error', 'registered'] as const;
 
-export const devFields = defineFields<Dev>({
+export const devFields = defineFields<Dev, string>({
   resource: 'target',
   id: (d) => d.id,
   fields: {
