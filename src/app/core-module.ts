@@ -11,7 +11,8 @@ export function coreModule(services: Services): AppModule {
     name: 'core',
     routes: [],
     async start() {
-      for (const tenant of services.tenants) await bootstrapTenant(services.store, tenant, services.now());
+      await services.tenants.load();
+      for (const tenant of services.tenants.list()) await bootstrapTenant(services.store, tenant, services.now());
       services.dispatcher.start();
     },
     async stop() {

@@ -18,6 +18,7 @@ import { rolloutsModule } from '../mgmt/rollouts/index.js';
 import { targetsModule } from '../mgmt/targets/index.js';
 import { schedulerModule } from '../scheduler/index.js';
 import { sessionModule } from '../session/index.js';
+import { systemModule } from '../mgmt/system/index.js';
 import { webhooksModule } from '../webhooks/index.js';
 
 /** Builds the modules of one event loop (tests pass their own to src/app/server.ts). */
@@ -29,6 +30,7 @@ export const buildModules: ModuleFactory = (services) => {
     coreModule(services), repositoryModule(services), targetsModule(services), ddiModule(services), deploymentsModule(services),
     rolloutsModule(services, services.rolloutEngine), scheduler, dmfModule(services),
     sessionModule(services),
+    systemModule(services),
     eventsModule(services),
     webhooksModule(services),
     consoleModule(),

@@ -8,6 +8,7 @@ import { TARGET, targetSchema } from '../domain/target.js';
 import { TARGET_FILTER, TARGET_TYPE, targetFilterSchema, targetTypeSchema } from '../domain/targeting.js';
 import { WEBHOOK, WEBHOOK_CURSOR, WEBHOOK_DELIVERY, webhookCursorSchema, webhookDeliverySchema, webhookSchema } from '../domain/webhook.js';
 import { TENANT_CONFIG, tenantConfigSchema } from '../tenancy/tenant-config-service.js';
+import { TENANT_DIRECTORY, tenantDirectorySchema } from '../tenancy/directory.js';
 import type { Schema } from '../store/port.js';
 
 /** Every kind of record and how it is indexed: the one schema both store adapters are opened with. */
@@ -25,6 +26,7 @@ export const SCHEMA: Schema = {
   [TARGET_TYPE]: targetTypeSchema,
   [TARGET_FILTER]: targetFilterSchema,
   [TENANT_CONFIG]: tenantConfigSchema,
+  [TENANT_DIRECTORY]: tenantDirectorySchema,
   [ROLLOUT]: rolloutSchema,
   [ROLLOUT_GROUP]: rolloutGroupSchema,
   [ROLLOUT_MEMBERS]: rolloutMembersSchema,

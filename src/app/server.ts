@@ -77,7 +77,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   }
   const startable = overrides.role === 'http-only' ? modules.filter((m) => m.primaryOnly !== true) : modules;
   // counted from the store when scraped: by the primary loop alone, so the loops' sum counts each once
-  if (overrides.role !== 'http-only') registerStatusGauges(metrics.registry, store, services.tenants);
+  if (overrides.role !== 'http-only') registerStatusGauges(metrics.registry, store, () => services.tenants.list());
   let closing = false;
 
   const started: AppModule[] = [];

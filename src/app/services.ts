@@ -18,6 +18,7 @@ import { canonicalTenant } from '../domain/ids.js';
 import type { Quotas } from '../domain/quotas.js';
 import { builtInDefaults, isConfigKey, seedProblem, type ConfigKey, type ConfigValue } from '../domain/tenant-config.js';
 import { TenantConfigService } from '../tenancy/tenant-config-service.js';
+import { TenantRegistry } from '../tenancy/registry.js';
 import type { Config } from '../config/index.js';
 import type { Store } from '../store/port.js';
 import type { ModuleContext } from '../module.js';
@@ -34,8 +35,8 @@ export interface Services {
   /** Management list paging (config.yaml `limits`). */
   readonly limits: Pick<Config['limits'], 'defaultPageSize' | 'maxPageSize'>;
   readonly quotas: Quotas;
-  /** Canonical (upper-case) names of the configured tenants. */
-  readonly tenants: readonly string[];
+  /** The tenants there are: config.yaml's and the ones created at runtime (src/tenancy/registry.ts). */
+  readonly tenants: TenantRegistry;
   readonly runtime: ActorRuntime;
   readonly dispatcher: EffectDispatcher;
   /** The rollout engine: the scheduler runs its passes, Management operations advance one rollout with it. */
@@ -63,7 +64,7 @@ export interface Services {
  */
 export function createServices(ctx: ModuleContext, store: Store): Services {
   const { config, logger } = ctx;
-  const tenants = config.tenants.map((t) => canonicalTenant(t.name));
+  const tenants = new TenantRegistry(store, config.tenants.map((t) => ({ name: canonicalTenant(t.name), users: t.users })));
   // checked here, so a bad seed stops the start rather than a later request
   const seeds = new Map(config.tenants.map((t) => [canonicalTenant(t.name), seedValues(t.config as Record<string, unknown>)]));
   const tenantConfig = new TenantConfigService({
@@ -82,7 +83,7 @@ export function createServices(ctx: ModuleContext, store: Store): Services {
   const dispatcher = new EffectDispatcher(store, {
     // one consumer per event loop: each worker thread (src/app/workers.ts) dispatches what its requests commit
     consumer: threadId === 0 ? `${hostname()}-${process.pid}` : `${hostname()}-${process.pid}-${threadId}`,
-    tenants: () => tenants,
+    tenants: () => tenants.list(),
     handlers: effectHandlers({ store, runtime, dmf: dmf?.outbound, log: logger }),
     log: logger,
     onSettleTimeout: () => ctx.metrics.settleTimedOut(),
@@ -90,7 +91,7 @@ export function createServices(ctx: ModuleContext, store: Store): Services {
   const rolloutEngine = new RolloutEngine({ store, runtime, tenantConfig, log: logger, quotas: config.quotas });
   commitListeners.push((_tenant, changes) => rolloutEngine.noticed(changes));
   const hashPool = createHashPool();
-  const auth = createAuth(config, () => Date.now());
+  const auth = createAuth(config, () => tenants.accounts(), () => Date.now());
   return {
     ctx,
     store,

@@ -167,6 +167,12 @@ export class ArtifactStorage {
     }
   }
 
+  /** Deletes every stored binary of a tenant (the tenant was deleted, src/tenancy/registry.ts). */
+  async dropTenant(tenant: string): Promise<void> {
+    await rm(join(this.#root, 'artifacts', tenantDirName(tenant)), { recursive: true, force: true });
+    this.#usage.delete(tenant);
+  }
+
   /** Sum of the tenant's stored binaries in bytes (for the storage quota); kept in memory after a first scan. */
   async usedBytes(tenant: string): Promise<number> {
     return (await this.#usageOf(tenant)).bytes;

@@ -5,6 +5,7 @@
 import type { PermissionRequirement } from '../http/auth-basic.js';
 import type { Authenticator } from '../http/types.js';
 import type { Config } from '../config/index.js';
+import type { TenantAccounts } from '../tenancy/registry.js';
 import { BearerVerifier } from './bearer.js';
 import { managementAuth, type MgmtAuthDeps } from './mgmt-auth.js';
 import { OidcIssuer } from './oidc-issuer.js';
@@ -18,14 +19,14 @@ export interface Auth extends MgmtAuthDeps {
   mgmtAuth(permission?: PermissionRequirement): Authenticator;
 }
 
-export function createAuth(config: Pick<Config, 'tenants' | 'auth'>, now: () => number): Auth {
+export function createAuth(config: Pick<Config, 'auth'>, accounts: () => readonly TenantAccounts[], now: () => number): Auth {
   const { session, oidc: settings } = config.auth;
   const sessions = new SessionCodec(Buffer.from(session.secret, 'utf8'), session.ttlMinutes * 60_000, now);
   const oidc = settings === undefined ? undefined : new OidcIssuer(settings, now);
   const bearer = oidc === undefined ? undefined : new BearerVerifier(oidc, now);
   const auths = new Map<string, Authenticator>();
   const auth: Auth = {
-    config, sessions, bearer, oidc, now,
+    config, accounts, sessions, bearer, oidc, now,
     mgmtAuth(permission) {
       const key = JSON.stringify(permission ?? null);
       let found = auths.get(key);

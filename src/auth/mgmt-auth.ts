@@ -9,6 +9,7 @@
 import { AppError } from '../domain/errors.js';
 import { basicAuth, localAccount, missingPermission, type PermissionRequirement } from '../http/auth-basic.js';
 import { expandPermissions, type Config } from '../config/index.js';
+import type { TenantAccounts } from '../tenancy/registry.js';
 import type { Authenticator, MgmtPrincipal, Request } from '../http/types.js';
 import { bearerToken, type BearerVerifier } from './bearer.js';
 import { readCookie } from './cookies.js';
@@ -18,7 +19,9 @@ import { sameText } from './signed.js';
 export const CSRF_HEADER = 'x-csrf-token';
 
 export interface MgmtAuthDeps {
-  readonly config: Pick<Config, 'tenants' | 'auth'>;
+  readonly config: Pick<Config, 'auth'>;
+  /** Every tenant's Management users: config.yaml's and the runtime tenants' (src/tenancy/registry.ts). */
+  accounts(): readonly TenantAccounts[];
   readonly sessions: SessionCodec;
   readonly bearer: BearerVerifier | undefined;
 }
@@ -31,10 +34,10 @@ function sessionRejected(): AppError {
 }
 
 /** The principal a current session stands for, or undefined when its user is no longer configured. */
-export function sessionPrincipal(deps: Pick<MgmtAuthDeps, 'config'>, session: Session): MgmtPrincipal | undefined {
-  const { tenants, auth } = deps.config;
+export function sessionPrincipal(deps: Pick<MgmtAuthDeps, 'config' | 'accounts'>, session: Session): MgmtPrincipal | undefined {
+  const { auth } = deps.config;
   if (session.source === 'password') {
-    const account = localAccount(tenants, session.tenant, session.username);
+    const account = localAccount(deps.accounts(), session.tenant, session.username);
     return account === undefined ? undefined : { kind: 'mgmt', tenant: account.tenant, username: account.username, permissions: account.permissions };
   }
   if (auth.oidc?.tenant !== session.tenant) return undefined;
@@ -42,7 +45,7 @@ export function sessionPrincipal(deps: Pick<MgmtAuthDeps, 'config'>, session: Se
 }
 
 /** The session of the request's cookie and whom it stands for; 401 when there is a cookie but no good session. */
-export function sessionOf(deps: Pick<MgmtAuthDeps, 'config' | 'sessions'>, req: Request): { session: Session; principal: MgmtPrincipal } | undefined {
+export function sessionOf(deps: Pick<MgmtAuthDeps, 'config' | 'accounts' | 'sessions'>, req: Request): { session: Session; principal: MgmtPrincipal } | undefined {
   const value = readCookie(req.headers['cookie'], SESSION_COOKIE);
   if (value === undefined || value === '') return undefined; // none, or one a logout emptied
   const session = deps.sessions.read(value);
@@ -71,7 +74,7 @@ function permitted(principal: MgmtPrincipal, permission: PermissionRequirement |
 }
 
 export function managementAuth(deps: MgmtAuthDeps, permission?: PermissionRequirement): Authenticator {
-  const basic = basicAuth(deps.config.tenants, permission);
+  const basic = basicAuth(() => deps.accounts(), permission);
   return async (req) => {
     const header = req.headers['authorization'];
     if (header !== undefined && header.trim() !== '') {

@@ -26,7 +26,19 @@ const verified = new LRUCache<string, true>({ max: 10_000, ttl: 15 * 60_000 }); 
 
 export function hashPassword(plain: string): string {
   const salt = randomBytes(SALT_BYTES);
-  const hash = scryptSync(plain, salt, KEY_BYTES, { N, r: R, p: P, maxmem: maxmem(N, R) });
+  return formatHash(salt, scryptSync(plain, salt, KEY_BYTES, { N, r: R, p: P, maxmem: maxmem(N, R) }));
+}
+
+/** The same hash with scrypt on the libuv thread pool, for request handling (a tenant's first user). */
+export async function hashPasswordAsync(plain: string): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  const hash = await new Promise<Buffer>((resolve, reject) => {
+    scrypt(plain, salt, KEY_BYTES, { N, r: R, p: P, maxmem: maxmem(N, R) }, (err, derived) => (err ? reject(err) : resolve(derived)));
+  });
+  return formatHash(salt, hash);
+}
+
+function formatHash(salt: Buffer, hash: Buffer): string {
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 

@@ -44,7 +44,7 @@ function plainQuery(query: string): boolean {
 }
 
 export function deploymentLane(services: DdiDeps): Lane {
-  const known = new Set(services.tenants);
+  const known = services.tenants;
   const system = services.ctx.config.ddi.authentication;
   const reads = services.store.cached;
   const sets = setModulesOf(reads);
@@ -67,6 +67,8 @@ export function deploymentLane(services: DdiDeps): Lane {
   return (req) => {
     const pathTenant = req.param(0);
     let tenant = spellings.get(pathTenant);
+    // a tenant deleted at runtime: its spelling no longer counts (src/tenancy/registry.ts)
+    if (tenant !== undefined && !known.has(tenant)) return undefined;
     if (tenant === undefined) {
       tenant = knownTenant(pathTenant, known);
       if (tenant === undefined) return undefined;

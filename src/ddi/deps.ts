@@ -5,6 +5,7 @@ import type { ArtifactStorage } from '../artifacts/index.js';
 import type { Quotas } from '../domain/quotas.js';
 import type { Store } from '../store/port.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
+import type { Tenants } from '../tenancy/registry.js';
 
 /** What the DDI handlers use (the composition root passes the shared services). */
 export interface DdiDeps {
@@ -16,7 +17,7 @@ export interface DdiDeps {
   readonly tenantConfig: Pick<TenantConfigService, 'view' | 'cachedView'>;
   readonly artifacts: Pick<ArtifactStorage, 'openHot'>;
   readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxStatusEntriesPerAction' | 'maxAttributeEntriesPerTarget' | 'maxMessagesPerActionStatus'>;
-  /** Canonical names of the configured tenants: requests for others are refused. */
-  readonly tenants: readonly string[];
+  /** The tenants there are (config.yaml's and runtime ones): requests for others are refused. */
+  readonly tenants: Pick<Tenants, 'has'>;
   now(): number;
 }

@@ -11,6 +11,7 @@ import { AppError, notFound } from '../domain/errors.js';
 import { canonicalTenant, isValidControllerId } from '../domain/ids.js';
 import type { TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
+import type { Tenants } from '../tenancy/registry.js';
 import { findTarget, peekTarget, registerController, type RegisterDeps } from '../device/registration.js';
 import type { Authenticator, DdiPrincipal, Request } from '../http/types.js';
 import { MISS, type Reads } from '../store/port.js';
@@ -62,7 +63,7 @@ export function requireTarget(d: Device): TargetRecord {
  * with compare-and-set, so a target a few milliseconds old changes nothing but the cost.
  */
 export function deviceAuthenticator(services: DdiDeps): Authenticator {
-  const known = new Set(services.tenants);
+  const known = services.tenants;
   const system: AuthSwitches = services.ctx.config.ddi.authentication;
   // one frozen principal per tenant and mode, found without building a key string per request
   const principals = new Map<string, Map<DdiMode, DdiPrincipal>>();
@@ -106,7 +107,7 @@ interface Where {
 }
 
 /** The tenant and controller id of a DDI path, checked: 404 for an unknown tenant, 400 for a bad id. */
-function locate(req: Request, known: ReadonlySet<string>): Where {
+function locate(req: Request, known: Pick<Tenants, 'has'>): Where {
   const pathTenant = req.params['tenant'] ?? '';
   const tenant = knownTenant(pathTenant, known);
   if (tenant === undefined) throw new AppError('NOT_FOUND', `Tenant '${pathTenant}' does not exist.`);
@@ -118,7 +119,7 @@ function locate(req: Request, known: ReadonlySet<string>): Where {
 }
 
 /** The canonical tenant a DDI path names, or undefined when it names none of `known`. */
-export function knownTenant(pathTenant: string, known: ReadonlySet<string>): string | undefined {
+export function knownTenant(pathTenant: string, known: Pick<Tenants, 'has'>): string | undefined {
   const tenant = canonicalTenant(pathTenant);
   // the ASCII check keeps look-alikes out (toUpperCase maps 'ſ' to 'S'): links repeat the path tenant
   return known.has(tenant) && TENANT.test(pathTenant) ? tenant : undefined;

@@ -93,7 +93,7 @@ function maxSlots(store: 'memory' | 'redis', cacheEntries: number): number {
 }
 
 export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
-  const known = new Set(services.tenants);
+  const known = services.tenants;
   const { config: serverConfig } = services.ctx;
   const system = serverConfig.ddi.authentication;
   const slotLimit = maxSlots(serverConfig.store.kind, serverConfig.store.redisCacheEntries);
@@ -103,6 +103,8 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
   const spellings = new Map<string, Spelling>();
   const spellingOf = (pathTenant: string): Spelling | undefined => {
     let spelling = spellings.get(pathTenant);
+    // a tenant deleted at runtime: its spelling no longer counts (a Set lookup, src/tenancy/registry.ts)
+    if (spelling !== undefined && !known.has(spelling.tenant)) return undefined;
     if (spelling === undefined) {
       const tenant = knownTenant(pathTenant, known);
       if (tenant === undefined) return undefined;

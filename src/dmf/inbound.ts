@@ -15,6 +15,7 @@ import type { AsyncMessage } from 'rabbitmq-client';
 import type { ZodType } from 'zod';
 import { KeyedLock } from '../actors/keyed-lock.js';
 import type { DmfEffect } from '../domain/effects.js';
+import type { Tenants } from '../tenancy/registry.js';
 import { AppError } from '../domain/errors.js';
 import { canonicalTenant } from '../domain/ids.js';
 import { StoreUnavailableError } from '../store/port.js';
@@ -29,7 +30,7 @@ export interface InboundOptions {
   readonly ops: DeviceOps;
   readonly outbound: DmfOutbound;
   readonly channel: Publish;
-  readonly tenants: ReadonlySet<string>;
+  readonly tenants: Pick<Tenants, 'has'>;
   readonly vhost: string;
   readonly log: Log;
   readonly metrics: DmfMetrics;

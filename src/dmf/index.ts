@@ -11,6 +11,7 @@
 import type { AsyncMessage } from 'rabbitmq-client';
 import type { AppModule, ModuleContext } from '../module.js';
 import type { DmfHooks } from '../actors/effect-handlers.js';
+import type { Tenants } from '../tenancy/registry.js';
 import { DmfConnector, type OutboundMessage } from './connector.js';
 import { DeviceOps, type DeviceOpsDeps } from './device-ops.js';
 import { DmfInbound } from './inbound.js';
@@ -65,8 +66,8 @@ export function dmfLink(deps: OutboundDeps, ctx: DmfContext): DmfLink {
 
 export type DmfModuleDeps = DeviceOpsDeps & {
   readonly ctx: DmfContext;
-  /** Canonical names of the configured tenants: messages for others are rejected. */
-  readonly tenants: readonly string[];
+  /** The tenants there are (config.yaml's and runtime ones): messages for others are rejected. */
+  readonly tenants: Pick<Tenants, 'has'>;
   /** Undefined while `dmf.enabled` is false. */
   readonly dmf: DmfLink | undefined;
   now(): number;
@@ -85,7 +86,7 @@ export function dmfModule(deps: DmfModuleDeps): AppModule {
     async start() {
       const ops = new DeviceOps(deps, log);
       const inbound = new DmfInbound({
-        ops, outbound, channel, tenants: new Set(deps.tenants), vhost: dmf.vhost, log, metrics, now: () => deps.now(),
+        ops, outbound, channel, tenants: deps.tenants, vhost: dmf.vhost, log, metrics, now: () => deps.now(),
         retryLater: (msg, attempts) => channel.retryLater(msg, attempts),
       });
       channel.connector = new DmfConnector(dmf, log, metrics, inbound.handle);

@@ -18,6 +18,12 @@ export function isValidControllerId(raw: string): boolean {
   return CONTROLLER_ID.test(raw);
 }
 
+/** A tenant's name, in config.yaml and in POST /rest/v1/system/admin/tenants: 1-64 of A-Z a-z 0-9 _ -. */
+export const TENANT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A Management user's name (config.yaml, a runtime tenant's users): no spaces, ':' (Basic) or backslash (TENANT\user). */
+export const USERNAME = /^[^\\:\s]{1,128}$/;
+
 /** Tenants are case-insensitive in hawkBit and stored upper-case. */
 export function canonicalTenant(raw: string): string {
   return raw.toUpperCase();

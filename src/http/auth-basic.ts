@@ -7,6 +7,9 @@
  */
 import { AppError } from '../domain/errors.js';
 import { expandPermissions, hashPassword, verifyPasswordAsync, type TenantConfig } from '../config/index.js';
+
+/** A tenant's users: config.yaml's entry, or a runtime tenant's (src/tenancy/registry.ts). */
+type TenantUsers = Pick<TenantConfig, 'name' | 'users'>;
 import type { Authenticator, MgmtPrincipal } from './types.js';
 
 export const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Basic realm="peregrine"' } as const;
@@ -29,9 +32,9 @@ interface Directory {
   readonly byQualified: ReadonlyMap<string, LocalAccount>;
 }
 
-const directories = new WeakMap<readonly TenantConfig[], Directory>();
+const directories = new WeakMap<readonly TenantUsers[], Directory>();
 
-function directoryOf(tenants: readonly TenantConfig[]): Directory {
+function directoryOf(tenants: readonly TenantUsers[]): Directory {
   let dir = directories.get(tenants);
   if (dir !== undefined) return dir;
   const byName = new Map<string, LocalAccount[]>();
@@ -81,7 +84,7 @@ function findAccount(dir: Directory, login: string): LocalAccount | undefined {
  * else undefined. An unknown user costs an scrypt check too, so the time tells nothing.
  */
 export async function checkCredentials(
-  tenants: readonly TenantConfig[], login: string, password: string,
+  tenants: readonly TenantUsers[], login: string, password: string,
 ): Promise<LocalAccount | undefined> {
   const account = findAccount(directoryOf(tenants), login);
   const ok = await verifyPasswordAsync(password, account?.hash ?? (dummyHash ??= hashPassword('peregrine-dummy')));
@@ -89,7 +92,7 @@ export async function checkCredentials(
 }
 
 /** A configured user by canonical tenant and username (session cookies look their user up at each request). */
-export function localAccount(tenants: readonly TenantConfig[], tenant: string, username: string): LocalAccount | undefined {
+export function localAccount(tenants: readonly TenantUsers[], tenant: string, username: string): LocalAccount | undefined {
   return directoryOf(tenants).byQualified.get(`${tenant}\\${username}`);
 }
 
@@ -105,11 +108,11 @@ export function missingPermission(permissions: ReadonlySet<string>, required: Pe
  * Authenticator for Management routes. Missing, garbled or wrong credentials: 401 with
  * `WWW-Authenticate: Basic realm="peregrine"`; a valid user without the permission: 403.
  */
-export function basicAuth(tenants: readonly TenantConfig[], permission?: PermissionRequirement): Authenticator {
+export function basicAuth(tenants: () => readonly TenantUsers[], permission?: PermissionRequirement): Authenticator {
   return async (req) => {
     const credentials = parseBasic(req.headers['authorization']);
     if (credentials === undefined) throw unauthorized('Full authentication is required to access this resource');
-    const account = await checkCredentials(tenants, credentials.username, credentials.password);
+    const account = await checkCredentials(tenants(), credentials.username, credentials.password);
     if (account === undefined) throw unauthorized('Bad credentials');
     const missing = missingPermission(account.permissions, permission);
     if (missing !== undefined) {

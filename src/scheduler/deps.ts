@@ -4,6 +4,7 @@ import type { ModuleContext } from '../module.js';
 import type { Quotas } from '../domain/quotas.js';
 import type { Store } from '../store/port.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
+import type { Tenants } from '../tenancy/registry.js';
 
 /** What the scheduler's tasks use (the composition root passes the shared services). */
 export interface SchedulerDeps {
@@ -13,6 +14,7 @@ export interface SchedulerDeps {
   readonly runtime: ActorComposer;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
   readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxRolloutGroupsPerRollout'>;
-  readonly tenants: readonly string[];
+  /** The tenants there are, asked on every pass (a runtime tenant's loops start and stop with it). */
+  readonly tenants: Pick<Tenants, 'list'>;
   now(): number;
 }

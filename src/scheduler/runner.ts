@@ -1,4 +1,5 @@
 import type { Store } from '../store/port.js';
+import type { Tenants } from '../tenancy/registry.js';
 
 /** One periodic job, run for each tenant in turn. */
 export interface Task {
@@ -48,7 +49,7 @@ interface Log {
  */
 export class TaskRunner {
   readonly #store: Store;
-  readonly #tenants: readonly string[];
+  readonly #tenants: Pick<Tenants, 'list'>;
   readonly #owner: string;
   readonly #log: Log;
   readonly #timers = new Map<string, NodeJS.Timeout>();
@@ -57,7 +58,7 @@ export class TaskRunner {
   readonly #woken = new Set<string>();
   #stopped = true;
 
-  constructor(opts: { store: Store; tenants: readonly string[]; owner: string; log: Log }) {
+  constructor(opts: { store: Store; tenants: Pick<Tenants, 'list'>; owner: string; log: Log }) {
     this.#store = opts.store;
     this.#tenants = opts.tenants;
     this.#owner = opts.owner;
@@ -75,7 +76,9 @@ export class TaskRunner {
     this.#timers.clear();
     await Promise.allSettled([...this.#running.values()]);
     for (const task of tasks.filter((t) => t.leased)) {
-      for (const tenant of this.#tenants) await this.#store.releaseLease(leaseName(task, tenant), this.#owner).catch(() => undefined);
+      for (const tenant of this.#tenants.list()) {
+        await this.#store.releaseLease(leaseName(task, tenant), this.#owner).catch(() => undefined);
+      }
     }
   }
 
@@ -107,7 +110,8 @@ export class TaskRunner {
     const counts: Record<string, number> = {};
     const skipped: string[] = [];
     const ttl = task.leaseMs ?? Math.max(task.intervalMs * 3, 30_000);
-    for (const tenant of this.#tenants) {
+    // asked on each pass: a tenant created since runs now, a deleted one no more (its lease expires)
+    for (const tenant of this.#tenants.list()) {
       if (task.idle !== undefined && await task.idle(tenant, now).catch(() => false)) {
         counts[tenant] = 0;
         continue;

@@ -44,7 +44,7 @@ export function accountRoutes(auth: Auth): Route[] {
       handler: async (req): Promise<Reply> => {
         const body = readBody(req, loginBody);
         const login = body.tenant === undefined ? body.username : `${body.tenant}\\${body.username}`;
-        const account = await checkCredentials(auth.config.tenants, login, body.password);
+        const account = await checkCredentials(auth.accounts(), login, body.password);
         if (account === undefined) throw new AppError('UNAUTHORIZED', 'Bad credentials');
         const { session, value } = auth.sessions.issue({ tenant: account.tenant, username: account.username, source: 'password' });
         const principal: MgmtPrincipal = { kind: 'mgmt', tenant: account.tenant, username: account.username, permissions: account.permissions };

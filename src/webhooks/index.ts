@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import type { Tenants } from '../tenancy/registry.js';
 import { Counter } from 'prom-client';
 import { JOURNAL_KINDS } from '../actors/journal.js';
 import type { AppModule, ModuleContext } from '../module.js';
@@ -25,7 +26,7 @@ if (JOURNAL_KINDS.join() !== WEBHOOK_KINDS.join()) throw new Error('webhook kind
 
 export interface WebhooksDeps extends WebhookDeps {
   readonly ctx: Pick<ModuleContext, 'config' | 'metrics'> & { readonly logger: Pick<Logger, 'info' | 'warn' | 'error'> };
-  readonly tenants: readonly string[];
+  readonly tenants: Pick<Tenants, 'list'>;
 }
 
 /** Fan-out rounds per pass: each reads up to 100 journal entries. */

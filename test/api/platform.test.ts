@@ -42,7 +42,7 @@ beforeAll(async () => {
     },
     { routes },
   );
-  auth = basicAuth(server.config.tenants, 'READ_TARGET');
+  auth = basicAuth(() => server.config.tenants, 'READ_TARGET');
   api = http(server.url);
 });
 

@@ -45,7 +45,7 @@ test('readCookie finds one cookie among several, quoted or not', () => {
 test('the flow cookie lasts 10 minutes (clock injected, no sleeping)', async () => {
   let now = Date.parse('2026-01-01T00:00:00Z');
   const config = parseConfig({ tenants: [{ name: 'DEFAULT' }], auth: { oidc: { issuer: 'http://id.test', clientId: 'c' } } });
-  const auth = createAuth(config, () => now);
+  const auth = createAuth(config, () => config.tenants, () => now);
   const oidc = {
     settings: config.auth.oidc,
     metadata: async () => ({ issuer: 'http://id.test', authorization_endpoint: 'http://id.test/auth', token_endpoint: 'http://127.0.0.1:9/token', jwks_uri: 'http://id.test/jwks' }),

@@ -63,7 +63,7 @@ test.each([
   const config = parseConfig({ store: { kind }, auth: { session: secret === undefined ? {} : { secret } } });
   const warnings: string[] = [];
   const logger = { warn: (msg: string) => warnings.push(msg), info: () => undefined } as unknown as Logger;
-  await sessionModule({ auth: createAuth(config, Date.now), ctx: { config, logger } }).start?.();
+  await sessionModule({ auth: createAuth(config, () => config.tenants, Date.now), ctx: { config, logger } }).start?.();
   expect(warnings).toHaveLength(count);
   if (count > 0) expect(warnings[0]).toMatch(/^auth\.session\.secret is not set/);
 });

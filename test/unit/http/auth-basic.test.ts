@@ -39,29 +39,29 @@ describe('basic auth', () => {
   });
 
   it('authenticates and takes the tenant from the user (first tenant for a shared name)', async () => {
-    const p = await basicAuth(config.tenants)(requestWith(basic('admin', 'admin')));
+    const p = await basicAuth(() => config.tenants)(requestWith(basic('admin', 'admin')));
     expect(p).toMatchObject({ kind: 'mgmt', tenant: 'ACME', username: 'admin' });
     expect(p.kind === 'mgmt' && p.permissions.has('READ_TARGET')).toBe(true);
   });
 
   it('accepts TENANT\\username to pick a tenant', async () => {
-    const p = await basicAuth(config.tenants)(requestWith(basic('other\\admin', 'admin')));
+    const p = await basicAuth(() => config.tenants)(requestWith(basic('other\\admin', 'admin')));
     expect(p).toMatchObject({ tenant: 'OTHER', username: 'admin' });
   });
 
   it('answers 401 with WWW-Authenticate for missing, unknown and wrong credentials', async () => {
     for (const header of [undefined, basic('nobody', 'admin'), basic('admin', 'wrong'), basic('nosuch\\admin', 'admin')]) {
-      const err = await rejection(Promise.resolve(basicAuth(config.tenants)(requestWith(header))));
+      const err = await rejection(Promise.resolve(basicAuth(() => config.tenants)(requestWith(header))));
       expect(err.code).toBe('UNAUTHORIZED');
       expect(err.headers).toEqual({ 'WWW-Authenticate': 'Basic realm="peregrine"' });
     }
   });
 
   it('answers 403 naming the missing permission', async () => {
-    const err = await rejection(Promise.resolve(basicAuth(config.tenants, 'CREATE_TARGET')(requestWith(basic('reader', 'admin')))));
+    const err = await rejection(Promise.resolve(basicAuth(() => config.tenants, 'CREATE_TARGET')(requestWith(basic('reader', 'admin')))));
     expect(err.code).toBe('INSUFFICIENT_PERMISSION');
     expect(err.message).toContain('CREATE_TARGET');
-    await expect(basicAuth(config.tenants, 'READ_TARGET')(requestWith(basic('reader', 'admin')))).resolves.toMatchObject({ username: 'reader' });
+    await expect(basicAuth(() => config.tenants, 'READ_TARGET')(requestWith(basic('reader', 'admin')))).resolves.toMatchObject({ username: 'reader' });
   });
 
   it('checks all-of and any-of requirements; ALL satisfies everything', () => {

@@ -65,7 +65,7 @@ describe('rollout engine: idle tenants', () => {
       run: async (tenant) => { runs.push(tenant); return 1; },
       idle: async (tenant) => tenant === 'QUIET',
     };
-    const runner = new TaskRunner({ store, tenants: ['QUIET', 'BUSY'], owner: 'a', log: { error: () => {} } });
+    const runner = new TaskRunner({ store, tenants: { list: () => ['QUIET', 'BUSY'] }, owner: 'a', log: { error: () => {} } });
     expect(await runner.runNow(task, 0)).toEqual({ counts: { QUIET: 0, BUSY: 1 }, skipped: [] });
     expect(runs).toEqual(['BUSY']);
     expect(await store.acquireLease(leaseName(task, 'QUIET'), 'b', 1000)).toBe(true); // nobody held it

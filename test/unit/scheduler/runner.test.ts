@@ -19,8 +19,8 @@ describe('scheduler task runner', () => {
     store = await openStore({ kind: 'memory', schema: SCHEMA });
     const runs: string[] = [];
     const task = counting('job', true, runs);
-    const a = new TaskRunner({ store, tenants: ['T1', 'T2'], owner: 'a', log: quiet });
-    const b = new TaskRunner({ store, tenants: ['T2', 'T3'], owner: 'b', log: quiet });
+    const a = new TaskRunner({ store, tenants: { list: () => ['T1', 'T2'] }, owner: 'a', log: quiet });
+    const b = new TaskRunner({ store, tenants: { list: () => ['T2', 'T3'] }, owner: 'b', log: quiet });
     expect(await a.runNow(task, 0)).toEqual({ counts: { T1: 1, T2: 1 }, skipped: [] });
     expect(await b.runNow(task, 0)).toEqual({ counts: { T3: 1 }, skipped: ['T2'] });
     expect(await a.runNow(task, 0)).toEqual({ counts: { T1: 1, T2: 1 }, skipped: [] }); // the holder renews
@@ -36,8 +36,8 @@ describe('scheduler task runner', () => {
       name: 'read', intervalMs: 1000, leased: false,
       run: async (tenant) => { if (tenant === 'BAD') throw new Error('boom'); return 7; },
     };
-    const a = new TaskRunner({ store, tenants: ['BAD', 'OK'], owner: 'a', log: { error: (o) => errors.push(o) } });
-    const b = new TaskRunner({ store, tenants: ['OK'], owner: 'b', log: quiet });
+    const a = new TaskRunner({ store, tenants: { list: () => ['BAD', 'OK'] }, owner: 'a', log: { error: (o) => errors.push(o) } });
+    const b = new TaskRunner({ store, tenants: { list: () => ['OK'] }, owner: 'b', log: quiet });
     expect(await a.runNow(task, 0)).toEqual({ counts: { OK: 7 }, skipped: [] });
     expect(await b.runNow(task, 0)).toEqual({ counts: { OK: 7 }, skipped: [] });
     expect(errors).toHaveLength(1);
@@ -59,7 +59,7 @@ describe('scheduler task runner', () => {
         return 0;
       },
     };
-    const runner = new TaskRunner({ store, tenants: ['T'], owner: 'a', log: quiet });
+    const runner = new TaskRunner({ store, tenants: { list: () => ['T'] }, owner: 'a', log: quiet });
     runner.start([task]);
     await Promise.all([runner.runNow(task, 0), runner.runNow(task, 0)]);
     await expect.poll(() => passes, { timeout: 2000 }).toBeGreaterThanOrEqual(4);
@@ -84,7 +84,7 @@ describe('scheduler task runner', () => {
           return 0;
         },
       };
-      const runner = new TaskRunner({ store, tenants: ['T'], owner: 'a', log: quiet });
+      const runner = new TaskRunner({ store, tenants: { list: () => ['T'] }, owner: 'a', log: quiet });
       runner.wake(task); // not started: nothing
       runner.start([task]);
       await vi.advanceTimersByTimeAsync(1000);
