@@ -3,7 +3,7 @@
  * `dmf_receiver` through the action machine into the store, end to end. A private RabbitMQ node and
  * (for --store redis) a private redis-server; the real server as a child process with DMF on.
  *
- *   node dist/bench/dmf-status.js [--things 200] [--per-thing 50] [--store memory|redis] [--prefetch 64]
+ *   node dist/bench/dmf-status.js [--things 200] [--per-thing 50] [--store memory|redis] [--prefetch 64] [--cpu-prof DIR]
  *
  * Setup (not timed): the things register with THING_CREATED on one reply-to exchange (a gateway),
  * one distribution set is assigned to all of them over the Management API, and the bench waits for
@@ -12,8 +12,14 @@
  * with broker confirms as fast as the broker takes them; the clock stops when the Management API
  * shows every action finished. Checked before any figure counts: every action finished, with
  * 1 + per-thing + 1 status entries, and nothing dead-lettered.
+ *
+ * Besides the rate, figures that depend less on the machine's load: the server's CPU time per message
+ * (/proc, user + system) and, on Redis, the commands and Redis main-thread CPU per message over the
+ * timed phase (the bench's own polls of the Management API taken off, at what one poll cost before).
  */
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { createClient } from 'redis';
 import { Connection, type Publisher } from 'rabbitmq-client';
 import { request } from 'undici';
 import { startRabbit } from './lib/rabbitmq.js';
@@ -26,8 +32,9 @@ const o = new Command()
   .option('--per-thing <n>', 'RUNNING reports per action before its FINISHED', '50')
   .option('--store <kind>', 'memory or redis (a private redis-server)', 'memory')
   .option('--prefetch <n>', 'dmf.prefetch of the server', '64')
+  .option('--cpu-prof <dir>', 'write a V8 CPU profile of the server to this directory (node --cpu-prof)')
   .parse()
-  .opts<{ things: string; perThing: string; store: string; prefetch: string }>();
+  .opts<{ things: string; perThing: string; store: string; prefetch: string; cpuProf?: string }>();
 
 const THINGS = Number(o.things);
 const PER_THING = Number(o.perThing);
@@ -67,6 +74,24 @@ async function publishAll(
   }
 }
 
+/** CPU seconds (user + system) the process used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+interface RedisCounts {
+  readonly commands: number;
+  readonly cpuS: number;
+}
+
+async function redisCounts(redis: ReturnType<typeof createClient>): Promise<RedisCounts> {
+  const info = await redis.info('everything');
+  const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  // this INFO is counted in the next window: taken off here
+  return { commands: field('total_commands_processed') - 1, cpuS: field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread') };
+}
+
 async function main(): Promise<void> {
   const rabbit = await startRabbit({ vhosts: [VHOST] });
   let redis: BenchRedis | undefined;
@@ -80,7 +105,7 @@ async function main(): Promise<void> {
     '  - name: DEFAULT',
     `    users: [{ username: admin, password: '${ADMIN_HASH}', permissions: [ALL] }]`,
     '',
-  ].join('\n'));
+  ].join('\n'), {}, o.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`]);
   const amqp = new Connection({ hostname: '127.0.0.1', port: rabbit.port, vhost: VHOST, username: 'guest', password: 'guest' });
   amqp.on('error', () => {});
   const downloads = new Map<string, number>();
@@ -124,12 +149,27 @@ async function main(): Promise<void> {
     for (let i = 0; i < PER_THING; i++) for (const id of things) messages.push(status(id, 'RUNNING', i));
     for (const id of things) messages.push(status(id, 'FINISHED', PER_THING));
 
+    const finishedCount = async (): Promise<number> =>
+      (await call<{ total: number }>(base, 'GET', '/rest/v1/actions?limit=1&q=detailstatus==finished')).total;
+    const admin = redis === undefined ? undefined : createClient({ url: redis.url });
+    await admin?.connect();
+    let perPoll = 0;
+    if (admin !== undefined) {
+      const before = await redisCounts(admin);
+      await finishedCount();
+      perPoll = (await redisCounts(admin)).commands - before.commands;
+    }
+    let polls = 0;
+    const redisBefore = admin === undefined ? undefined : await redisCounts(admin);
+    const cpuBefore = cpuSeconds(server.pid);
     const started = performance.now();
     await publishAll(pub, messages);
     const published = performance.now();
-    await until('every action finished', 600_000, async () =>
-      (await call<{ total: number }>(base, 'GET', '/rest/v1/actions?limit=1&q=detailstatus==finished')).total === THINGS);
+    await until('every action finished', 600_000, async () => (polls++, await finishedCount()) === THINGS);
     const finished = performance.now();
+    const serverCpuS = cpuSeconds(server.pid) - cpuBefore;
+    const redisAfter = admin === undefined ? undefined : await redisCounts(admin);
+    await admin?.quit();
 
     // correctness before figures: every report stored, nothing dead-lettered
     const sample = await call<{ total: number }>(base, 'GET', `/rest/v1/targets/${things[0]}/actions/${downloads.get(things[0]!)}/status?limit=1`);
@@ -145,7 +185,12 @@ async function main(): Promise<void> {
       'publish s': ((published - started) / 1000).toFixed(2),
       'processed s': seconds.toFixed(2),
       'messages/s': Math.round(rate),
-    }], { messagesPerSecond: rate });
+      'server CPU µs/message': Math.round((serverCpuS * 1e6) / messages.length),
+      ...(redisBefore === undefined || redisAfter === undefined ? {} : {
+        'Redis commands/message': ((redisAfter.commands - redisBefore.commands - polls * perPoll) / messages.length).toFixed(2),
+        'Redis CPU µs/message': Math.round(((redisAfter.cpuS - redisBefore.cpuS) * 1e6) / messages.length),
+      }),
+    }], { messagesPerSecond: rate, serverCpuMicrosPerMessage: (serverCpuS * 1e6) / messages.length });
   } finally {
     await consumer.close().catch(() => undefined);
     await pub.close().catch(() => undefined);
