@@ -10,12 +10,14 @@
  * publish to an exchange that does not exist) the caller must build a new connection and channels
  * and declare the topology again, which is exactly the fault handling this connector must get right.
  * rabbitmq-client does that itself (reconnect with back-off, re-declare queues, exchanges and bindings
- * on every new channel, restart consumers), maps handler outcomes to ack / nack-requeue / reject, and
- * is written in TypeScript. So peregrine keeps no reconnection code of its own.
+ * on every new channel, restart consumers) and is written in TypeScript. Its connection and publisher
+ * are used as they are; its Consumer acks every message on its own, so the receiver queue is consumed
+ * by burst-consumer.ts instead (the same setup on a channel of its own, acks in batches).
  * @see reference/hawkbit-api.md §9; hawkBit DmfAmqpDeclarationConfiguration, AmqpDeadletterProperties
  */
-import { Connection, ConsumerStatus, type AsyncMessage, type Consumer, type Publisher } from 'rabbitmq-client';
+import { Connection, ConsumerStatus, type AsyncMessage, type Publisher } from 'rabbitmq-client';
 import type { Config } from '../config/index.js';
+import { BurstConsumer, type BurstHandler } from './burst-consumer.js';
 import type { DmfMetrics } from './metrics.js';
 import { ATTEMPTS_HEADER, DMF_EXCHANGE } from './protocol.js';
 
@@ -37,17 +39,22 @@ export interface OutboundMessage {
 }
 
 export { ConsumerStatus };
-type InboundHandler = (msg: AsyncMessage) => Promise<ConsumerStatus>;
+
+/** Retry back-off of the connection and the consumer: first after 0.5 s, growing to 10 s. */
+const RETRY_LOW_MS = 500;
+const RETRY_HIGH_MS = 10_000;
+/** The largest QoS prefetch count AMQP carries. */
+const MAX_PREFETCH = 65_535;
 
 export class DmfConnector {
   readonly #config: DmfConfig;
   readonly #log: Log;
   readonly #connection: Connection;
-  readonly #consumer: Consumer;
+  readonly #consumer: BurstConsumer;
   readonly #publisher: Publisher;
   #closed = false;
 
-  constructor(config: DmfConfig, log: Log, metrics: DmfMetrics, onMessage: InboundHandler) {
+  constructor(config: DmfConfig, log: Log, metrics: DmfMetrics, onBurst: BurstHandler) {
     this.#config = config;
     this.#log = log;
     const url = new URL(config.url);
@@ -61,8 +68,8 @@ export class DmfConnector {
       connectionName: 'peregrine dmf',
       // a publish waits this long for a channel; the effects dispatcher retries later rather than stall
       acquireTimeout: 5_000, // 5 seconds
-      retryLow: 500, // first reconnect after 0.5 s, growing to 10 s
-      retryHigh: 10_000,
+      retryLow: RETRY_LOW_MS,
+      retryHigh: RETRY_HIGH_MS,
     });
     let down = false;
     this.#connection.on('error', (err: unknown) => {
@@ -76,19 +83,20 @@ export class DmfConnector {
       metrics.connected(true);
       void this.#declareDeadLetterQueue();
     });
-    this.#consumer = this.#connection.createConsumer({
+    // `prefetch` messages are handled at once; the broker may deliver as many again, so the next burst waits here
+    this.#consumer = new BurstConsumer(this.#connection, {
       queue: config.receiverQueue,
       queueOptions: { durable: true, arguments: { 'x-dead-letter-exchange': config.deadLetterExchange } },
-      qos: { prefetchCount: config.prefetch },
       concurrency: config.prefetch,
-      requeue: true,
+      prefetch: Math.min(MAX_PREFETCH, 2 * config.prefetch),
+      retryLowMs: RETRY_LOW_MS,
+      retryHighMs: RETRY_HIGH_MS,
       exchanges: [
         { exchange: DMF_EXCHANGE, type: 'fanout', durable: true },
         { exchange: config.deadLetterExchange, type: 'fanout', durable: true },
       ],
       queueBindings: [{ queue: config.receiverQueue, exchange: DMF_EXCHANGE, routingKey: '' }],
-    }, onMessage);
-    this.#consumer.on('error', (err: unknown) => {
+    }, onBurst, (err: unknown) => {
       // while the broker is away the connection's warning says it all; the consumer retries by itself
       if (!this.#closed && this.#connection.ready) log.warn({ err: errorText(err) }, 'DMF: consumer error');
     });

@@ -55,7 +55,10 @@ export class DmfInbound {
     this.#o = options;
   }
 
-  handle = async (msg: AsyncMessage): Promise<ConsumerStatus> => {
+  /** The messages of one burst (burst-consumer.ts): each one's outcome, in their order. */
+  handleBurst = (burst: readonly AsyncMessage[]): Promise<ConsumerStatus>[] => burst.map((msg) => this.#handle(msg));
+
+  async #handle(msg: AsyncMessage): Promise<ConsumerStatus> {
     const type = header(msg, HEADER.type);
     const tenantHeader = header(msg, HEADER.tenant);
     const thingId = header(msg, HEADER.thingId);
@@ -76,7 +79,7 @@ export class DmfInbound {
       this.#o.metrics.received(status === ConsumerStatus.DROP ? 'rejected' : 'requeued');
       return status;
     }
-  };
+  }
 
   #route(msg: AsyncMessage, type: string, topic: string | undefined, tenant: string, thingId: string | undefined): () => Promise<void> {
     const ops = this.#o.ops;

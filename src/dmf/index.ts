@@ -89,7 +89,7 @@ export function dmfModule(deps: DmfModuleDeps): AppModule {
         ops, outbound, channel, tenants: deps.tenants, vhost: dmf.vhost, log, metrics, now: () => deps.now(),
         retryLater: (msg, attempts) => channel.retryLater(msg, attempts),
       });
-      channel.connector = new DmfConnector(dmf, log, metrics, inbound.handle);
+      channel.connector = new DmfConnector(dmf, log, metrics, inbound.handleBurst);
       log.info({ url: dmf.url, vhost: dmf.vhost, queue: dmf.receiverQueue }, 'DMF connector started');
     },
     async stop() {
