@@ -8,7 +8,9 @@ import { activateAutoConfirm, deactivateAutoConfirm, type AutoConfirmDeps } from
 import { edited } from '../actors/outcomes.js';
 import { deleteTarget, type RemovalDeps } from '../actors/removal.js';
 import type { ActorEditor } from '../actors/roles.js';
+import type { SendResult } from '../actors/runtime.js';
 import { ACTION, SERVER_MESSAGE_PREFIX, type ActionRecord } from '../domain/action.js';
+import type { ActionEvent } from '../domain/action.events.js';
 import type { DmfEffect } from '../domain/effects.js';
 import { concurrent } from '../domain/errors.js';
 import { isValidControllerId } from '../domain/ids.js';
@@ -19,9 +21,10 @@ import { maintenanceState } from '../device/active-actions.js';
 import { updateAttributes, type AttributeMode } from '../device/attributes.js';
 import { findTarget, registerController } from '../device/registration.js';
 import { checkEntryQuota, checkMessageQuota } from '../device/reports.js';
-import type { Store } from '../store/port.js';
+import type { Store, Stored, Write } from '../store/port.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import { statusEvent } from './action-status.js';
+import { KnownActions } from './known-actions.js';
 import { DMF_FALLBACK_REMARK, type ActionUpdateStatusBody, type AttributeUpdateBody } from './protocol.js';
 
 /** What the device operations read and write through (the shared services provide it all). */
@@ -53,6 +56,7 @@ interface ThingRegistration {
 export class DeviceOps {
   readonly #deps: DeviceOpsDeps;
   readonly #log: { error(obj: object, msg: string): void };
+  readonly #known = new KnownActions();
 
   constructor(deps: DeviceOpsDeps, log: { error(obj: object, msg: string): void }) {
     this.#deps = deps;
@@ -115,14 +119,61 @@ export class DeviceOps {
    * UPDATE_ACTION_STATUS through the action machine, with DDI's quota checks. When the report leaves
    * the action closed, or its maintenance window is open, the device is sent what to do next (in the
    * same commit, through the effects queue). A report the machine ignores (a repeated RETRIEVED) is a no-op.
+   * An action this connector committed a report for is decided without reading it (KnownActions), and
+   * committed only if it is still at that version; otherwise, and for every refusal, the report is
+   * decided again on a fresh read, which is the one way the outcome is ever decided.
    */
   async reportStatus(
     tenant: string, thingId: string | null, body: ActionUpdateStatusBody, correlationId: string | null, now: number,
   ): Promise<void> {
-    const deps = this.#deps;
-    const stored = await deps.store.get<ActionRecord>(tenant, ACTION, body.actionId);
+    const known = this.#known.get(tenant, body.actionId);
+    if (known !== undefined && (await this.#reportOnKnown(tenant, thingId, body, correlationId, now, known))) return;
+    const stored = await this.#deps.store.get<ActionRecord>(tenant, ACTION, body.actionId);
     if (stored === undefined) throw new DmfRejection(`Got intermediate notification about action ${body.actionId} but action does not exist`);
     const a = stored.value;
+    const event = await this.#decide(tenant, thingId, body, correlationId, now, a);
+    const r = await this.#deps.runtime.send(tenant, ACTION, a.id, event, { effects: nextFor(a.targetId, now) });
+    if (r.kind === 'committed') this.#known.committed(tenant, r.record, r.version);
+    else if (r.kind === 'missing') throw new DmfRejection(`action ${a.id} does not exist`);
+    else if (r.kind === 'contended') throw concurrent('action', a.id);
+  }
+
+  /** The report on the action as last committed here: true when committed; false when it must be decided on a fresh read. */
+  async #reportOnKnown(
+    tenant: string, thingId: string | null, body: ActionUpdateStatusBody, correlationId: string | null, now: number,
+    known: Stored<ActionRecord>,
+  ): Promise<boolean> {
+    let event: ActionEvent;
+    try {
+      event = await this.#decide(tenant, thingId, body, correlationId, now, known.value);
+    } catch {
+      return false; // refused on what may be an old copy: the fresh read decides
+    }
+    const also = (_next: ActionRecord, current: Stored<ActionRecord>): Write[] => {
+      if (current.version !== known.version) throw MOVED;
+      return NO_WRITES;
+    };
+    let r: SendResult<ActionRecord>;
+    try {
+      r = await this.#deps.runtime.send(tenant, ACTION, known.id, event, { also, effects: nextFor(known.value.targetId, now) });
+    } catch (err) {
+      if (err === MOVED) return false;
+      throw err;
+    }
+    if (r.kind === 'committed') {
+      this.#known.committed(tenant, r.record, r.version);
+      return true;
+    }
+    this.#known.forget(tenant, known.id);
+    if (r.kind === 'contended') throw concurrent('action', known.id);
+    return false; // ignored (nothing written, decided again on a fresh read) or missing (the fresh read says so)
+  }
+
+  /** The action machine's event for the report on `a`, after hawkBit's checks; throws when refused. */
+  async #decide(
+    tenant: string, thingId: string | null, body: ActionUpdateStatusBody, correlationId: string | null, now: number, a: ActionRecord,
+  ): Promise<ActionEvent> {
+    const deps = this.#deps;
     if (thingId !== null && a.controllerId.toLowerCase() !== thingId.toLowerCase()) {
       throw new DmfRejection(`action ${a.id} belongs to thing '${a.controllerId}', not '${thingId}'`);
     }
@@ -132,10 +183,7 @@ export class DeviceOps {
     const decision = statusEvent(body.actionStatus, a, { at: now, timestamp: body.timestamp ?? now, code: body.code, details }, flow);
     if (!decision.ok) throw new DmfRejection(decision.reason);
     if (!decision.final) checkEntryQuota(deps, a);
-    const next = (record: ActionRecord): DmfEffect[] => (proceeds(record, now) ? [{ type: 'dmf.next', targetId: a.targetId }] : []);
-    const r = await deps.runtime.send(tenant, ACTION, a.id, decision.event, { effects: next });
-    if (r.kind === 'missing') throw new DmfRejection(`action ${a.id} does not exist`);
-    if (r.kind === 'contended') throw concurrent('action', a.id);
+    return decision.event;
   }
 
   async #target(tenant: string, thingId: string): Promise<TargetRecord> {
@@ -155,9 +203,13 @@ export class DeviceOps {
 }
 
 /** hawkBit re-sends the device its current action after a report that closed one, or inside a maintenance window. */
-function proceeds(a: ActionRecord, now: number): boolean {
-  return !a.active || maintenanceState(a, now)?.available === true;
+function nextFor(targetId: number, now: number): (record: ActionRecord) => DmfEffect[] {
+  return (record) => (!record.active || maintenanceState(record, now)?.available === true ? [{ type: 'dmf.next', targetId }] : []);
 }
+
+/** Thrown from a commit's `also` when the action moved on from the copy a report was decided on. */
+const MOVED = new Error('the action changed since this connector committed it');
+const NO_WRITES: Write[] = [];
 
 function checkThingId(thingId: string): void {
   if (!isValidControllerId(thingId)) throw new DmfRejection(`thingId must be 1-256 characters without whitespace, control characters or '/', got ${JSON.stringify(thingId.slice(0, 64))}`);
