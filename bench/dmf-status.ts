@@ -124,6 +124,8 @@ async function main(): Promise<void> {
       pong = true;
     });
     pinger.on('error', () => {});
+    // a PING answered before the reply-to exchange exists would be dead-lettered (and fail the check below)
+    await new Promise((resolve) => pinger.once('ready', resolve));
     await until('the DMF connector', 30_000, async () => {
       await pub.send({ exchange: 'dmf.exchange', routingKey: '', headers: { type: 'PING', tenant: TENANT }, replyTo: 'bench.pong', correlationId: 'p' }, '').catch(() => undefined);
       await new Promise((r) => setTimeout(r, 200));
@@ -175,7 +177,12 @@ async function main(): Promise<void> {
     const sample = await call<{ total: number }>(base, 'GET', `/rest/v1/targets/${things[0]}/actions/${downloads.get(things[0]!)}/status?limit=1`);
     if (sample.total !== PER_THING + 2) throw new Error(`expected ${PER_THING + 2} status entries, got ${sample.total}`);
     const dead = await amqp.queueDeclare({ queue: 'dmf_connector_deadletter_ttl', passive: true });
-    if (dead.messageCount !== 0) throw new Error(`${dead.messageCount} messages were dead-lettered`);
+    if (dead.messageCount !== 0) {
+      const ch = await amqp.acquire();
+      const first = await ch.basicGet({ queue: 'dmf_connector_deadletter_ttl' });
+      await ch.close();
+      throw new Error(`${dead.messageCount} messages were dead-lettered, the first: ${JSON.stringify({ headers: first?.headers, body: first?.body as unknown })}`);
+    }
 
     const seconds = (finished - started) / 1000;
     const rate = messages.length / seconds;
