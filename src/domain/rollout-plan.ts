@@ -114,3 +114,34 @@ export function orderTargets<T>(
   keyed.sort((a, b) => a.key - b.key || a.i - b.i);
   return keyed.map((x) => x.t);
 }
+
+/** A group as a regroup sees it: its id and how the create request sized it. */
+export interface RegroupGroup extends Pick<GroupDef, 'targetFilterQuery' | 'targetPercentage'> {
+  readonly id: number;
+}
+
+/**
+ * The member records of a rollout divided again in `ordered` (its targets in the new group order), for a
+ * `groupOrder` changed before the start: each group takes its share as `distribute` gives it, written
+ * into the group's own member records in id order, so ids and chunk sizes stay. Groups without their own
+ * filter take a share of the count only, so every group keeps its size; anything else throws.
+ */
+export function regroupMembers<M extends { readonly id: number; readonly group: number; readonly targets: readonly number[] }>(
+  members: readonly M[], groups: readonly RegroupGroup[], ordered: readonly number[],
+): M[] {
+  if (groups.some((g) => g.targetFilterQuery !== null)) throw new Error('regroupMembers: groups with their own filter cannot be regrouped');
+  const split = distribute(ordered, groups, () => true);
+  const out: M[] = [];
+  groups.forEach((g, i) => {
+    const mine = members.filter((m) => m.group === g.id).sort((a, b) => a.id - b.id);
+    const targets = split.groups[i] ?? [];
+    const held = mine.reduce((n, m) => n + m.targets.length, 0);
+    if (held !== targets.length) throw new Error(`regroupMembers: group ${g.id} holds ${held} targets, the new order gives it ${targets.length}`);
+    let at = 0;
+    for (const m of mine) {
+      out.push({ ...m, targets: targets.slice(at, at + m.targets.length) });
+      at += m.targets.length;
+    }
+  });
+  return out;
+}

@@ -105,8 +105,6 @@ function wholeIn(v: number | null | undefined, field: string, min: number, max: 
 /** Where and when controls are checked. */
 export interface CheckedAt {
   readonly now: number;
-  /** The groups exist already (a PUT), so a group order can no longer apply. */
-  readonly filled?: boolean;
   /** The rollout's auto-start time, which `endAt` must follow. */
   readonly startAt?: number | null | undefined;
   readonly where?: string;
@@ -116,7 +114,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The controls of a request, checked; `undefined` when none is given (the rollout behaves as hawkBit's). */
 export function releaseControlsOf(input: ReleaseInput, checked: CheckedAt): ReleaseControls | undefined {
-  const { where = 'body', filled = false } = checked;
+  const { where = 'body' } = checked;
   const out: Mutable<ReleaseControls> = {};
   if (input.maxInFlight != null) out.maxInFlight = wholeIn(input.maxInFlight, `${where}.maxInFlight`, 1, 1_000_000);
   const ramp = input.ramp;
@@ -143,10 +141,7 @@ export function releaseControlsOf(input: ReleaseInput, checked: CheckedAt): Rele
     }
   }
   if (input.soak != null) out.soak = { minutes: wholeIn(input.soak.minutes, `${where}.soak.minutes`, 1, SOAK_MAX_MINUTES) };
-  if (input.groupOrder != null) {
-    if (filled) throw invalid(`${where}.groupOrder: the groups are filled when the rollout is created; create a new rollout for another order`);
-    out.groupOrder = groupOrderOf(input.groupOrder, `${where}.groupOrder`);
-  }
+  if (input.groupOrder != null) out.groupOrder = groupOrderOf(input.groupOrder, `${where}.groupOrder`);
   if (input.window != null) out.window = input.window.map((w, i) => windowOf(w, `${where}.window[${i}]`));
   if (input.endAt != null) {
     if (!Number.isInteger(input.endAt) || input.endAt <= checked.now) {

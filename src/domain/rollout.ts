@@ -95,6 +95,8 @@ export interface RolloutRecord extends Audit, Conditions, RolloutSafety {
   readonly pace?: Pace;
   /** When its `endAt` stopped it (ms); absent otherwise. */
   readonly endedAt?: number;
+  /** A PUT changed `groupOrder` before the start: the members are divided again (scheduler/regroup.ts), then this goes. */
+  readonly regroup?: boolean;
 }
 
 /** A rollout group as persisted; the context of the group machine. */

@@ -23,6 +23,7 @@ import { growDynamicRollout } from './dynamic-groups.js';
 import { ACTION_CHECK_MS, closeTimedOut } from './action-timeouts.js';
 import { retryFailed } from './action-retries.js';
 import { rollBack, rollbackTargets } from './rollback.js';
+import { regroup } from './regroup.js';
 import { releaseDue } from './release.js';
 import { wakesEngine } from './rollout-wake.js';
 import { ended, soakEnd, soaking } from '../domain/rollout-release.js';
@@ -156,10 +157,19 @@ export class RolloutEngine {
     }
   }
 
+  /** Divides a rollout's targets over its groups again after a PUT changed its groupOrder (regroup.ts). */
+  async regroup(tenant: Tenant, id: number, now: number): Promise<void> {
+    await regroup(this.#deps, tenant, id, now);
+  }
+
   async #step(tenant: Tenant, id: number, now: number, keep: () => Promise<void>): Promise<number> {
     const stored = await this.#deps.store.get<RolloutRecord>(tenant, ROLLOUT, id);
     if (stored === undefined) return 0;
     const rollout = stored.value;
+    // a groupOrder changed by a PUT whose regroup a stop cut short: before the groups are filled or their actions made
+    if (rollout.regroup === true && (rollout.status === 'creating' || rollout.status === 'ready' || rollout.status === 'starting')) {
+      await this.regroup(tenant, id, now);
+    }
     if (ended(rollout.release, now) && (rollout.status === 'ready' || rollout.status === 'starting' || rollout.status === 'running')) {
       return (await this.#rollout(tenant, rollout.id, { type: 'engine.ended', at: now })) ? 1 : 0;
     }

@@ -86,6 +86,8 @@ export interface ActorUpdatePart<K extends ActorKind, B, U> {
    * in the runtime's edit, again on a retry, after the actor was loaded (404 first).
    */
   readonly apply: (ctx: Context, current: RecordOf<K>, input: U) => RecordOf<K> | Promise<RecordOf<K>>;
+  /** Work that follows the committed edit before the answer (a rollout's regroup after its groupOrder changed). */
+  readonly after?: (ctx: Context, record: RecordOf<K>, input: U) => Promise<void>;
 }
 
 /**
@@ -175,6 +177,7 @@ export function actorRoutes<K extends ActorKind, V, B, U = B>(deps: ActorRouteDe
         const actor = await load(req, ctx.tenant);
         const name = spec.key?.name(actor.value) ?? actor.id;
         const next = await editActor(deps, ctx.tenant, kind, actor.id, ctx.by, (current) => update.apply(ctx, current, input), name);
+        if (update.after !== undefined) await update.after(ctx, next ?? actor.value, input);
         return { status: 200, json: await single(req, ctx.tenant, next ?? actor.value) };
       },
     });

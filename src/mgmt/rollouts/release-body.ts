@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { decimal, many, str, text } from '../kit/body.js';
 
@@ -30,7 +31,7 @@ export const releaseParts = {
     order: str().nullish().describe('created (default, hawkBit\'s), random or spread'),
     seed: number.describe('random and spread: the same seed gives the same groups (absent: one is chosen and shown)'),
     attribute: text(128).describe('spread: the target attribute whose values are spread over the groups'),
-  }).nullish().describe('how the targets are divided over the groups, on create only'),
+  }).nullish().describe('how the targets are divided over the groups: on create, or by PUT before the start (groups without a filter of their own)'),
   window: many(z.object({
     cron: text(128).describe('5 fields: minute hour day-of-month month day-of-week; each match opens a window'),
     durationMinutes: number.describe('1-10080'),
@@ -39,6 +40,16 @@ export const releaseParts = {
   endAt: number.describe('a time (ms) in the future: the rollout stops then'),
   endBehaviour: str().nullish().describe('at endAt: stop (running actions finish; the default) or cancel (they are canceled)'),
 };
+
+type Seedable = {
+  readonly groupOrder?: { readonly order?: string | null | undefined; readonly seed?: number | null | undefined } | null | undefined;
+};
+/** A random or spread group order without a seed gets one, kept with the rollout so its groups can be made again. */
+export function withSeed<B extends Seedable>(body: B): B {
+  const g = body.groupOrder;
+  if (g == null || g.seed != null || (g.order !== 'random' && g.order !== 'spread')) return body;
+  return { ...body, groupOrder: { ...g, seed: randomInt(2 ** 31) } };
+}
 
 const rampReply = z.looseObject({
   maxPerMinute: z.number().int().optional(),

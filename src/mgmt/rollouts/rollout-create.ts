@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { assignableSet, isCompatible, lockImplicitly, targetTypesOf } from '../../actors/distribution-sets.js';
 import type { ActorEditor } from '../../actors/roles.js';
 import { WEIGHT_IF_ABSENT } from '../../domain/action.js';
@@ -22,6 +21,7 @@ import type { KitDeps } from '../kit/deps.js';
 import { evalContext } from '../kit/list.js';
 import { actionTypeOf, conditionsOf, type CreateRolloutBody } from './rollout-body.js';
 import { safetyOf } from './rollout-safety-body.js';
+import { withSeed } from './release-body.js';
 
 export type RolloutCreateDeps = KitDeps & {
   readonly runtime: ActorEditor;
@@ -192,13 +192,6 @@ export async function retryRollout(
     confirmationRequired: false, successCondition: c.successCondition, successAction: c.successAction,
     errorCondition: c.errorCondition, errorAction: c.errorAction,
   }, { ...creator, mayHandle: true });
-}
-
-/** A random or spread group order without a seed gets one, kept with the rollout so its groups can be made again. */
-function withSeed(body: CreateRolloutBody): CreateRolloutBody {
-  const g = body.groupOrder;
-  if (g == null || g.seed != null || (g.order !== 'random' && g.order !== 'spread')) return body;
-  return { ...body, groupOrder: { ...g, seed: randomInt(2 ** 31) } };
 }
 
 async function queryAll(deps: RolloutCreateDeps, tenant: Tenant, q: string): Promise<TargetRecord[]> {

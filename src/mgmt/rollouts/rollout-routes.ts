@@ -22,6 +22,7 @@ import { renderTargets } from '../targets/target-json.js';
 import { createRolloutBody, updateRolloutBody } from './rollout-body.js';
 import { createRollout, retryRollout, type Creator, type RolloutCreateDeps } from './rollout-create.js';
 import { safetyOf, withSafety } from './rollout-safety-body.js';
+import { withSeed } from './release-body.js';
 import { groupFields, joinRollouts, renderGroups, renderRollouts, rolloutFields, rolloutPath } from './rollout-json.js';
 import { rolloutGroupResponse, rolloutResponse } from './responses.js';
 import { targetResponse } from '../targets/responses.js';
@@ -31,6 +32,8 @@ export type RolloutDeps = RolloutCreateDeps & ActorRouteDeps;
 /** The rollout engine (src/scheduler/rollouts.ts) as the routes use it: a group start's actions start before the answer. */
 export interface RolloutAdvance {
   advance(tenant: Tenant, rollout: number, now: number): Promise<void>;
+  /** Divides the rollout's targets over its groups again after its groupOrder changed (src/scheduler/regroup.ts). */
+  regroup(tenant: Tenant, rollout: number, now: number): Promise<void>;
 }
 
 const BASE = '/rest/v1/rollouts';
@@ -64,6 +67,14 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
     const id = pathId(req, 'groupId', 'RolloutGroup');
     return (await loadActorOr404(deps.store, tenant, ROLLOUT_GROUP, id, { belongs: (g) => g.rollout === rollout.id })).value;
   };
+  /** A rollout whose groups a new groupOrder may divide again: groups without a filter of their own (their sizes then stay). */
+  const regroupable = async (tenant: Tenant, r: RolloutRecord): Promise<void> => {
+    const groups = await loadRecords<RolloutGroupRecord>(deps.store, tenant, ROLLOUT_GROUP, r.groups);
+    const filtered = groups.find((g) => g.value.dynamic !== true && g.value.targetFilterQuery !== null);
+    if (filtered !== undefined) {
+      throw new AppError('ROLLOUT_RELEASE_INVALID', `body.groupOrder: group ${filtered.id} '${filtered.value.name}' has a targetFilterQuery of its own; create a new rollout for another order`);
+    }
+  };
   /** The next scheduled group starts now (the groups running keep running); the engine starts its actions before the answer. */
   const triggerNextGroup = async (_req: Request, { tenant }: Context, rollout: RolloutRecord): Promise<void> => {
     if (rollout.status !== 'running') throw illegal('triggerNextGroup', rollout);
@@ -84,16 +95,23 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
     },
     update: {
       body: updateRolloutBody,
-      prepare: (_ctx, body) => ({ body, release: releaseControlsOf(body, { now: deps.now(), filled: true }) }),
+      prepare: (_ctx, body) => ({ body, release: releaseControlsOf(withSeed(body), { now: deps.now() }) }),
       apply: async ({ tenant }, r, { body, release }) => {
         const safety = await safetyOf(deps.store, tenant, body);
         if (r.status === 'deleting' || r.status === 'deleted') throw new AppError('READ_ONLY', `Rollout ${r.id} is ${r.status} and cannot be changed`);
         if (release !== undefined && !NOT_STARTED.includes(r.status)) throw illegal('changing the release controls', r);
+        const regroup = release?.groupOrder !== undefined;
+        if (regroup) await regroupable(tenant, r);
         return {
           ...withSafety(r, body, safety), name: body.name ?? r.name,
           description: body.description === undefined ? r.description : body.description,
           ...(release === undefined ? {} : { release: { ...r.release, ...release } }),
+          ...(regroup ? { regroup: true } : {}),
         };
+      },
+      // a new groupOrder: the targets are divided over the groups again before the answer (the engine does it after a stop)
+      after: async ({ tenant }, r, { release }) => {
+        if (release?.groupOrder !== undefined) await engine.regroup(tenant, r.id, deps.now());
       },
     },
     // deleting or deleted already: nothing more to do

@@ -11,6 +11,7 @@ import {
 } from './fixture.js';
 
 const RELEASE_INVALID = 'peregrine.server.error.rollout.releaseInvalid';
+const ERR_ILLEGAL = 'hawkbit.server.error.rollout.illegalState';
 const T0 = Date.UTC(2030, 0, 1);
 
 describe.each(STORES)('rollout release controls on the %s store', (kind) => {
@@ -210,11 +211,71 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
       expectError(res, 400, RELEASE_INVALID, mentions);
     });
 
-    it('PUT cannot change it: the groups are filled at creation', async () => {
+    it('PUT before the start divides the targets again: the same groups as a rollout created with that order, shown in full', async () => {
       const p = uid();
-      await createTargets(app, p, 2);
+      const devices = await createTargets(app, p, 12);
+      const r = await rollout(p, { order: 'created' }, 3);
+      const before = await groupsOf(r.id);
+      const put = await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'random', seed: 42 } } });
+      expect(put.status, put.text).toBe(200);
+      expect(put.json().groupOrder).toEqual({ order: 'random', seed: 42 });
+      const full = await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`id==${r.id}`)}&representation=full`);
+      expect(full.json().content[0].groupOrder).toEqual({ order: 'random', seed: 42 });
+      // divided before the answer: read without an engine pass
+      const read = async (id: number): Promise<string[][]> => {
+        const out: string[][] = [];
+        for (const g of await getGroups(app, id)) out.push(await groupTargets(app, id, g.id));
+        return out;
+      };
+      const after = await read(r.id);
+      expect(after).not.toEqual(before);
+      expect(after).toEqual(await groupsOf((await rollout(p, { order: 'random', seed: 42 }, 3)).id));
+      expect(after.map((g) => g.length)).toEqual([4, 4, 4]);
+      expect(after.flat().sort()).toEqual([...devices].sort());
+      // without a seed one is chosen and shown; back to created gives the first division again
+      const unseeded = (await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'random' } } })).json();
+      expect(Number.isInteger(unseeded.groupOrder.seed)).toBe(true);
+      expect((await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'created' } } })).status).toBe(200);
+      expect(await read(r.id)).toEqual(before);
+      // the actions follow the new division once started
+      expect((await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'random', seed: 42 } } })).status).toBe(200);
+      await op(app, r.id, 'start');
+      await app.pass(T0);
+      expect(await released(devices)).toEqual(devices.filter((d) => after[0]!.includes(d)));
+      expectError(await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'created' } } }), 400, ERR_ILLEGAL, 'release controls');
+      expect((await getRollout(app, r.id)).groupOrder).toEqual({ order: 'random', seed: 42 });
+    });
+
+    it('a regroup a stop cut short (the flag without the division) is done by the engine before the start', async () => {
+      const p = uid();
+      const devices = await createTargets(app, p, 8);
       const r = await rollout(p, { order: 'created' });
-      expectError(await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'random', seed: 1 } } }), 400, RELEASE_INVALID, 'groupOrder');
+      const before = await groupsOf(r.id);
+      const stored = (await app.store.get<Json>(app.tenant, 'rollout', r.id))!;
+      const flagged = { ...stored.value, release: { groupOrder: { order: 'random', seed: 5 } }, regroup: true };
+      expect((await app.store.commit(app.tenant, { writes: [{ kind: 'rollout', id: r.id, expect: stored.version, before: stored.value, after: flagged }] })).ok).toBe(true);
+      expect(await groupsOf(r.id)).not.toEqual(before); // groupsOf runs a pass
+      expect(await groupsOf(r.id)).toEqual(await groupsOf((await rollout(p, { order: 'random', seed: 5 })).id));
+      expect((await app.store.get<Json>(app.tenant, 'rollout', r.id))!.value.regroup).toBeUndefined();
+      expect((await groupsOf(r.id)).flat().sort()).toEqual([...devices].sort());
+    });
+
+    it('PUT with a bad order is refused and changes nothing; so is a new order for groups with filters of their own', async () => {
+      const p = uid();
+      await createTargets(app, p, 4);
+      const r = await rollout(p, { order: 'random', seed: 9 });
+      const before = await groupsOf(r.id);
+      expectError(await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'alphabetical' } } }), 400, RELEASE_INVALID, 'order');
+      expectError(await app.mgmt.put(`${ROLLOUTS}/${r.id}`, { json: { groupOrder: { order: 'spread', seed: 1 } } }), 400, RELEASE_INVALID, 'attribute');
+      expect((await getRollout(app, r.id)).groupOrder).toEqual({ order: 'random', seed: 9 });
+      expect(await groupsOf(r.id)).toEqual(before);
+      const filtered = await createRollout(app, {
+        name: uid('order'), targetFilterQuery: fleet(p), distributionSetId: ds,
+        groups: [{ name: 'one', targetPercentage: 50, targetFilterQuery: 'name==*' }, { name: 'two', targetPercentage: 100 }],
+      });
+      await app.pass(T0);
+      expectError(await app.mgmt.put(`${ROLLOUTS}/${filtered.id}`, { json: { groupOrder: { order: 'random', seed: 1 } } }), 400, RELEASE_INVALID, 'targetFilterQuery');
+      expect((await getRollout(app, filtered.id)).groupOrder).toBeUndefined();
     });
   });
 
