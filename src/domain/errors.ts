@@ -87,10 +87,6 @@ export const ERRORS = {
 
   // --- peregrine's own (no hawkBit counterpart) ---------------------------------------------
   STORE_UNAVAILABLE: { status: 503, errorCode: 'peregrine.server.error.storeUnavailable', exceptionClass: 'io.peregrine.StoreUnavailableException' },
-  /** A rollout's release controls (ramp, maxInFlight, soak, groupOrder) out of range or contradictory. */
-  ROLLOUT_RELEASE_INVALID: { status: 400, errorCode: 'peregrine.server.error.rollout.releaseInvalid', exceptionClass: 'io.peregrine.RolloutReleaseInvalidException' },
-  /** A rollout's release `window` (cron, duration, time zone) or its `endAt` / `endBehaviour` invalid, or `endAt` past. */
-  ROLLOUT_WINDOW_INVALID: { status: 400, errorCode: 'peregrine.server.error.rollout.windowInvalid', exceptionClass: 'io.peregrine.RolloutWindowInvalidException' },
   SHUTTING_DOWN: { status: 503, errorCode: 'peregrine.server.error.shuttingDown', exceptionClass: 'io.peregrine.ShuttingDownException' },
 } as const satisfies Record<string, Spec>;
 

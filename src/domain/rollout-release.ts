@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { badRequest, type AppError } from './errors.js';
 import { insideWindow, windowOf, type ReleaseWindow, type WindowInput } from './rollout-window.js';
 
 /**
@@ -95,7 +95,8 @@ export interface ReleaseInput {
   } | null | undefined;
 }
 
-const invalid = (message: string): AppError => new AppError('ROLLOUT_RELEASE_INVALID', message);
+/** A control out of range or contradictory: 400 `rest.body.notReadable` naming the field, as every rollout safety field (rollout-safety.ts). */
+const invalid = (message: string): AppError => badRequest(message);
 
 function wholeIn(v: number | null | undefined, field: string, min: number, max: number): number {
   if (v == null || !Number.isInteger(v) || v < min || v > max) throw invalid(`${field}: must be a whole number ${min}..${max}, got ${v ?? 'none'}`);
@@ -145,17 +146,17 @@ export function releaseControlsOf(input: ReleaseInput, checked: CheckedAt): Rele
   if (input.window != null) out.window = input.window.map((w, i) => windowOf(w, `${where}.window[${i}]`));
   if (input.endAt != null) {
     if (!Number.isInteger(input.endAt) || input.endAt <= checked.now) {
-      throw new AppError('ROLLOUT_WINDOW_INVALID', `${where}.endAt: must be a time (ms) in the future, got ${input.endAt}`);
+      throw invalid(`${where}.endAt: must be a time (ms) in the future, got ${input.endAt}`);
     }
     if (checked.startAt != null && input.endAt <= checked.startAt) {
-      throw new AppError('ROLLOUT_WINDOW_INVALID', `${where}.endAt: must be after startAt (${checked.startAt}), got ${input.endAt}`);
+      throw invalid(`${where}.endAt: must be after startAt (${checked.startAt}), got ${input.endAt}`);
     }
     out.endAt = input.endAt;
   }
   if (input.endBehaviour != null) {
     const b = END_BEHAVIOURS.find((x) => x === input.endBehaviour);
     if (b === undefined || out.endAt === undefined) {
-      throw new AppError('ROLLOUT_WINDOW_INVALID', `${where}.endBehaviour: ${END_BEHAVIOURS.join(' or ')}, with endAt; got '${input.endBehaviour}'`);
+      throw invalid(`${where}.endBehaviour: ${END_BEHAVIOURS.join(' or ')}, with endAt; got '${input.endBehaviour}'`);
     }
     out.endBehaviour = b;
   }

@@ -1,5 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
-import { AppError } from './errors.js';
+import { badRequest, type AppError } from './errors.js';
 
 /**
  * Release windows of a rollout (issue 25): actions are released only inside one of them; outside,
@@ -23,7 +23,7 @@ export interface WindowInput {
 const MAX_DURATION_MINUTES = 10_080;
 const MINUTE = 60_000;
 
-const invalid = (message: string): AppError => new AppError('ROLLOUT_WINDOW_INVALID', message);
+const invalid = (message: string): AppError => badRequest(message);
 
 function zoneOk(zone: string): boolean {
   try {
@@ -34,7 +34,7 @@ function zoneOk(zone: string): boolean {
   }
 }
 
-/** One window of a request, checked (400 rollout.windowInvalid naming the field). */
+/** One window of a request, checked (400 rest.body.notReadable naming the field). */
 export function windowOf(w: WindowInput, at: string): ReleaseWindow {
   const cron = w.cron?.trim() ?? '';
   if (cron.split(/\s+/).length !== 5) throw invalid(`${at}.cron: a cron of 5 fields (minute hour day month weekday), got '${cron}'`);

@@ -4,7 +4,7 @@ import { decimal, many, str, text } from '../kit/body.js';
 
 /**
  * The release controls of a rollout in request bodies and replies (issue 25; src/domain/rollout-release.ts
- * checks the values, so a rate of 0 is `rollout.releaseInvalid` rather than an unreadable body).
+ * checks the values: a rate of 0 is 400 `rest.body.notReadable` naming the field, as for the other safety fields).
  * Kept apart from hawkBit's fields (rollout-body.ts): a rollout without them is hawkBit's.
  */
 const number = decimal(-Number.MAX_VALUE, Number.MAX_VALUE).nullish();

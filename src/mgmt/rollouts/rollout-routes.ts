@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/errors.js';
+import { AppError, badRequest } from '../../domain/errors.js';
 import {
   ROLLOUT, ROLLOUT_GROUP, type RolloutGroupRecord, type RolloutRecord, NOT_STARTED,
 } from '../../domain/rollout.js';
@@ -72,7 +72,7 @@ export function rolloutRoutes(deps: RolloutDeps, engine: RolloutAdvance): Route[
     const groups = await loadRecords<RolloutGroupRecord>(deps.store, tenant, ROLLOUT_GROUP, r.groups);
     const filtered = groups.find((g) => g.value.dynamic !== true && g.value.targetFilterQuery !== null);
     if (filtered !== undefined) {
-      throw new AppError('ROLLOUT_RELEASE_INVALID', `body.groupOrder: group ${filtered.id} '${filtered.value.name}' has a targetFilterQuery of its own; create a new rollout for another order`);
+      throw badRequest(`body.groupOrder: group ${filtered.id} '${filtered.value.name}' has a targetFilterQuery of its own; create a new rollout for another order`);
     }
   };
   /** The next scheduled group starts now (the groups running keep running); the engine starts its actions before the answer. */

@@ -10,7 +10,8 @@ import {
   startRolloutApp, uid, waitFor, type Json, type RolloutApp,
 } from './fixture.js';
 
-const RELEASE_INVALID = 'peregrine.server.error.rollout.releaseInvalid';
+/** Every safety field's bad value: hawkBit's code for a body that fails its schema (the message names the field). */
+const RELEASE_INVALID = 'hawkbit.server.error.rest.body.notReadable';
 const ERR_ILLEGAL = 'hawkbit.server.error.rollout.illegalState';
 const T0 = Date.UTC(2030, 0, 1);
 
@@ -150,7 +151,7 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
       expect(await statuses(id)).toEqual(['error', 'scheduled']);
     });
 
-    it.each([0, -1, 43_201])('soak of %s minutes: 400 releaseInvalid', async (minutes) => {
+    it.each([0, -1, 43_201])('soak of %s minutes: 400 body.notReadable', async (minutes) => {
       const res = await app.mgmt.post(ROLLOUTS, { json: { name: uid('bad'), targetFilterQuery: fleet('none'), distributionSetId: ds, soak: { minutes } } });
       expectError(res, 400, RELEASE_INVALID, 'soak.minutes');
     });
@@ -206,7 +207,7 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
       ['an attribute without spread', { order: 'random', seed: 1, attribute: 'site' }, 'attribute'],
       ['a negative seed', { order: 'random', seed: -1 }, 'seed'],
       ['a seed with created', { order: 'created', seed: 1 }, 'seed'],
-    ])('%s: 400 releaseInvalid', async (_what, groupOrder, mentions) => {
+    ])('%s: 400 body.notReadable', async (_what, groupOrder, mentions) => {
       const res = await app.mgmt.post(ROLLOUTS, { json: { name: uid('bad'), targetFilterQuery: fleet('none'), distributionSetId: ds, groupOrder } });
       expectError(res, 400, RELEASE_INVALID, mentions);
     });
@@ -281,7 +282,6 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
 
   describe('window and endAt', () => {
     const HOUR = 3_600_000;
-    const WINDOW_INVALID = 'peregrine.server.error.rollout.windowInvalid';
 
     it('actions are released only inside a window, read in its time zone; a ramp waits outside it', async () => {
       // 03:00 in Berlin (UTC+1 in January) is 02:00 UTC; one minute long
@@ -340,7 +340,7 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
       ['endAt before startAt', { endAt: T0, startAt: T0 + 1 }, 'endAt'],
       ['endBehaviour without endAt', { endBehaviour: 'cancel' }, 'endBehaviour'],
       ['an unknown endBehaviour', { endAt: T0, endBehaviour: 'explode' }, 'endBehaviour'],
-    ])('%s: 400 windowInvalid, nothing created', (_what, extra, mentions) => refusedWhole(extra, WINDOW_INVALID, mentions));
+    ])('%s: 400 body.notReadable, nothing created', (_what, extra, mentions) => refusedWhole(extra, RELEASE_INVALID, mentions));
   });
 
   it('a rollout without controls starts its whole group at once and its JSON has no control fields', async () => {
@@ -382,7 +382,7 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
     ['factor 5.5', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 5.5, increaseAfter: { notified: 1 } } } }, 'incrementFactor'],
     ['no increaseAfter', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 2 } } }, 'increaseAfter'],
     ['increaseAfter 0', { ramp: { exponential: { baseRatePerMinute: 10, incrementFactor: 2, increaseAfter: { succeeded: 0 } } } }, 'succeeded'],
-  ])('%s: 400 releaseInvalid, nothing created', (_what, extra, mentions) => refusedWhole(extra, RELEASE_INVALID, mentions));
+  ])('%s: 400 body.notReadable, nothing created', (_what, extra, mentions) => refusedWhole(extra, RELEASE_INVALID, mentions));
 
   it('a ramp that is no number is an unreadable body', async () => {
     const res = await app.mgmt.post(ROLLOUTS, { json: { name: uid('bad'), targetFilterQuery: fleet('none'), distributionSetId: ds, ramp: { maxPerMinute: 'fast' } } });
