@@ -346,14 +346,27 @@ export class RolloutEngine {
     return steps;
   }
 
-  /** An aborted rollout: its scheduled actions removed, groups finished, running ones canceled (or left), the rollback assigned. */
+  /**
+   * An aborted rollout: its scheduled actions removed, groups finished, running ones canceled (or left), the rollback assigned.
+   * With finishRunning and a rollback, the rollout stays pending until its running actions have ended (looked at every
+   * ACTION_CHECK_MS, their actionTimeout applied meanwhile); the rollback then goes to every target whose action failed.
+   */
   async #afterAbort(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
     const { abort, stopReason } = rollout;
-    const open = (await this.#wrapUp(tenant, rollout, now, keep)).filter((a) => a.rollback !== true && a.status !== 'canceling');
+    const key = `${tenant}:${rollout.id}`;
+    const waited = this.#actionsChecked.get(key);
+    if (waited !== undefined && now >= waited && now - waited < ACTION_CHECK_MS) return 0;
+    const active = (await this.#wrapUp(tenant, rollout, now, keep)).filter((a) => a.rollback !== true && a.status !== 'scheduled');
     const cancel = abort?.onAbort !== 'finishRunning';
     if (cancel) {
+      const open = active.filter((a) => a.status !== 'canceling');
       await inBatches(open, (a) => this.#deps.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'abort' }));
+    } else if (abort?.rollbackTo != null && active.length > 0) {
+      // the running actions finish first: the rollback waits for their outcome (a timeout closes a silent one)
+      this.#actionsChecked.set(key, now);
+      return closeTimedOut(this.#deps.runtime, tenant, rollout, active, now);
     }
+    this.#actionsChecked.delete(key);
     if (abort?.rollbackTo != null && stopReason !== undefined) {
       await keep();
       const targets = rollbackTargets(await actionsOfRollout(this.#deps.store, tenant, rollout.id), stopReason, cancel);

@@ -103,6 +103,36 @@ describe.each(STORES)('rollout abort on the %s store', (kind) => {
     expect((await rolloutActions(r.id)).filter((x) => x.rollback === true)).toEqual([]);
   }, LONG);
 
+  it('finishRunning with rollbackTo: the running actions finish first, then the failed ones (before and after the abort) are rolled back', async () => {
+    const p = uid();
+    await createTargets(app, p, 3);
+    const r = await runningRollout(app, {
+      name: uid('finish-rollback'), targetFilterQuery: fleet(p), distributionSetId: ds, ...NEVER_PAUSE,
+      abort: { criteria: [{ failureType: 'error', thresholdPercentage: 30, minFinished: 1 }], onAbort: 'finishRunning', rollbackTo: old },
+    });
+    const [a, b, c] = (await rolloutActions(r.id)).map(controllerOf).sort();
+    await runDevice(app, a!, 'failure');
+    await waitStatus(app, r.id, 'stopped');
+    // b and c still run: no rollback yet, not even for a, whose action failed
+    await enginePasses(2);
+    expect((await rolloutActions(r.id)).filter((x) => x.rollback === true)).toEqual([]);
+    expect((await app.device(b!).poll())._links.cancelAction).toBeUndefined();
+    await runDevice(app, b!, 'failure');
+    await enginePasses(1);
+    expect((await rolloutActions(r.id)).filter((x) => x.rollback === true)).toEqual([]);
+    await runDevice(app, c!, 'success');
+    const all = await waitFor(() => rolloutActions(r.id), (as) => as.filter((x) => x.rollback === true).length === 2, {
+      what: 'the rollbacks once every action ended',
+    });
+    const back = all.filter((x) => x.rollback === true);
+    expect(back.map(controllerOf).sort()).toEqual([a, b].sort());
+    for (const x of back) expect(String(x._links.distributionset.href)).toMatch(new RegExp(`/distributionsets/${old}$`));
+    // handled once: more passes add none
+    await enginePasses(2);
+    expect((await rolloutActions(r.id)).filter((x) => x.rollback === true)).toHaveLength(2);
+    expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ error: 2, finished: 1 }));
+  }, LONG);
+
   it('a rollout without abort shows neither abort nor stopReason; PUT sets or removes abort before the start only', async () => {
     const p = uid();
     await createTargets(app, p, 1);
