@@ -2,7 +2,7 @@
 /**
  * peregrine-sim: a virtual fleet of DDI devices driven by a scenario file.
  *   npx peregrine-sim --scenario simulator/scenarios/smoke.yaml [--url URL] [--tenant T] [--devices N]
- *                     [--duration S] [--admin user:password] [--report FILE] [--quiet]
+ *                     [--duration S] [--admin user:password] [--tenant-per-run [--keep-tenant]] [--report FILE] [--quiet]
  * Exit codes: 0 every expectation held; 1 an expectation failed or the server could not be reached;
  * 2 bad input (scenario, options, admin credentials).
  */
@@ -23,6 +23,7 @@ function positive(v: string): number {
 
 interface Flags {
   scenario: string; url?: string; tenant?: string; devices?: number; duration?: number; admin?: string; report?: string; quiet?: boolean;
+  tenantPerRun?: boolean; keepTenant?: boolean;
 }
 
 const program = new Command('peregrine-sim')
@@ -33,6 +34,8 @@ const program = new Command('peregrine-sim')
   .option('--devices <n>', 'total devices, groups rescaled in proportion (overrides the scenario)', positiveInt)
   .option('--duration <seconds>', 'longest run time in seconds (overrides the scenario)', positive)
   .option('--admin <user:password>', 'Management credentials (overrides the scenario)')
+  .option('--tenant-per-run', 'run in a tenant of its own, SIM-<run id>, created first and deleted at the end (admin needs SYSTEM_ADMIN)')
+  .option('--keep-tenant', 'with --tenant-per-run: keep the run\'s tenant and print its credentials')
   .option('--report <file>', 'write the final report as JSON')
   .option('-q, --quiet', 'no live display and no table; failures still go to stderr')
   .exitOverride((e) => { process.exit(e.exitCode === 0 ? 0 : 2); })
@@ -42,7 +45,10 @@ const program = new Command('peregrine-sim')
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     const result = await runScenario(flags.scenario, {
-      overrides: { url: flags.url, tenant: flags.tenant, devices: flags.devices, duration: flags.duration, admin: flags.admin },
+      overrides: {
+        url: flags.url, tenant: flags.tenant, devices: flags.devices, duration: flags.duration, admin: flags.admin,
+        ...(flags.tenantPerRun === true ? { tenantPerRun: true } : {}), ...(flags.keepTenant === true ? { keepTenant: true } : {}),
+      },
       quiet: flags.quiet === true, reportFile: flags.report, signal: abort.signal,
     });
     process.off('SIGINT', stop);

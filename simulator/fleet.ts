@@ -22,7 +22,7 @@ export class Fleet {
    * and the run's rollouts and expectations select targets by it, so an earlier run's targets (other
    * devices under the same id pattern) never join this run's rollout or counts.
    */
-  readonly runId = randomBytes(4).toString('hex');
+  readonly runId: string;
   /**
    * Why the server refused the fleet outright (a 404 to a device's first poll: no such tenant), with
    * the server's message; the run stops on it instead of retrying until its time is over.
@@ -33,7 +33,8 @@ export class Fleet {
   private running = false;
   private drained: (() => void) | undefined;
 
-  constructor(readonly scenario: Scenario, http: SimHttp, stats: Stats, random: () => number = Math.random) {
+  constructor(readonly scenario: Scenario, http: SimHttp, stats: Stats, random: () => number = Math.random, runId = newRunId()) {
+    this.runId = runId;
     this.groups = scenario.fleet.groups.map((g) => new GroupRuntime(this, g, scenario, http, stats, scenario.timeScale, random));
     for (const g of this.groups) for (let n = 0; n < g.spec.count; n++) this.devices.push(new Device(g, n));
     this.counts[0] = this.devices.length;
@@ -84,4 +85,9 @@ function interleave(counts: readonly number[]): number[] {
   counts.forEach((c, g) => { for (let n = 0; n < c; n++) keyed.push([(n + 0.5) / c, offsets[g]! + n]); });
   keyed.sort((a, b) => a[0] - b[0]);
   return keyed.length === total ? keyed.map(([, i]) => i) : [];
+}
+
+/** A run's id: 8 hex digits. */
+export function newRunId(): string {
+  return randomBytes(4).toString('hex');
 }

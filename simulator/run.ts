@@ -10,11 +10,12 @@ import { request } from 'undici';
 import { LiveDisplay } from './display.js';
 import { isEventual, judge, type Observation, type Verdict } from './expectations.js';
 import { CommandError, runCommand } from './command.js';
-import { Fleet } from './fleet.js';
+import { Fleet, newRunId } from './fleet.js';
 import { RUN_ATTRIBUTE } from './group.js';
 import { SimHttp } from './http.js';
 import { AdminAuthError, groupFilter, Mgmt, MgmtError, reach, UnreachableError, type RolloutGroupView, type RolloutView } from './mgmt.js';
 import { buildReport, formatReport, type ExpectationResult, type Report } from './report.js';
+import { createRunTenant, type RunTenant } from './run-tenant.js';
 import { loadScenario, ScenarioError, serverBase, validateScenario, withOverrides, type Overrides, type Scenario, type Step } from './scenario.js';
 import { Stats } from './stats.js';
 
@@ -69,9 +70,22 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     return { exitCode: 2, error: e.message };
   }
 
+  const runId = newRunId();
+  let runTenant: RunTenant | undefined;
+  if (s.tenantPerRun) {
+    try {
+      runTenant = await createRunTenant(s, runId, log);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      log(message);
+      return { exitCode: e instanceof AdminAuthError ? 2 : 1, error: message };
+    }
+    s = { ...s, tenant: runTenant.name, admin: runTenant.credentials };
+    if (!o.quiet) out.write(`tenant ${runTenant.name} created for this run\n`);
+  }
   const stats = new Stats();
   const http = new SimHttp(s.server, s.connections, stats, Math.random);
-  const fleet = new Fleet(s, http, stats);
+  const fleet = new Fleet(s, http, stats, Math.random, runId);
   const mgmt = s.admin ? new Mgmt(s.server, s.admin, log) : undefined;
   const phases: { name: string; seconds: number }[] = [];
   let phaseName = 'preparing';
@@ -282,7 +296,8 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
     await fleet.stop();
     display?.stop();
   }
-  if (mgmt && !s.keepTenantConfig) {
+  if (runTenant !== undefined) await endRunTenant(runTenant, s.keepTenant, o.quiet === true ? undefined : out, log);
+  else if (mgmt && !s.keepTenantConfig) {
     try {
       const keys = await mgmt.restoreConfig();
       if (keys.length > 0 && !o.quiet) out.write(`tenant configuration restored: ${keys.join(', ')}\n`);
@@ -319,4 +334,18 @@ export async function runScenario(source: string | object, o: RunOptions = {}): 
   if (!o.quiet && exitCode !== 2) out.write(`${formatReport(report)}\n`);
   if (o.reportFile) writeFileSync(o.reportFile, `${JSON.stringify(report, null, 2)}\n`);
   return { exitCode, report, ...(error !== undefined ? { error } : {}) };
+}
+
+/** Deletes the run's tenant (its data goes with it), or says how to reach it when it is kept. */
+async function endRunTenant(
+  t: RunTenant, keep: boolean, out: NodeJS.WritableStream | undefined, log: (line: string) => void,
+): Promise<void> {
+  if (keep) {
+    out?.write(`tenant ${t.name} kept; its Management credentials: ${t.credentials}\n`);
+    return;
+  }
+  try {
+    await t.remove();
+    out?.write(`tenant ${t.name} deleted\n`);
+  } catch (e) { log(`deleting the run's tenant ${t.name} failed: ${(e as Error).message}`); }
 }

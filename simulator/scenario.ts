@@ -137,6 +137,9 @@ export const scenarioSchema = z.object({
   tenantConfig: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({})
     .describe('tenant configuration written first (`minPollingTime` before `pollingTime`), put back as it was at the end'),
   keepTenantConfig: z.boolean().default(false).describe('leave the tenant configuration the run wrote in place'),
+  tenantPerRun: z.boolean().default(false)
+    .describe('run in a tenant of its own, `SIM-<run id>`, created first and deleted at the end (admin needs SYSTEM_ADMIN); `tenant` is not used'),
+  keepTenant: z.boolean().default(false).describe('with tenantPerRun: leave the run\'s tenant in place and print its credentials'),
   timeScale: z.number().positive().max(10).default(1)
     .describe('multiplies device time: 0.01 turns a 00:05:00 polling sleep into 3 s and a 60 s install into 0.6 s'),
   durationSeconds: z.number().positive().max(7 * 24 * 3600)
@@ -210,8 +213,8 @@ export function validateScenario(raw: unknown, source = 'scenario'): Scenario {
     }
   }
   const managed = r.data.expect.some((e) => e.kind === 'rollout' || e.kind === 'errorThreshold' || e.kind === 'allDevices');
-  if (!r.data.admin && (r.data.steps.length > 0 || Object.keys(r.data.tenantConfig).length > 0 || managed)) {
-    throw new ScenarioError(`${source}: admin: steps, tenantConfig and server-side expectations need Management credentials `
+  if (!r.data.admin && (r.data.steps.length > 0 || Object.keys(r.data.tenantConfig).length > 0 || managed || r.data.tenantPerRun)) {
+    throw new ScenarioError(`${source}: admin: steps, tenantConfig, tenantPerRun and server-side expectations need Management credentials `
       + '(admin: user:password or --admin)');
   }
   return r.data;
@@ -233,6 +236,8 @@ export interface Overrides {
   readonly devices?: number;
   readonly duration?: number;
   readonly admin?: string;
+  readonly tenantPerRun?: boolean;
+  readonly keepTenant?: boolean;
 }
 
 /**
@@ -246,6 +251,8 @@ export function withOverrides(raw: unknown, o: Overrides): unknown {
   if (o.tenant !== undefined) s['tenant'] = o.tenant;
   if (o.duration !== undefined) s['durationSeconds'] = o.duration;
   if (o.admin !== undefined) s['admin'] = o.admin;
+  if (o.tenantPerRun !== undefined) s['tenantPerRun'] = o.tenantPerRun;
+  if (o.keepTenant !== undefined) s['keepTenant'] = o.keepTenant;
   const fleet = s['fleet'] as { groups?: unknown } | undefined;
   if (o.devices !== undefined && fleet && Array.isArray(fleet.groups)) {
     const groups = fleet.groups as { count?: unknown }[];
