@@ -105,7 +105,7 @@ export interface Memo {
   readonly host: string | undefined;
   readonly pathTenant: string;
   readonly controllerId: string;
-  readonly reply: Reply;
+  /** The reply's bytes and ETag as the lane sends them; its JSON text is not kept beside them (read from `body` when the generic path answers). */
   readonly lane: { readonly hal: LaneReply; readonly json: LaneReply; readonly notModified: LaneReply };
 }
 // keyed by the target record: a replaced record drops its entry with it
@@ -127,11 +127,10 @@ function pollReply(
     m !== undefined && m.top === top && m.config === d.config && m.baseUrl === baseUrl
     && m.pathTenant === d.pathTenant && m.controllerId === d.controllerId
   ) {
-    return m.reply;
+    return { status: 200, jsonText: m.lane.json.body.toString(), etag: m.lane.json.etag };
   }
   const jsonText = pollBody(req, d, target, top, state, now);
   const etag = etagOf(jsonText);
-  const reply: Reply = Object.freeze({ status: 200, jsonText, etag });
   const body = Buffer.from(jsonText);
   const lane = {
     hal: Object.freeze({ status: 200, etag, contentType: HAL_TYPE, body }),
@@ -139,8 +138,8 @@ function pollReply(
     notModified: Object.freeze({ status: 304, etag, contentType: '', body: EMPTY }),
   } as const;
   const host = req.fromTrustedProxy ? undefined : req.headers['host'];
-  memos.set(target, { top, config: d.config, baseUrl, host, pathTenant: d.pathTenant, controllerId: d.controllerId, reply, lane });
-  return reply;
+  memos.set(target, { top, config: d.config, baseUrl, host, pathTenant: d.pathTenant, controllerId: d.controllerId, lane });
+  return { status: 200, jsonText, etag };
 }
 const EMPTY = Buffer.alloc(0);
 
