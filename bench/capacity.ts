@@ -22,6 +22,7 @@ import { Command } from 'commander';
 import { createClient } from 'redis';
 import { request } from 'undici';
 import { ADMIN_AUTH, api, createDevices, createReleaseAndAssign, pollEach, serverConfig, type Api } from './lib/fleet.js';
+import { keyCensus } from './lib/key-census.js';
 import { startRedis } from './lib/redis.js';
 import { writeResults } from './lib/results.js';
 import { startServer, type BenchServer } from './lib/server.js';
@@ -29,8 +30,9 @@ import { startServer, type BenchServer } from './lib/server.js';
 const o = new Command()
   .option('--targets <n>', 'devices in the fleet', '10000')
   .option('--idle <s>', 'seconds of idle server to measure the background rate', '10')
+  .option('--census', 'after the first closed feedback and at the end, print every key shape: keys, MEMORY USAGE, encodings')
   .parse()
-  .opts<{ targets: string; idle: string }>();
+  .opts<{ targets: string; idle: string; census?: boolean }>();
 const TARGETS = Number(o.targets);
 const IDLE_S = Number(o.idle);
 const WORKERS = 32;
@@ -253,6 +255,13 @@ function topCalls(a: Snapshot, b: Snapshot, per: number): string {
 
 const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
 
+/** Where the bytes are: every key shape with its bytes per device (`--census`). */
+async function printCensus(redis: ReturnType<typeof createClient>, devices: number): Promise<void> {
+  const groups = await keyCensus(redis);
+  console.log(`census: ${groups.reduce((n, g) => n + g.bytes, 0) / devices} bytes per device in MEMORY USAGE over ${groups.reduce((n, g) => n + g.keys, 0)} keys`);
+  for (const g of groups) console.log(JSON.stringify({ ...g, 'bytes per device': round(g.bytes / devices, 1), 'bytes per key': Math.round(g.bytes / g.keys) }));
+}
+
 async function main(): Promise<void> {
   const redis = await startRedis({ cluster: true });
   const admin = createClient({ url: redis.url });
@@ -316,7 +325,9 @@ async function main(): Promise<void> {
       };
       rows.push(row);
       console.log(JSON.stringify(row));
+      if (o.census === true && phase.name.startsWith('feedback closed success (')) await printCensus(admin, ctx.targets);
     }
+    if (o.census === true) await printCensus(admin, ctx.targets);
     const end = await snapshot(admin);
     figures['Redis bytes per device (all phases, one finished action)'] = round((end.memory - idleFrom.memory) / TARGETS, 0);
     figures['keys per device'] = round((end.keys - idleFrom.keys) / TARGETS, 2);
