@@ -29,6 +29,14 @@ import { wakesEngine } from './rollout-wake.js';
 import { ended, soakEnd, soaking } from '../domain/rollout-release.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
+/** The engine's memory of one rollout in progress. */
+interface RolloutMemory {
+  /** When its actions were last read for timeouts and retries (or an abort's running ones), ms of the pass: at most every 5 s. */
+  actionsChecked: number | undefined;
+  /** The error count of each running group (with `retry`) when its actions were last read. */
+  readonly errorsSeen: Map<number, number>;
+}
+
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
 const ENGINE = 'system';
 
@@ -76,12 +84,14 @@ export interface RolloutEngineDeps {
  */
 export class RolloutEngine {
   readonly #deps: RolloutEngineDeps;
-  /** When each rollout's actions were last read for timeouts and retries (`tenant:id` -> ms of the pass): at most every 5 s. */
-  readonly #actionsChecked = new Map<string, number>();
+  /**
+   * What the engine remembers of each rollout it works on, per tenant: kept only while the rollout is in a
+   * status the engine works on (a pass forgets the others: finished, stopped, deleted, paused), so memory
+   * stays bounded by the rollouts in progress however many come and go.
+   */
+  readonly #memory = new Map<Tenant, Map<number, RolloutMemory>>();
   /** Tenants whose last pass found nothing to do: where their journal stood then, and when (ms). */
   readonly #quiet = new Map<Tenant, { readonly journal: string; readonly at: number }>();
-  /** The error count of each running group of a rollout with `retry` when its actions were last read (`tenant:group`). */
-  readonly #errorsSeen = new Map<string, number>();
   /** Brings the next pass forward (the scheduler's runner, while it runs the passes). */
   #wake: (() => void) | undefined;
 
@@ -123,10 +133,12 @@ export class RolloutEngine {
     const journal = (await store.readJournal(tenant, undefined, 1)).last;
     let steps = 0;
     let found = 0;
+    const worked = new Set<number>();
     for (const [index, key] of WORK) {
       const { ids } = await store.members(tenant, ROLLOUT, index, key, SCAN_ALL);
       found += ids.length;
       for (const id of ids) {
+        worked.add(id);
         try {
           steps += await this.#step(tenant, id, now, keep);
         } catch (err) {
@@ -138,7 +150,32 @@ export class RolloutEngine {
     }
     if (found === 0) this.#quiet.set(tenant, { journal, at: now });
     else this.#quiet.delete(tenant);
+    this.#forget(tenant, worked);
     return steps;
+  }
+
+  /** How many rollouts of the tenant (or of all tenants) the engine holds memory for (tests: it stays bounded). */
+  remembered(tenant?: Tenant): number {
+    if (tenant !== undefined) return this.#memory.get(tenant)?.size ?? 0;
+    let n = 0;
+    for (const m of this.#memory.values()) n += m.size;
+    return n;
+  }
+
+  #remember(tenant: Tenant, rollout: number): RolloutMemory {
+    let mine = this.#memory.get(tenant);
+    if (mine === undefined) this.#memory.set(tenant, (mine = new Map<number, RolloutMemory>()));
+    let m = mine.get(rollout);
+    if (m === undefined) mine.set(rollout, (m = { actionsChecked: undefined, errorsSeen: new Map() }));
+    return m;
+  }
+
+  /** Drops the memory of the tenant's rollouts this pass did not work on (ended, deleted, paused). */
+  #forget(tenant: Tenant, worked: ReadonlySet<number>): void {
+    const mine = this.#memory.get(tenant);
+    if (mine === undefined) return;
+    for (const id of mine.keys()) if (!worked.has(id)) mine.delete(id);
+    if (mine.size === 0) this.#memory.delete(tenant);
   }
 
   /**
@@ -308,10 +345,10 @@ export class RolloutEngine {
    */
   async #actionLimits(tenant: Tenant, rollout: RolloutRecord, groups: readonly RolloutGroupRecord[], now: number): Promise<number> {
     if (rollout.actionTimeout === undefined && rollout.retry === undefined) return 0;
-    const key = `${tenant}:${rollout.id}`;
-    const last = this.#actionsChecked.get(key);
+    const memory = this.#remember(tenant, rollout.id);
+    const last = memory.actionsChecked;
     if (last !== undefined && now >= last && now - last < ACTION_CHECK_MS) return 0;
-    this.#actionsChecked.set(key, now);
+    memory.actionsChecked = now;
     const cfg = await this.#deps.tenantConfig.view(tenant);
     let steps = 0;
     for (const g of groups) {
@@ -334,12 +371,12 @@ export class RolloutEngine {
     if (rollout.retry === undefined) return 0;
     const running = groups.filter((g) => g.status === 'running');
     const counts = await this.#deps.store.counters(tenant, running.map((g) => groupCounterKey(g.id)));
+    const seen = this.#remember(tenant, rollout.id).errorsSeen;
     let steps = 0;
     for (const [i, g] of running.entries()) {
       const errors = counts[i]?.['error'] ?? 0;
-      const key = `${tenant}:${g.id}`;
-      if (errors === 0 || this.#errorsSeen.get(key) === errors) continue;
-      this.#errorsSeen.set(key, errors);
+      if (errors === 0 || seen.get(g.id) === errors) continue;
+      seen.set(g.id, errors);
       const actions = await actionsOfGroup(this.#deps.store, tenant, g.id);
       steps += await retryFailed(this.#deps, tenant, rollout, g, actions, await this.#deps.tenantConfig.view(tenant), now);
     }
@@ -353,8 +390,8 @@ export class RolloutEngine {
    */
   async #afterAbort(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
     const { abort, stopReason } = rollout;
-    const key = `${tenant}:${rollout.id}`;
-    const waited = this.#actionsChecked.get(key);
+    const memory = this.#remember(tenant, rollout.id);
+    const waited = memory.actionsChecked;
     if (waited !== undefined && now >= waited && now - waited < ACTION_CHECK_MS) return 0;
     const active = (await this.#wrapUp(tenant, rollout, now, keep)).filter((a) => a.rollback !== true && a.status !== 'scheduled');
     const cancel = abort?.onAbort !== 'finishRunning';
@@ -363,10 +400,10 @@ export class RolloutEngine {
       await inBatches(open, (a) => this.#deps.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: ENGINE, reason: 'abort' }));
     } else if (abort?.rollbackTo != null && active.length > 0) {
       // the running actions finish first: the rollback waits for their outcome (a timeout closes a silent one)
-      this.#actionsChecked.set(key, now);
+      memory.actionsChecked = now;
       return closeTimedOut(this.#deps.runtime, tenant, rollout, active, now);
     }
-    this.#actionsChecked.delete(key);
+    memory.actionsChecked = undefined;
     if (abort?.rollbackTo != null && stopReason !== undefined) {
       await keep();
       const targets = rollbackTargets(await actionsOfRollout(this.#deps.store, tenant, rollout.id), stopReason, cancel);

@@ -15,6 +15,7 @@ import type { ConfigInput } from '../../../src/config/index.js';
 import type { ConfigValue } from '../../../src/domain/tenant-config.js';
 import { buildModules } from '../../../src/app/modules.js';
 import type { PassReport, SchedulerModule } from '../../../src/scheduler/index.js';
+import type { RolloutEngine } from '../../../src/scheduler/rollouts.js';
 import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../../helpers/app.js';
 import { ADMIN, ADMIN_HASH, http, startTestServer, type TestResponse } from '../../helpers/server.js';
 import { BASE_TENANT_CONFIG, GATEWAY } from '../ddi/fixture.js';
@@ -53,6 +54,8 @@ export interface RolloutApp extends App {
   device(controllerId: string): Device;
   /** One pass of every scheduler task at `now` (the engine's clock); with `manualEngine` the only passes. */
   pass(now: number): Promise<PassReport>;
+  /** The server's rollout engine (what it remembers of the rollouts in progress). */
+  engine(): RolloutEngine;
 }
 
 export interface Device {
@@ -83,6 +86,7 @@ export interface RolloutAppOptions {
 export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions = {}): Promise<RolloutApp> {
   const tenant = opts.sameAs?.tenant ?? tenantFor(kind, 'R');
   let scheduler: SchedulerModule | undefined;
+  let engine: RolloutEngine | undefined;
   const handle = ['CREATE', 'READ', 'UPDATE', 'DELETE'].flatMap((op) => [`${op}_ROLLOUT`, `${op}_TARGET`]);
   const server = await startTestServer({
     tenants: [{
@@ -105,6 +109,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
   }, {
     ...storeOptions(kind), ...(opts.logger === undefined ? {} : { logger: opts.logger }),
     modules: (ctx) => {
+      engine = ctx.rolloutEngine;
       const modules = buildModules(ctx);
       scheduler = modules.find((m): m is SchedulerModule => m.name === 'scheduler');
       return modules;
@@ -131,6 +136,10 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
         post: (path, json) => client.post(base + path, { headers: GATEWAY, json }),
         put: (path, json) => client.put(base + path, { headers: GATEWAY, json }),
       };
+    },
+    engine: () => {
+      if (engine === undefined) throw new Error('the app has no rollout engine');
+      return engine;
     },
     pass: (now) => {
       if (scheduler === undefined) throw new Error('the app has no scheduler module');

@@ -343,6 +343,37 @@ describe.each(STORES)('rollout release controls on the %s store', (kind) => {
     ])('%s: 400 body.notReadable, nothing created', (_what, extra, mentions) => refusedWhole(extra, RELEASE_INVALID, mentions));
   });
 
+  it('the engine remembers only the rollouts it works on: a stopped, deleted or paused one is forgotten (bounded memory)', async () => {
+    const engine = app.engine();
+    const p = uid();
+    const devices = await createTargets(app, p, 3);
+    const ids: number[] = [];
+    for (const device of devices) {
+      const r = await createRollout(app, {
+        name: uid('mem'), targetFilterQuery: `controllerid==${device}`, distributionSetId: ds,
+        actionTimeout: { inProgressMinutes: 60 }, retry: { failed: 1 },
+      });
+      ids.push(r.id);
+    }
+    await app.pass(T0);
+    for (const id of ids) await op(app, id, 'start');
+    await app.pass(T0);
+    await app.pass(T0 + 1); // running: each one's actions read for timeouts and retries once
+    const held = engine.remembered();
+    expect(held).toBeGreaterThanOrEqual(3);
+    const [stopped, deleted, paused] = ids as [number, number, number];
+    await op(app, stopped, 'stop');
+    expect((await app.mgmt.delete(`${ROLLOUTS}/${deleted}`)).status).toBe(204);
+    await op(app, paused, 'pause');
+    await app.pass(T0 + 2);
+    await app.pass(T0 + 3);
+    expect((await getRollout(app, stopped)).status).toBe('stopped');
+    expect(engine.remembered()).toBe(held - 3);
+    await op(app, paused, 'resume');
+    await app.pass(T0 + 4);
+    expect(engine.remembered()).toBe(held - 2);
+  });
+
   it('a rollout without controls starts its whole group at once and its JSON has no control fields', async () => {
     const { id } = await started(3, {});
     expect(await perStatus(id)).toEqual(counts({ running: 3 }));
