@@ -53,6 +53,8 @@ export class TenantRegistry implements Tenants {
   readonly #configuredNames: ReadonlySet<Tenant>;
   #snapshot: Snapshot;
   #loading: Promise<unknown> | undefined;
+  /** `CachedReads.changes` when the directory was last peeked at and found in the cache. */
+  #checked = -1;
 
   constructor(store: Store, configured: readonly TenantAccounts[]) {
     this.#store = store;
@@ -150,12 +152,17 @@ export class TenantRegistry implements Tenants {
   }
 
   #current(): Snapshot {
-    const stored = this.#store.cached.peekGet<TenantDirectoryRecord>(SYSTEM_SCOPE, TENANT_DIRECTORY, DIRECTORY_ID);
+    const cached = this.#store.cached;
+    const changes = cached.changes;
+    // nothing this process cached moved since the last look: the lists stand (every DDI request asks)
+    if (changes === this.#checked) return this.#snapshot;
+    const stored = cached.peekGet<TenantDirectoryRecord>(SYSTEM_SCOPE, TENANT_DIRECTORY, DIRECTORY_ID);
     if (stored === MISS) {
       // evicted or not read yet: read it in the background (one read at a time), answer with what we had
       this.#loading ??= this.load().catch(() => undefined).finally(() => (this.#loading = undefined));
       return this.#snapshot;
     }
+    this.#checked = changes;
     return this.#take(stored);
   }
 
