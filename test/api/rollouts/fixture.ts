@@ -58,6 +58,21 @@ export interface RolloutApp extends App {
   engine(): RolloutEngine;
 }
 
+/** A device of the tenant speaking DDI with the gateway token. */
+export function gatewayDevice(client: ReturnType<typeof http>, tenant: string, controllerId: string): Device {
+  const base = `/${tenant}/controller/v1/${encodeURIComponent(controllerId)}`;
+  return {
+    poll: async () => {
+      const res = await client.get(base, { headers: GATEWAY });
+      expect(res.status, res.text).toBe(200);
+      return res.json();
+    },
+    get: (path) => client.get(base + path, { headers: GATEWAY }),
+    post: (path, json) => client.post(base + path, { headers: GATEWAY, json }),
+    put: (path, json) => client.put(base + path, { headers: GATEWAY, json }),
+  };
+}
+
 export interface Device {
   /** GET the controller base (the poll). */
   poll(): Promise<Json>;
@@ -124,19 +139,7 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
     mgmt: withAuth(client, ADMIN),
     anon: client,
     ddi: `/${tenant}/controller/v1`,
-    device(controllerId) {
-      const base = `/${tenant}/controller/v1/${encodeURIComponent(controllerId)}`;
-      return {
-        poll: async () => {
-          const res = await client.get(base, { headers: GATEWAY });
-          expect(res.status, res.text).toBe(200);
-          return res.json();
-        },
-        get: (path) => client.get(base + path, { headers: GATEWAY }),
-        post: (path, json) => client.post(base + path, { headers: GATEWAY, json }),
-        put: (path, json) => client.put(base + path, { headers: GATEWAY, json }),
-      };
-    },
+    device: (controllerId) => gatewayDevice(client, tenant, controllerId),
     engine: () => {
       if (engine === undefined) throw new Error('the app has no rollout engine');
       return engine;

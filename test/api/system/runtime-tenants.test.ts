@@ -9,9 +9,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SM_TYPE } from '../../../src/domain/repository.js';
 import { STORES, withAuth } from '../../helpers/app.js';
 import { http } from '../../helpers/server.js';
-import { GATEWAY, GATEWAY_KEY } from '../ddi/fixture.js';
+import { GATEWAY_KEY } from '../ddi/fixture.js';
 import {
-  createSet, createTargets, expectError, fleet, groupTargets, runDevice, runningRollout, startRolloutApp, uid, waitStatus,
+  createSet, createTargets, expectError, fleet, gatewayDevice, groupTargets, runDevice, runningRollout, startRolloutApp, uid, waitStatus,
   type Json, type RolloutApp,
 } from '../rollouts/fixture.js';
 import { FAST, createWebhook, startReceiver } from '../webhooks/receiver.js';
@@ -38,19 +38,7 @@ function inTenant(app: RolloutApp, tenant: string, username = 'sim'): RolloutApp
     tenant,
     mgmt: withAuth(client, [`${tenant}\\${username}`, PASSWORD]),
     ddi: `/${tenant}/controller/v1`,
-    device(controllerId) {
-      const base = `/${tenant}/controller/v1/${encodeURIComponent(controllerId)}`;
-      return {
-        poll: async () => {
-          const res = await client.get(base, { headers: GATEWAY });
-          expect(res.status, res.text).toBe(200);
-          return res.json();
-        },
-        get: (path) => client.get(base + path, { headers: GATEWAY }),
-        post: (path, json) => client.post(base + path, { headers: GATEWAY, json }),
-        put: (path, json) => client.put(base + path, { headers: GATEWAY, json }),
-      };
-    },
+    device: (controllerId) => gatewayDevice(client, tenant, controllerId),
   };
 }
 
