@@ -5,19 +5,17 @@ import { MANAGEMENT_API_GENERATIONS } from '../../../src/domain/compat.js';
 import { ERRORS, statusOf, type ErrorCode } from '../../../src/domain/errors.js';
 
 /**
- * The error catalogue (src/domain/errors.ts) and the README's error table say the same: every code
+ * The error catalogue (src/domain/errors.ts) and the error table (docs/reference/errors.md) say the same: every code
  * is documented with its status, every documented code exists, and every code is one the server can
  * answer (named somewhere in src besides the catalogue), as fastify ties its error table to its docs.
  */
 const ROOT = join(import.meta.dirname, '../../..');
 
 /** errorCode -> the statuses it is documented with. */
-function readmeRows(): Map<string, Set<number>> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Errors');
-  const end = readme.indexOf('\n## ', start + 1);
+function documentedRows(): Map<string, Set<number>> {
+  const page = readFileSync(join(ROOT, 'docs', 'reference', 'errors.md'), 'utf8');
   const rows = new Map<string, Set<number>>();
-  for (const line of readme.slice(start, end === -1 ? undefined : end).split('\n')) {
+  for (const line of page.split('\n')) {
     const m = /^\|\s*(\d{3})\s*\|\s*`([^`]+)`\s*\|/.exec(line);
     if (m !== null) rows.set(m[2] as string, (rows.get(m[2] as string) ?? new Set<number>()).add(Number(m[1])));
   }
@@ -35,15 +33,15 @@ function sources(dir: string): string[] {
 const codes = Object.keys(ERRORS) as ErrorCode[];
 
 describe('the error catalogue', () => {
-  const rows = readmeRows();
+  const rows = documentedRows();
 
-  it('has a README table', () => {
+  it('has a documented table', () => {
     expect(rows.size).toBeGreaterThan(0);
   });
 
-  it.each(codes)('documents %s in the README with its status', (code) => {
+  it.each(codes)('documents %s in docs/reference/errors.md with its status', (code) => {
     const { errorCode, status } = ERRORS[code];
-    expect([...(rows.get(errorCode) ?? [])], `README.md "## Errors" has no row for ${errorCode} with ${status}`).toContain(status);
+    expect([...(rows.get(errorCode) ?? [])], `docs/reference/errors.md has no row for ${errorCode} with ${status}`).toContain(status);
   });
 
   it('documents no code the catalogue lacks', () => {
