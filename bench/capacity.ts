@@ -1,5 +1,5 @@
 /**
- * Inputs of the capacity model (README, "Capacity"): Redis memory, commands and Redis CPU per
+ * Inputs of the capacity model (docs/capacity.md): Redis memory, commands and Redis CPU per
  * operation, for the real server (a child process, driven over HTTP only) on a Redis Cluster node
  * (a private one-master cluster: the per-key overhead of cluster mode included).
  *
@@ -11,7 +11,7 @@
  * the commands) and the keys. The idle
  * rate of commands and CPU (the dispatcher's reads, scheduler ticks, the slot-map watch), measured
  * first, is subtracted from every phase. Memory and command counts do not depend on the machine's
- * speed; CPU time does (see the README for how to read it).
+ * speed; CPU time does (see docs/capacity.md for how to read it).
  *
  * To measure another operation, append a Phase to PHASES: `run` does the operation over HTTP (through
  * `ctx`) and returns how many it did; the table gains a row with the figures per operation. The

@@ -1,6 +1,6 @@
 /**
- * The scenario reference the README shows, generated from the scenario schema: one row per key with
- * its type, default and the description the schema gives it. A unit test keeps the README's table
+ * The scenario reference docs/reference/simulator.md shows, generated from the scenario schema: one row per
+ * key with its type, default and the description the schema gives it. A unit test keeps that table
  * equal to this; `node scripts/scenario-reference.mjs --write` (after a build) rewrites it.
  */
 import type { z } from 'zod';
@@ -89,7 +89,7 @@ function add(out: Row[], r: Row): void {
   seen.description ||= r.description;
 }
 
-/** The README table, between its marker comments. */
+/** The table of docs/reference/simulator.md, between its marker comments. */
 export function scenarioReference(): string {
   const out: Row[] = [];
   const used = new Map<string, string[]>();

@@ -3,7 +3,7 @@
  * replaced) in front of peregrine: a device over TLS with a gateway token, a device with a client
  * certificate over mutual TLS, forged certificate headers, a request line split across segments,
  * HTTP/1.0, and the header lines uWebSockets.js leaves unanswered.
- * @see issue 7, items 7 and 23; README "Which clients need the proxy"
+ * @see issue 7, items 7 and 23; docs/reference/nginx.md "Which clients need the proxy"
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -280,7 +280,7 @@ describe.each(['memory', 'redis'] as const)('peregrine behind deploy/nginx.conf,
     expect(split).toContain('"polling"');
     const old = await pieces(tls, [`GET ${path} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: ${GATEWAY.authorization}\r\n\r\n`], true);
     expect(statusOf(old)).toBe(200);
-    // the parser of the bundled uWebSockets.js build (see the README): without the proxy these fail
+    // the parser of the bundled uWebSockets.js build (see docs/reference/nginx.md): without the proxy these fail
     expect(statusOf(await pieces(app.server.port, [`GET ${path}`, rest], false))).toBe(505);
     expect(statusOf(await pieces(app.server.port, [`GET ${path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n`], false))).toBe(505);
   });
@@ -290,7 +290,7 @@ describe.each(['memory', 'redis'] as const)('peregrine behind deploy/nginx.conf,
     const path = `/${app.tenant}/controller/v1/dev-odd`;
     // nginx 1.22 answers 400 or drops the bad line (ignore_invalid_headers) and forwards the rest;
     // peregrine alone leaves the first three unanswered until its 10 s idle timeout and answers
-    // the last three with 505 (the README lists them)
+    // the last three with 505 (docs/reference/nginx.md lists them)
     const cases: [string, number[]][] = [
       [`GET ${path} HTTP/1.1\r\nHost: a\r\nX-Bad: a\0b\r\n${auth}\r\n\r\n`, [400]],
       [`GET ${path} HTTP/1.1\r\nHost: a\r\nNoColonHere\r\n${auth}\r\n\r\n`, [400, 200]],

@@ -14,7 +14,7 @@ import {
 /**
  * Where API suites run: the memory store, one Redis, and the 3-master Redis Cluster of the global
  * setup. A suite that uses STORES runs on the cluster too; LOCAL_STORES leaves the cluster out (for
- * suites the cluster run does not cover, listed in the README).
+ * suites the cluster run does not cover; docs/reference/tests.md says which run where).
  */
 export const STORES = ['memory', 'redis', 'cluster'] as const;
 export const LOCAL_STORES = ['memory', 'redis'] as const;

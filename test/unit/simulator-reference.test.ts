@@ -1,24 +1,24 @@
 /**
- * The README's scenario reference is the table generated from the scenario schema (every key with
- * its type, default and description): a key added, renamed or described anew in simulator/scenario.ts
- * fails here until the README says the same (`node scripts/scenario-reference.mjs --write` after a build).
+ * The scenario reference (docs/reference/simulator.md) is the table generated from the scenario schema
+ * (every key with its type, default and description): a key added, renamed or described anew in
+ * simulator/scenario.ts fails here until the page says the same (`node scripts/scenario-reference.mjs --write` after a build).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_END, REFERENCE_START, scenarioReference } from '../../simulator/reference.js';
 
-const README = join(import.meta.dirname, '../../README.md');
+const PAGE = join(import.meta.dirname, '../../docs/reference/simulator.md');
 
-describe('the README scenario reference', () => {
+describe('the scenario reference (docs/reference/simulator.md)', () => {
   const generated = scenarioReference();
 
   it('is the table generated from the scenario schema', () => {
-    const readme = readFileSync(README, 'utf8');
-    const start = readme.indexOf(REFERENCE_START);
-    const end = readme.indexOf(REFERENCE_END);
-    expect(start, 'the README has the start marker').toBeGreaterThan(0);
-    expect(readme.slice(start, end + REFERENCE_END.length)).toBe(generated);
+    const page = readFileSync(PAGE, 'utf8');
+    const start = page.indexOf(REFERENCE_START);
+    const end = page.indexOf(REFERENCE_END);
+    expect(start, 'the page has the start marker').toBeGreaterThan(0);
+    expect(page.slice(start, end + REFERENCE_END.length)).toBe(generated);
   });
 
   it('has a row with a type, a default and a description for every key', () => {

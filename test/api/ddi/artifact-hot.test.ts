@@ -61,7 +61,7 @@ describe.each(LOCAL_STORES)('hot artifact downloads (%s)', (kind) => {
   it('answers for a soft-deleted module\'s artifact as without the cache', async () => {
     const { app, content, seeded, url } = await deviceWithArtifact(kind, 'dev-soft', 128 * 1024);
     for (let i = 0; i < 3; i++) expect((await download(url)).body.equals(content)).toBe(true);
-    // the module is in a distribution set: soft-deleted, its artifacts stay downloadable (README)
+    // the module is in a distribution set: soft-deleted, its artifacts stay downloadable
     expect((await app.mgmt.delete(`/rest/v1/softwaremodules/${seeded.module.id}`)).status).toBe(204);
     const after = await download(url);
     expect(after.status).toBe(200);
