@@ -47,6 +47,8 @@ export interface Ctx {
   actions: number[];
   /** The rollout of the rollout phases. */
   rollout?: number;
+  /** Status reads of the rollout the phases made (rolloutUntil): their Redis cost is taken off the phase's figures. */
+  probes: number;
   /** A fresh server process on the same Redis (empty in-process caches). */
   restart(): Promise<void>;
 }
@@ -164,7 +166,8 @@ const PHASES: readonly Phase[] = [
     },
   },
   {
-    name: 'rollout group step (start; each step starts 1/10 of the fleet\'s actions)',
+    // per target it starts: each of the 10 group steps creates a tenth of the fleet's actions scheduled and starts them
+    name: 'rollout group step, per target it starts (action created scheduled, then started)',
     async run(ctx) {
       await ctx.admin().post(`/rest/v1/rollouts/${ctx.rollout}/start`, undefined);
       // every group started and every action of the rollout out of scheduled. Right after the start the
@@ -173,7 +176,7 @@ const PHASES: readonly Phase[] = [
       await rolloutUntil(ctx, (r, groups) =>
         r.status === 'running' && groups.every((g) => g.status === 'running' || g.status === 'finished') &&
         r.totalTargetsPerStatus?.scheduled === 0 && r.totalTargetsPerStatus.notstarted === 0);
-      return 10;
+      return ctx.targets;
     },
   },
   {
@@ -209,13 +212,38 @@ interface RolloutRead {
 }
 
 async function rolloutUntil(ctx: Ctx, ok: (r: RolloutRead, groups: { status: string }[]) => boolean): Promise<void> {
-  const a = ctx.admin();
   for (const end = Date.now() + 600_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    const r = await a.get<RolloutRead>(`/rest/v1/rollouts/${ctx.rollout}`);
-    const groups = (await a.get<{ content: { status: string }[] }>(`/rest/v1/rollouts/${ctx.rollout}/deploygroups?limit=500`)).content;
+    const [r, groups] = await readRollout(ctx);
     if (ok(r, groups)) return;
   }
   throw new Error(`rollout ${ctx.rollout} did not reach the awaited state within 10 minutes`);
+}
+
+/** One status read of the rollout and its groups over the Management API (counted in ctx.probes). */
+async function readRollout(ctx: Ctx): Promise<[RolloutRead, { status: string }[]]> {
+  const a = ctx.admin();
+  ctx.probes++;
+  const r = await a.get<RolloutRead>(`/rest/v1/rollouts/${ctx.rollout}`);
+  const groups = (await a.get<{ content: { status: string }[] }>(`/rest/v1/rollouts/${ctx.rollout}/deploygroups?limit=500`)).content;
+  return [r, groups];
+}
+
+/** What one status read of the rollout costs Redis, from PROBE_SAMPLES reads measured on their own. */
+const PROBE_SAMPLES = 5;
+
+interface ProbeCost {
+  readonly commands: number;
+  readonly cpuS: number;
+  readonly calls: ReadonlyMap<string, number>;
+}
+
+async function probeCost(ctx: Ctx, redis: ReturnType<typeof createClient>): Promise<ProbeCost> {
+  const from = await snapshot(redis);
+  for (let i = 0; i < PROBE_SAMPLES; i++) await readRollout(ctx);
+  const to = await snapshot(redis);
+  const calls = new Map<string, number>();
+  for (const [name, n] of to.calls) calls.set(name, (n - (from.calls.get(name) ?? 0)) / PROBE_SAMPLES);
+  return { commands: (to.commands - from.commands) / PROBE_SAMPLES, cpuS: (to.cpuS - from.cpuS) / PROBE_SAMPLES, calls };
 }
 
 interface Snapshot {
@@ -247,10 +275,15 @@ async function snapshot(redis: ReturnType<typeof createClient>): Promise<Snapsho
   };
 }
 
-/** Top commands of a window as Redis counts them (the commands inside scripts included). */
-function topCalls(a: Snapshot, b: Snapshot, per: number): string {
-  const deltas = [...b.calls].map(([name, n]) => [name, n - (a.calls.get(name) ?? 0)] as const).filter(([name, d]) => d > 0 && name !== 'info');
-  return deltas.sort((x, y) => y[1] - x[1]).slice(0, 6).map(([name, d]) => `${name} ${(d / per).toFixed(2)}`).join(', ');
+/**
+ * The commands of a window as Redis counts them (the commands inside scripts included), most first: the top 6,
+ * or all with `all`; `minus` (calls per name) is taken off first (the bench's own status reads).
+ */
+function topCalls(a: Snapshot, b: Snapshot, per: number, minus: ReadonlyMap<string, number> = new Map(), all = false): string {
+  const deltas = [...b.calls]
+    .map(([name, n]) => [name, n - (a.calls.get(name) ?? 0) - (minus.get(name) ?? 0)] as const)
+    .filter(([name, d]) => d / per >= 0.005 && name !== 'info');
+  return deltas.sort((x, y) => y[1] - x[1]).slice(0, all ? undefined : 6).map(([name, d]) => `${name} ${(d / per).toFixed(2)}`).join(', ');
 }
 
 const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
@@ -277,6 +310,7 @@ async function main(): Promise<void> {
     admin: () => api(ctx.server.url),
     tokens: [],
     actions: [],
+    probes: 0,
     async restart() {
       await ctx.server.stop();
       ctx.server = await startServer(config);
@@ -304,14 +338,19 @@ async function main(): Promise<void> {
 
     for (const phase of PHASES) {
       await phase.prepare?.(ctx);
+      const probesBefore = ctx.probes;
       const before = await snapshot(admin);
       const count = await phase.run(ctx);
       await new Promise((r) => setTimeout(r, 1500)); // the write-behind flush and effects of the last requests land
       const after = await snapshot(admin);
+      // the phase's own status reads of the rollout (rolloutUntil, every 100 ms: more on a slower machine) are not its cost
+      const probes = ctx.probes - probesBefore;
+      const probe: ProbeCost = probes === 0 ? { commands: 0, cpuS: 0, calls: new Map() } : await probeCost(ctx, admin);
+      const probeCalls = new Map([...probe.calls].map(([name, n]) => [name, n * probes]));
       const seconds = (after.at - before.at) / 1000;
-      const commands = after.commands - before.commands - background.commands * seconds;
-      const scripts = after.scripts - before.scripts - background.scripts * seconds;
-      const cpuS = after.cpuS - before.cpuS - background.cpuS * seconds;
+      const commands = after.commands - before.commands - background.commands * seconds - probe.commands * probes;
+      const scripts = after.scripts - before.scripts - background.scripts * seconds - (probe.calls.get('evalsha') ?? 0) * probes;
+      const cpuS = after.cpuS - before.cpuS - background.cpuS * seconds - probe.cpuS * probes;
       const row = {
         phase: phase.name,
         operations: count,
@@ -321,10 +360,12 @@ async function main(): Promise<void> {
         'scripts/op': round(scripts / count, 2),
         'Redis CPU µs/op': round((cpuS * 1e6) / count, 1),
         'tracked keys': after.tracked,
-        'calls/op (incl. inside scripts)': topCalls(before, after, count),
+        'calls/op (incl. inside scripts)': topCalls(before, after, count, probeCalls),
       };
       rows.push(row);
       console.log(JSON.stringify(row));
+      if (probes > 0) console.log(`  ${probes} status reads of the rollout taken off: ${round(probe.commands, 1)} commands each`);
+      if (phase.name.startsWith('rollout group step')) console.log(`  every command per target: ${topCalls(before, after, count, probeCalls, true)}`);
       if (o.census === true && phase.name.startsWith('feedback closed success (')) await printCensus(admin, ctx.targets);
     }
     if (o.census === true) await printCensus(admin, ctx.targets);
