@@ -12,15 +12,29 @@ export interface ScriptCall {
 /** KEYS and ARGV of the commit script (layout documented at the script in scripts.ts). */
 export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
   const fx = effectsKey(tag);
+  // each sorted set once, with all its members: a record's membership in its kind's `all` set too
+  const removes = new Map<string, string[]>();
+  const adds = new Map<string, string[]>();
+  const member = (groups: Map<string, string[]>, key: string, ...values: string[]): void => {
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, values);
+    else for (const v of values) group.push(v);
+  };
+  for (const w of plan.writes) {
+    if (w.after === null) member(removes, allKey(tag, w.kind), String(w.id));
+    else if (w.expect === 0) member(adds, allKey(tag, w.kind), String(w.id), String(w.id));
+  }
+  for (const m of plan.removes) member(removes, multiKey(tag, m.kind, m.index, m.key), String(m.id));
+  for (const m of plan.adds) member(adds, multiKey(tag, m.kind, m.index, m.key), scoreArg(m.score), String(m.id));
   const keys = [fx, plan.dedupe === undefined ? fx : doneKey(tag, plan.dedupe)];
   const args = [
     plan.dedupe === undefined ? '0' : '1', String(DEDUPE_TTL_MS),
     String(plan.writes.length), String(plan.claims.length), String(plan.releases.length),
-    String(plan.removes.length), String(plan.adds.length), String(plan.effects.length), String(plan.counters.length),
+    String(removes.size), String(adds.size), String(plan.effects.length), String(plan.counters.length),
     plan.journal ?? '', String(JOURNAL_LENGTH),
   ];
   for (const w of plan.writes) {
-    keys.push(recordKey(tag, w.kind, w.id), allKey(tag, w.kind));
+    keys.push(recordKey(tag, w.kind, w.id));
     args.push(String(w.id), String(w.expect), w.after === null ? '' : toJson(w.after, `${w.kind} ${w.id}`));
   }
   for (const c of plan.claims) {
@@ -31,13 +45,16 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
     keys.push(uniqueKey(tag, r.kind, r.index, r.key));
     args.push(r.key, String(r.id));
   }
-  for (const m of plan.removes) {
-    keys.push(multiKey(tag, m.kind, m.index, m.key));
-    args.push(String(m.id));
+  // pushed one by one: a bulk create's `all` set takes tens of thousands of values, too many to spread
+  for (const [key, ids] of removes) {
+    keys.push(key);
+    args.push(String(ids.length));
+    for (const id of ids) args.push(id);
   }
-  for (const m of plan.adds) {
-    keys.push(multiKey(tag, m.kind, m.index, m.key));
-    args.push(String(m.id), scoreArg(m.score));
+  for (const [key, pairs] of adds) {
+    keys.push(key);
+    args.push(String(pairs.length / 2));
+    for (const v of pairs) args.push(v);
   }
   for (const e of plan.effects) args.push(e.eventId, toJson(e.effect, `effect ${e.effect.type}`));
   for (const c of plan.counters) {

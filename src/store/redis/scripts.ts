@@ -8,29 +8,48 @@ import type { CommandParser } from 'redis';
 
 /**
  * One commit, all or nothing: every check runs before the first write, and a script runs without
- * interleaving, so a failed check leaves no trace.
- * KEYS: fx, done, then per write (record, all), then claims, releases, removes, adds, counters (one key each),
- *   then the journal when there is an entry.
- * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removes, #adds, #effects, #counters,
+ * interleaving, so a failed check leaves no trace. Index entries come grouped by key (commit.ts), so
+ * a commit of many records moves each sorted set with one ZREM and one ZADD (per GROUP members), and
+ * the records it creates are checked absent with one EXISTS (per GROUP keys), not one command each.
+ * KEYS: fx, done, then per write its record, then claims, releases, remove keys, add keys, counters
+ *   (one key each), then the journal when there is an entry.
+ * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removeKeys, #addKeys, #effects, #counters,
  *   journal entry json or '', journal length, then
  *   per write (id, expect, json or '' to delete), per claim (key, id), per release (key, id),
- *   per remove (id), per add (id, score), per effect (eventId, json), per counter (field, increment).
+ *   per remove key (n, id * n), per add key (n, (score, id) * n), per effect (eventId, json),
+ *   per counter (field, increment).
  * Reply: {'ok', version...} | {'stale-version', writeIndex} | {'unique-conflict', claimIndex} | {'duplicate'}.
  */
 const COMMIT = `
-local nW, nC, nR, nRm, nA, nE = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local nW, nC, nR, nRk, nAk, nE = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local nK = tonumber(ARGV[9])
+local GROUP = 1000
 if ARGV[1] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {'duplicate'} end
 local wk, wa = 3, 12
-local ck, ca = wk + 2 * nW, wa + 3 * nW
+local ck, ca = wk + nW, wa + 3 * nW
 local rk, ra = ck + nC, ca + 2 * nC
-local mk, ma = rk + nR, ra + 2 * nR
-local ak, aa = mk + nRm, ma + nRm
-local ea = aa + 2 * nA
-local kk, ka = ak + nA, ea + 2 * nE
+local mk = rk + nR
+local ak = mk + nRk
+local kk = ak + nAk
+local creates = {}
 for i = 0, nW - 1 do
-  local current = tonumber(redis.call('HGET', KEYS[wk + 2 * i], 'v') or '0')
-  if current ~= tonumber(ARGV[wa + 3 * i + 1]) then return {'stale-version', i} end
+  local expect = tonumber(ARGV[wa + 3 * i + 1])
+  if expect == 0 then
+    creates[#creates + 1] = i
+  else
+    local current = tonumber(redis.call('HGET', KEYS[wk + i], 'v') or '0')
+    if current ~= expect then return {'stale-version', i} end
+  end
+end
+for from = 1, #creates, GROUP do
+  local to = math.min(from + GROUP - 1, #creates)
+  local keys = {}
+  for j = from, to do keys[#keys + 1] = KEYS[wk + creates[j]] end
+  if redis.call('EXISTS', unpack(keys)) > 0 then
+    for j = from, to do
+      if redis.call('EXISTS', KEYS[wk + creates[j]]) == 1 then return {'stale-version', creates[j]} end
+    end
+  end
 end
 -- a key released by its holder in this commit may be claimed by another record (a swap)
 local released = {}
@@ -52,23 +71,30 @@ for i = 0, nR - 1 do
   if released[key .. '\\0' .. field] then redis.call('HDEL', key, field) end
 end
 for i = 0, nC - 1 do redis.call('HSET', KEYS[ck + i], ARGV[ca + 2 * i], ARGV[ca + 2 * i + 1]) end
-for i = 0, nRm - 1 do redis.call('ZREM', KEYS[mk + i], ARGV[ma + i]) end
-for i = 0, nA - 1 do redis.call('ZADD', KEYS[ak + i], ARGV[aa + 2 * i + 1], ARGV[aa + 2 * i]) end
+local at = ra + 2 * nR
+for i = 0, nRk - 1 do
+  local n = tonumber(ARGV[at])
+  for from = at + 1, at + n, GROUP do redis.call('ZREM', KEYS[mk + i], unpack(ARGV, from, math.min(from + GROUP - 1, at + n))) end
+  at = at + n + 1
+end
+for i = 0, nAk - 1 do
+  local n = tonumber(ARGV[at])
+  for from = at + 1, at + 2 * n, 2 * GROUP do redis.call('ZADD', KEYS[ak + i], unpack(ARGV, from, math.min(from + 2 * GROUP - 1, at + 2 * n))) end
+  at = at + 2 * n + 1
+end
 local out = {'ok'}
 for i = 0, nW - 1 do
-  local rec, all = KEYS[wk + 2 * i], KEYS[wk + 2 * i + 1]
-  local id, expect, json = ARGV[wa + 3 * i], tonumber(ARGV[wa + 3 * i + 1]), ARGV[wa + 3 * i + 2]
+  local expect, json = tonumber(ARGV[wa + 3 * i + 1]), ARGV[wa + 3 * i + 2]
   if json == '' then
-    redis.call('DEL', rec)
-    redis.call('ZREM', all, id)
+    redis.call('DEL', KEYS[wk + i])
     out[#out + 1] = 0
   else
-    redis.call('HSET', rec, 'v', tostring(expect + 1), 'd', json)
-    if expect == 0 then redis.call('ZADD', all, id, id) end
+    redis.call('HSET', KEYS[wk + i], 'v', tostring(expect + 1), 'd', json)
     out[#out + 1] = expect + 1
   end
 end
-for i = 0, nE - 1 do redis.call('XADD', KEYS[1], '*', 'e', ARGV[ea + 2 * i], 'p', ARGV[ea + 2 * i + 1]) end
+for i = 0, nE - 1 do redis.call('XADD', KEYS[1], '*', 'e', ARGV[at + 2 * i], 'p', ARGV[at + 2 * i + 1]) end
+local ka = at + 2 * nE
 for i = 0, nK - 1 do redis.call('HINCRBY', KEYS[kk + i], ARGV[ka + 2 * i], ARGV[ka + 2 * i + 1]) end
 if ARGV[10] ~= '' then redis.call('XADD', KEYS[kk + nK], 'MAXLEN', '~', ARGV[11], '*', 'j', ARGV[10]) end
 if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ARGV[2]) end

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { THING } from '../contract-schema.js';
+import { THING, updateOf } from '../contract-schema.js';
 import type { StoreContext, Thing } from '../contract-schema.js';
 
 /** A create of 10,000+ targets in one request is one commit of that many writes with their indexes. */
@@ -35,6 +35,35 @@ export function largeCommitCases(ctx: () => StoreContext): void {
       expect(result).toEqual({ ok: false, reason: 'unique-conflict', kind: THING, index: 'name', key: 'big-0' });
       expect(await store.count(tenant, THING)).toBe(0);
       expect(await store.lookup(tenant, THING, 'name', 'big-1')).toBeUndefined();
+    });
+
+    it(`writes nothing of ${MANY} creates when one far into them exists already, and names that one`, async () => {
+      const { store, tenant, create, commit } = ctx();
+      const taken = MANY - 1500; // past the first groups the Redis adapter checks together
+      await create(taken, { name: 'there-before' });
+      const writes = things(MANY).map((w) => (w.id === taken ? { ...w, after: { name: 'again' } } : w));
+      expect(await commit({ writes })).toEqual({ ok: false, reason: 'stale-version', kind: THING, id: taken });
+      expect(await store.count(tenant, THING)).toBe(1);
+      expect(await store.count(tenant, THING, 'tag', 'bulk')).toBe(0);
+      expect((await store.get(tenant, THING, taken))?.value).toEqual({ name: 'there-before' });
+    });
+
+    it(`moves and deletes ${MANY} records' index entries in one commit each`, async () => {
+      const { store, tenant, commit } = ctx();
+      expect((await commit({ writes: things(MANY) })).ok).toBe(true);
+      const stored = await store.getMany<Thing>(tenant, THING, Array.from({ length: MANY }, (_, i) => i + 1));
+      const moved = stored.map((s, i) => updateOf(THING, i + 1, s!, { ...s!.value, group: 'all', tags: ['moved'] }));
+      expect((await commit({ writes: moved })).ok).toBe(true);
+      expect(await store.count(tenant, THING, 'tag', 'bulk')).toBe(0);
+      expect(await store.count(tenant, THING, 'group', 'g1')).toBe(0);
+      expect(await store.count(tenant, THING, 'group', 'all')).toBe(MANY);
+      expect((await store.members(tenant, THING, 'tag', 'moved', { offset: MANY - 2, limit: 5 })).ids).toEqual([MANY - 1, MANY]);
+      const again = await store.getMany<Thing>(tenant, THING, Array.from({ length: MANY }, (_, i) => i + 1));
+      expect((await commit({ writes: again.map((s, i) => updateOf(THING, i + 1, s!, null)) })).ok).toBe(true);
+      expect(await store.count(tenant, THING)).toBe(0);
+      expect(await store.count(tenant, THING, 'group', 'all')).toBe(0);
+      expect(await store.count(tenant, THING, 'tag', 'moved')).toBe(0);
+      expect(await store.lookup(tenant, THING, 'name', 'big-0')).toBeUndefined();
     });
   });
 }
