@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../helpers/app.js';
+import { LOCAL_STORES, startApp, type App } from '../helpers/app.js';
 
 /**
  * Audit: a body over the limit, still being sent, sometimes got a connection reset instead of the 413
@@ -55,10 +55,10 @@ const blocks = (total: number, size = 64 * 1024): Buffer[] => Array.from({ lengt
 const chunked = (parts: readonly Buffer[]): Buffer[] =>
   [...parts.map((p) => Buffer.concat([Buffer.from(`${p.length.toString(16)}\r\n`), p, Buffer.from('\r\n')])), Buffer.from('0\r\n\r\n')];
 
-describe('a body over the limit, still being sent', () => {
+describe.each(LOCAL_STORES)('a body over the limit, still being sent (%s store)', (kind) => {
   let app: App;
   beforeAll(async () => {
-    app = await startApp('memory'); // limits.jsonBodyBytes: 1 MiB
+    app = await startApp(kind); // limits.jsonBodyBytes: 1 MiB
   });
 
   function expect413(res: Raw): void {
