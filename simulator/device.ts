@@ -21,11 +21,19 @@ class RetryLater extends Error {
 interface Work {
   readonly actionId: string;
   readonly feedback: string;
+  /** The version it installs (its first chunk's): what the device runs once it succeeded. */
+  readonly version: string | undefined;
   phase: 'waiting' | 'installing';
   installUntil: number;
 }
 
 type Json = Record<string, unknown>;
+
+/**
+ * The attribute in which a device reports the version it runs (its last successful install's), as a
+ * real device's configData does; a rollout's `verifyInstall: { attribute: sim_version }` checks it.
+ */
+const VERSION_ATTRIBUTE = 'sim_version';
 
 export class Device {
   due = 0;
@@ -37,6 +45,8 @@ export class Device {
   /** The action this device is finished with (closed, denied or left unanswered). */
   private settled: string | undefined = undefined;
   private work: Work | undefined = undefined;
+  /** The version it runs: its last successful install's (none before one). */
+  private running: string | undefined = undefined;
 
   constructor(readonly g: GroupRuntime, readonly n: number) {}
 
@@ -97,7 +107,7 @@ export class Device {
     let reported = false;
     if (!this.registered) {
       // the run's id (and the attributes) before the device counts: the run selects its targets by it
-      await this.call('configData', 'PUT', `${g.rootOf(this.n)}/configData`, { mode: 'merge', data: g.attributesOf(this.n) });
+      await this.call('configData', 'PUT', `${g.rootOf(this.n)}/configData`, { mode: 'merge', data: this.attributes() });
       reported = true;
       this.registered = true;
       g.fleet.registered++;
@@ -111,10 +121,16 @@ export class Device {
 
   private async follow(root: DdiRoot, reported: boolean): Promise<void> {
     const l = root._links ?? {};
-    if (l.configData && !reported) await this.call('configData', 'PUT', l.configData.href, { mode: 'merge', data: this.g.attributesOf(this.n) });
+    if (l.configData && !reported) await this.call('configData', 'PUT', l.configData.href, { mode: 'merge', data: this.attributes() });
     if (l.cancelAction) await this.cancel(l.cancelAction.href);
     if (l.confirmationBase) await this.confirm(l.confirmationBase.href);
     if (l.deploymentBase) await this.deploy(l.deploymentBase.href);
+  }
+
+  private attributes(): Record<string, string> {
+    const out = this.g.attributesOf(this.n);
+    if (this.running !== undefined) out[VERSION_ATTRIBUTE] = this.running;
+    return out;
   }
 
   private async confirm(href: string): Promise<void> {
@@ -181,7 +197,7 @@ export class Device {
         }
       }
     }
-    const work: Work = { actionId: id, feedback, phase: 'waiting', installUntil: 0 };
+    const work: Work = { actionId: id, feedback, phase: 'waiting', installUntil: 0, version: d.chunks[0]?.version };
     this.work = work;
     if (d.update === 'skip' && d.maintenanceWindow === undefined) {
       // download only: `downloaded` closes the action (reference §1.5)
@@ -209,13 +225,14 @@ export class Device {
     const outcome = this.g.pick('outcome');
     if (outcome === 'noAnswer') { this.work = undefined; this.settled = w.actionId; return; } // hangs: never reports
     if (outcome === 'fallBack') return this.fallBack(w);
-    await this.close(w.actionId, w.feedback, outcome === 'success', outcome === 'success' ? 'installed' : 'simulated installation failure');
+    const s = await this.close(w.actionId, w.feedback, outcome === 'success', outcome === 'success' ? 'installed' : 'simulated installation failure');
+    if (outcome === 'success' && s < 300) this.running = w.version;
   }
 
   /**
    * Reports success, then (the new slot did not boot, the bootloader went back to the old one) failure
-   * on the same action before its next poll: a verifyInstall rollout counts it as an error, others
-   * answer 410 to the second report.
+   * on the same action before its next poll; it goes on reporting the version it ran before. A
+   * verifyInstall rollout counts it as an error, others answer 410 to the second report.
    */
   private async fallBack(w: Work): Promise<void> {
     const s = await this.call('feedback', 'POST', w.feedback, report('closed', 'success', 'installed; rebooting into the new slot'), [410]);
@@ -227,13 +244,14 @@ export class Device {
     this.setState(FAILED);
   }
 
-  private async close(id: string, feedback: string, success: boolean, detail: string): Promise<void> {
+  private async close(id: string, feedback: string, success: boolean, detail: string): Promise<number> {
     const s = await this.call('feedback', 'POST', feedback, report('closed', success ? 'success' : 'failure', detail), [410]);
     this.work = undefined;
     this.settled = id;
-    if (s === 410) { this.setState(IDLE); return; } // no longer active: canceled or stopped meanwhile
+    if (s === 410) { this.setState(IDLE); return s; } // no longer active: canceled or stopped meanwhile
     this.g.stats.completed(success);
     this.setState(success ? DONE : FAILED);
+    return s;
   }
 
   private async getJson<T>(kind: 'deployment' | 'cancel', url: string): Promise<T> {

@@ -1,5 +1,6 @@
 import { ACTION, WEIGHT_IF_ABSENT, rolloutTargetKey, type ActionRecord } from '../domain/action.js';
 import type { Effect } from '../domain/effects.js';
+import { verifyFields } from '../domain/install-check.js';
 import type { RolloutGroupRecord, RolloutRecord } from '../domain/rollout.js';
 import { paced } from '../domain/rollout-release.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
@@ -52,7 +53,7 @@ export async function scheduleGroupActions(
         id: first + j, targetId: t.id, controllerId: t.value.controllerId, ds: rollout.ds, actionType: rollout.actionType,
         forceTime: rollout.actionType === 'timeforced' ? rollout.forceTime : 0, weight: rollout.weight ?? WEIGHT_IF_ABSENT,
         status: 'scheduled', active: false, maintenanceWindow: null, rollout: rollout.id, rolloutGroup: group.id,
-        ...(rollout.verifyInstall === true ? { verifyInstall: true } : {}),
+        ...verifyFields(rollout),
         lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0,
         createdBy: rollout.createdBy, createdAt: now, lastModifiedBy: rollout.createdBy, lastModifiedAt: now,
       }));

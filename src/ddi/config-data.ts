@@ -5,8 +5,8 @@
  */
 import type { DdiDeps } from './deps.js';
 import { AppError } from '../domain/errors.js';
-import type { TargetRecord } from '../domain/target.js';
 import { updateAttributes } from '../device/attributes.js';
+import { checkShownAttributes } from '../device/install-verification.js';
 import type { Handler } from '../http/types.js';
 import { readJson } from '../http/json.js';
 import { configDataBody } from './bodies.js';
@@ -15,13 +15,16 @@ import { device, requireTarget } from './device.js';
 export function configDataHandler(services: DdiDeps): Handler {
   return async (req) => {
     const d = device(req);
-    requireTarget(d);
+    const target = requireTarget(d);
     const body = readJson(req, configDataBody);
     const entries = Object.entries(body.data);
     if (entries.length === 0) throw new AppError('BODY_NOT_READABLE', 'body.data: must not be empty');
     const data: Record<string, string | null> = Object.create(null) as Record<string, string | null>;
     for (const [key, raw] of entries) data[key] = raw === null ? null : String(raw);
-    await updateAttributes(services, d.tenant, (d.target as TargetRecord).id, d.controllerId, body.mode ?? 'merge', data);
+    const mode = body.mode ?? 'merge';
+    await updateAttributes(services, d.tenant, target.id, d.controllerId, mode, data);
+    // verifyInstall: the report the poll after a success asks for may name the version the device runs
+    if (target.verifyAction != null && mode !== 'remove') await checkShownAttributes(services, d.tenant, target, data, services.now());
     return { status: 200 };
   };
 }

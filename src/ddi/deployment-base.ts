@@ -1,12 +1,14 @@
 /**
  * `GET .../deploymentBase/{actionId}` (the device fetches its action: RETRIEVED), `GET
  * .../installedBase/{actionId}` (its last installed action) and `PUT .../installedBase` (set running
- * version: the device reports the DS it runs, recorded as an offline assignment).
+ * version: the device reports the DS it runs, recorded as an offline assignment; it also decides an
+ * install waiting for verification, install-check.ts).
  * @see reference/hawkbit-api.md §1.1 rows 5, 10, 11; §1.4
  */
 import type { DdiDeps } from './deps.js';
 import { assignOffline } from '../actors/assign.js';
 import { maintenanceState } from '../device/active-actions.js';
+import { checkShownSet } from '../device/install-verification.js';
 import { sendToAction } from '../device/reports.js';
 import { notFound } from '../domain/errors.js';
 import { DS, type DistributionSetRecord } from '../domain/repository.js';
@@ -69,6 +71,8 @@ export function setRunningVersionHandler(services: DdiDeps): Handler {
     const d = device(req);
     const target = requireTarget(d);
     const body = readJson(req, assignedVersionBody);
+    // verifyInstall: the set it runs decides the action it closed with success, whatever the answer below
+    if (target.verifyAction != null) await checkShownSet(services, d.tenant, target, body, services.now());
     const store = services.store;
     const dsId = await store.lookup(d.tenant, DS, 'nameVersion', `${body.name.toLowerCase()}\u0000${body.version.toLowerCase()}`);
     const ds = dsId === undefined ? undefined : (await store.get<DistributionSetRecord>(d.tenant, DS, dsId))?.value;

@@ -9,6 +9,7 @@ import type { DdiDeps } from './deps.js';
 import { checkEntryQuota, sendToAction } from '../device/reports.js';
 import { SERVER_MESSAGE_PREFIX } from '../domain/action.js';
 import { feedbackEntryType } from '../domain/action.machine.js';
+import { FAILURE_EVIDENCE } from '../domain/install-check.js';
 import { AppError } from '../domain/errors.js';
 import type { Handler } from '../http/types.js';
 import { actionEndpoint, NO_PARAMS, reportBody } from './action-endpoint.js';
@@ -44,7 +45,7 @@ export function deploymentFeedbackHandler(services: DdiDeps): Handler {
       const final = body.status.execution === 'closed' || (body.status.execution === 'downloaded' && a.actionType === 'downloadonly');
       if (!a.active && a.verifying === true && body.status.execution === 'closed' && body.status.result.finished === 'failure') {
         // verifyInstall: the device fell back to its previous software after its success feedback
-        await sendToAction(services, d.tenant, action, { type: 'device.fellBack', ...report(body, services.now()) });
+        await sendToAction(services, d.tenant, action, { type: 'device.fellBack', evidence: FAILURE_EVIDENCE, ...report(body, services.now()) });
         return { status: 200 };
       }
       if (!a.active) {

@@ -17,8 +17,7 @@
  * Everything else takes the generic path, which gives the same answer or the error: first polls,
  * anything not in the cache, other credentials (certificates, anonymous access, a token spelled
  * otherwise), CBOR or an Accept that is not JSON, percent-encoded paths, IPv6 peers, a memo that no
- * longer holds (or a body that depends on the time: maintenance windows, time-forced actions), a
- * target whose verifyInstall success waits for its poll to confirm it, and
+ * longer holds (or a body that depends on the time: maintenance windows, time-forced actions), and
  * a device over its poll rate (the generic path answers the 429). Behind a trusted proxy the base URL
  * and the address come from its X-Forwarded-* headers, as on the generic path.
  * @see reference/hawkbit-api.md §1.1 row 1, §1.3
@@ -145,8 +144,6 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
     if (controllerId.includes('%') || !isValidControllerId(controllerId)) return undefined;
     const target = peekTarget(reads, tenant, controllerId);
     if (target === MISS || target === undefined || target.updateStatus === 'unknown') return undefined;
-    // a success of a verifyInstall rollout waits for this poll to confirm it: the generic path does (poll.ts)
-    if (target.verifyAction != null) return undefined;
     const actions = peekActiveActionsOf(reads, tenant, target.id);
     if (actions === MISS) return undefined;
     const top = highestPriority(actions);

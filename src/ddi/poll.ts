@@ -9,9 +9,9 @@
  */
 import type { DdiDeps } from './deps.js';
 import { cancelLapsed, highestPriority, lapsed, maintenanceState } from '../device/active-actions.js';
-import { ACTION, type ActionRecord } from '../domain/action.js';
+import type { ActionRecord } from '../domain/action.js';
 import { AppError } from '../domain/errors.js';
-import { TARGET, type TargetRecord } from '../domain/target.js';
+import type { TargetRecord } from '../domain/target.js';
 import type { WindowState } from '../domain/maintenance.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { etagOf } from '../http/etag.js';
@@ -56,13 +56,6 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
     if (top !== undefined && lapsed(state) && top.value.status !== 'canceling') top = await cancelLapsed(services, d.tenant, top, now);
     return { status: 200, jsonText: pollBody(req, d, target, top, state, now) };
   };
-  /** The target polled after a verifyInstall action's success feedback: its install is confirmed (rollout-safety.ts). */
-  const verified = async (action: number, d: Device, now: number): Promise<void> => {
-    const r = await services.runtime.send(d.tenant, ACTION, action, { type: 'device.verified', at: now });
-    if (r.kind === 'committed') await services.dispatcher.settle(r.effectIds);
-    // the action is gone or confirmed already: the target stops asking
-    else if (d.target !== undefined) await services.runtime.send(d.tenant, TARGET, d.target.id, { type: 'action.verified', action, at: now });
-  };
   // The common case answers synchronously: a known target whose actions are all in the cache.
   return (req) => {
     const d = device(req);
@@ -77,8 +70,6 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
     const address = addressOf(req);
     const target = d.target;
     if (target === undefined || target.updateStatus === 'unknown') return slow(req, d, target, address, now);
-    // verifyInstall: a field of the target record the poll holds already, so other polls read nothing more
-    if (target.verifyAction != null) return verified(target.verifyAction, d, now).then(() => slow(req, d, target, address, now));
     const actions = peekActiveActionsOf(cached, d.tenant, target.id);
     if (actions === MISS) return slow(req, d, target, address, now);
     const top = highestPriority(actions);

@@ -19,6 +19,7 @@
  */
 import type { ActionRecord } from '../domain/action.js';
 import type { ActionEvent, Report } from '../domain/action.events.js';
+import { FAILURE_EVIDENCE, FINISHED_EVIDENCE } from '../domain/install-check.js';
 import type { DmfActionStatus } from './protocol.js';
 
 type StatusDecision =
@@ -36,7 +37,8 @@ export function statusEvent(status: DmfActionStatus, a: ActionRecord, report: Re
   const id = `Action ${a.id}`;
   if (!a.active && a.verifying === true && (status === 'FINISHED' || status === 'ERROR')) {
     // verifyInstall: the thing's next FINISHED says it runs the new set; ERROR that it fell back to the old one
-    const event: ActionEvent = status === 'FINISHED' ? { type: 'device.verified', at: report.at } : { type: 'device.fellBack', ...report };
+    const event: ActionEvent = status === 'FINISHED'
+      ? { type: 'device.verified', at: report.at, evidence: FINISHED_EVIDENCE } : { type: 'device.fellBack', evidence: FAILURE_EVIDENCE, ...report };
     return { ok: true, event, final: true };
   }
   if (!a.active) {

@@ -32,9 +32,9 @@ export type ActionEvent =
   | { readonly type: 'mgmt.close'; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.forceQuit'; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.force'; readonly at: number; readonly by: string }
-  /** verifyInstall: the device polled after its success feedback, so it booted and talks to us (rollout-safety.ts). */
-  | { readonly type: 'device.verified'; readonly at: number }
-  /** verifyInstall: after its success feedback the device reported failure (it fell back to the old set). */
-  | ({ readonly type: 'device.fellBack' } & Report)
+  /** verifyInstall: after its success feedback the device showed the set (`evidence`: how; install-check.ts). */
+  | { readonly type: 'device.verified'; readonly at: number; readonly evidence: string }
+  /** verifyInstall: after its success feedback the device showed another set, or reported failure (it fell back to the old set). */
+  | ({ readonly type: 'device.fellBack'; readonly evidence: string } & Report)
   /** Its rollout's actionTimeout ran out (`message`: which limit, rollout-safety.ts): closed as an error. */
   | { readonly type: 'engine.timedOut'; readonly at: number; readonly message: string };

@@ -3,6 +3,7 @@ import type { ActionRecord, ActionStatus } from './action.js';
 import { SERVER_MESSAGE_PREFIX } from './action.js';
 import type { ActionEvent, Execution, FinishedResult, Report } from './action.events.js';
 import type { Effect } from './effects.js';
+import { FELL_BACK_SUFFIX, NOT_VERIFIED_PREFIX, VERIFIED_PREFIX } from './install-check.js';
 import { TARGET } from './target.js';
 import type { TargetEvent } from './target.machine.js';
 
@@ -20,10 +21,6 @@ export interface EntryParams {
 }
 
 export const ACTION_MACHINE_VERSION = 1;
-
-/** The history lines of a verifyInstall action's confirmation and of its A/B fallback (rollout-safety.ts). */
-export const VERIFIED_MESSAGE = 'Install verified: the target polled after its success feedback.';
-export const FELL_BACK_MESSAGE = 'Install not verified: the target reported failure after its success feedback (it fell back to its previous software).';
 
 const server = (text: string): string => SERVER_MESSAGE_PREFIX + text;
 
@@ -117,9 +114,12 @@ function entryFor(event: Ev): EntryParams | undefined {
     case 'engine.timedOut':
       return { type: 'error', messages: [server(event.message)], code: null, timestamp: event.at };
     case 'device.verified':
-      return { type: 'finished', messages: [server(VERIFIED_MESSAGE)], code: null, timestamp: event.at };
+      return { type: 'finished', messages: [server(`${VERIFIED_PREFIX}${event.evidence}.`)], code: null, timestamp: event.at };
     case 'device.fellBack':
-      return { type: 'error', messages: [server(FELL_BACK_MESSAGE), ...reportMessages(event)], code: event.code, timestamp: event.timestamp };
+      return {
+        type: 'error', messages: [server(`${NOT_VERIFIED_PREFIX}${event.evidence}${FELL_BACK_SUFFIX}`), ...reportMessages(event)],
+        code: event.code, timestamp: event.timestamp,
+      };
   }
 }
 
@@ -252,7 +252,7 @@ export const actionMachine = setup({
         'mgmt.forceQuit': to('canceled'),
       },
     },
-    // a verifyInstall action waits here for its device's confirmation or fallback (rollout-safety.ts)
+    // a verifyInstall action waits here for its device to show the set or fall back (install-check.ts)
     finished: {
       entry: [final('finished').entry, 'verifyStart'],
       on: {

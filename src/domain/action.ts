@@ -61,6 +61,8 @@ export interface ActionRecord extends Audit {
   readonly retryStopped?: boolean;
   /** Of a rollout with `verifyInstall` (rollout-safety.ts): its success counts only once the device confirms it. */
   readonly verifyInstall?: boolean;
+  /** Of a rollout with `verifyInstall.attribute`: the device attribute that names the version it runs (install-check.ts). */
+  readonly verifyAttribute?: string;
   /** Closed with success, its install not confirmed yet: counted as `verifying` (open), not as finished. */
   readonly verifying?: boolean;
 }

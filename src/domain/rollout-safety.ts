@@ -67,17 +67,23 @@ export interface RetryConfig {
   readonly onlyCodes: readonly number[] | null;
 }
 
+/** verifyInstall with the device attribute that names the version it runs (install-check.ts). */
+export interface VerifyInstall {
+  readonly attribute: string;
+}
+
 /** The optional safety fields of a rollout record (absent on a rollout created without them). */
 export interface RolloutSafety {
   readonly retry?: RetryConfig;
   readonly abort?: AbortConfig;
   readonly actionTimeout?: ActionTimeout;
   /**
-   * An action closed with success counts as finished only once its device confirms the install: its
-   * next DDI poll (it booted and talks to us); a failure feedback before that (A/B fallback) closes it
-   * as an error. Until then it counts as `verifying` (rollout-counts.ts), open, shown as running.
+   * An action closed with success counts as finished only once its device shows the set: the running
+   * version it reports, or (with `attribute`) the version attribute it reports; another set or version,
+   * or a failure report (A/B fallback), closes it as an error (install-check.ts). A poll alone confirms
+   * nothing. Until then it counts as `verifying` (rollout-counts.ts), open, shown as running.
    */
-  readonly verifyInstall?: boolean;
+  readonly verifyInstall?: boolean | VerifyInstall;
   readonly stopReason?: StopReason;
   /** Aborted, but its actions are not handled yet (scheduled ones removed, running ones canceled, rollback): the engine resumes it. */
   readonly abortPending?: boolean;

@@ -11,9 +11,9 @@ export type TargetEvent =
   | { readonly type: 'device.polled'; readonly at: number }
   | { readonly type: 'mgmt.assigned'; readonly ds: number; readonly at: number; readonly by: string }
   | { readonly type: 'mgmt.assignedOffline'; readonly ds: number; readonly action: number; readonly at: number; readonly by: string }
-  /** `verify`: of a verifyInstall rollout, its install waits for the device's confirmation (its next poll: verifyAction). */
+  /** `verify`: of a verifyInstall rollout, its install waits for the device to show the set (verifyAction; install-check.ts). */
   | { readonly type: 'action.finished'; readonly ds: number; readonly action: number; readonly at: number; readonly reportedAt: number; readonly downloadOnly: boolean; readonly verify?: boolean }
-  /** A verifyInstall action's install was confirmed: the poll has nothing more to confirm. */
+  /** A verifyInstall action's install was confirmed (or it is gone): the target waits for nothing more. */
   | { readonly type: 'action.verified'; readonly action: number; readonly at: number }
   | { readonly type: 'action.downloaded'; readonly ds: number; readonly at: number }
   | { readonly type: 'action.failed'; readonly ds: number; readonly at: number }

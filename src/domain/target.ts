@@ -31,7 +31,7 @@ export interface TargetRecord extends Audit {
   readonly installedAt: number | null;
   /** The finished action that installed `installedDs` (the DDI installedBase link). */
   readonly installedAction: number | null;
-  /** A verifyInstall action closed with success whose install the device's next poll confirms (absent or null: none). */
+  /** A verifyInstall action closed with success, waiting for the device to show its set (install-check.ts; absent or null: none). */
   readonly verifyAction?: number | null;
   readonly tags: readonly number[];
   readonly attributes: Readonly<Record<string, string>>;

@@ -1,6 +1,7 @@
 import { startRolloutAction, type RolloutActionDeps } from '../actors/rollout-actions.js';
 import type { ActorEditor } from '../actors/roles.js';
 import { ACTION, WEIGHT_IF_ABSENT, rolloutTargetKey, type ActionRecord } from '../domain/action.js';
+import { verifyFields } from '../domain/install-check.js';
 import type { RolloutGroupRecord, RolloutRecord } from '../domain/rollout.js';
 import { backoffMs, retryKind } from '../domain/rollout-safety.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
@@ -43,7 +44,7 @@ export async function retryFailed(
       id: 0, targetId: failed.targetId, controllerId: target.value.controllerId, ds: rollout.ds, actionType: rollout.actionType,
       forceTime: rollout.actionType === 'timeforced' ? rollout.forceTime : 0, weight: rollout.weight ?? WEIGHT_IF_ABSENT,
       status: 'scheduled', active: false, maintenanceWindow: null, rollout: rollout.id, rolloutGroup: group.id,
-      ...(rollout.verifyInstall === true ? { verifyInstall: true } : {}),
+      ...verifyFields(rollout),
       lastStatusCode: null, externalRef: null, lastEntry: null, entries: 0, attempt,
       retriesUsed: { ...used, [kind]: used[kind] + 1 },
       createdBy: rollout.createdBy, createdAt: now, lastModifiedBy: rollout.createdBy, lastModifiedAt: now,

@@ -52,18 +52,29 @@ const retryBody = z.object({
   if (max < initial) ctx.addIssue({ code: 'custom', path: ['backoff', 'maxSeconds'], message: `must not be below initialSeconds (${initial})` });
 }).describe('A failed or timed-out target gets a new action for the set after a backoff, at most n times');
 
+const VERIFY_DESCRIPTION = 'true, or {attribute}: an action closed with success counts as finished only once its device shows the set: '
+  + 'it reports the set as its running version (DDI PUT installedBase {name, version}) or, with attribute, reports that attribute '
+  + '(configData, which the poll after a success asks for) with the set\'s version or one of its modules\' versions. Another set or version, '
+  + 'or a failure reported after the success (A/B fallback), counts as an error ("Install not verified: ..." in its history). A poll alone '
+  + 'confirms nothing: until the device shows the set, the action counts as running (with actionTimeout it times out)';
+const verifyInstallBody = z.object({
+  // the attribute key rules of a device's report (device/attributes.ts)
+  // eslint-disable-next-line no-control-regex
+  attribute: z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
+    .describe('the device attribute (1-128 characters) whose value names the version the device runs'),
+});
+
 export const safetyParts = {
   abort: abortBody.nullish(),
   actionTimeout: actionTimeoutBody.nullish(),
   retry: retryBody.nullish(),
-  verifyInstall: z.boolean().nullish()
-    .describe('an action closed with success counts as finished only after the device\'s next poll; a failure reported before it (A/B fallback) counts as an error'),
+  verifyInstall: z.union([z.boolean(), verifyInstallBody]).nullish().describe(VERIFY_DESCRIPTION),
 };
 type SafetyBody = {
   readonly abort?: z.output<typeof abortBody> | null | undefined;
   readonly retry?: z.output<typeof retryBody> | null | undefined;
   readonly actionTimeout?: z.output<typeof actionTimeoutBody> | null | undefined;
-  readonly verifyInstall?: boolean | null | undefined;
+  readonly verifyInstall?: boolean | z.output<typeof verifyInstallBody> | null | undefined;
 };
 /** The safety fields a body may set, as named in the record and the JSON. */
 const FIELDS = ['abort', 'actionTimeout', 'retry', 'verifyInstall'] as const;
@@ -76,7 +87,7 @@ export async function safetyOf(store: Store, tenant: Tenant, body: SafetyBody): 
       actionTimeout: { inProgressMinutes: timeout.inProgressMinutes, stepMinutes: timeout.stepMinutes ?? null },
     }),
     ...(body.retry == null ? {} : { retry: retryOf(body.retry) }),
-    ...(body.verifyInstall == null ? {} : { verifyInstall: body.verifyInstall }),
+    ...(body.verifyInstall == null ? {} : { verifyInstall: typeof body.verifyInstall === 'boolean' ? body.verifyInstall : { attribute: body.verifyInstall.attribute } }),
   };
   if (body.abort == null) return actionTimeout;
   const abort: AbortConfig = {
@@ -141,7 +152,7 @@ export const safetyResponse = {
     backoff: z.object({ initialSeconds: z.number().int(), factor: z.number(), maxSeconds: z.number().int() }),
     onlyCodes: z.array(z.number().int()).nullish(),
   }).optional(),
-  verifyInstall: z.boolean().optional(),
+  verifyInstall: z.union([z.boolean(), z.object({ attribute: z.string() })]).optional().describe(VERIFY_DESCRIPTION),
   stopReason: z.object({
     kind: z.literal('abort'),
     criterion: z.object({ failureType: z.enum(FAILURE_TYPES), thresholdPercentage: z.number(), minFinished: z.number().int() }),

@@ -210,5 +210,10 @@ describe('rollout safety fields in the OpenAPI document', () => {
     }
     expect(Object.keys(reply)).toContain('stopReason');
     expect(JSON.stringify(body('post', '/rest/v1/rollouts')['abort'])).toContain('thresholdPercentage');
+    // verifyInstall's rule, in the request and the reply: what confirms an install, and that a poll does not
+    for (const schema of [body('post', '/rest/v1/rollouts')['verifyInstall'], reply['verifyInstall']]) {
+      expect(JSON.stringify(schema)).toContain('PUT installedBase');
+      expect(JSON.stringify(schema)).toContain('A poll alone confirms nothing');
+    }
   });
 });

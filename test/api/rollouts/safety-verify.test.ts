@@ -1,8 +1,10 @@
 /**
  * The rollout's `verifyInstall` control (issue 25), driven over HTTP: an action closed with success
- * counts as running (verifying) until its device polls again, then as finished; a device that reports
- * failure after its success feedback, before that poll (A/B fallback), counts as an error with the
- * reason in the action's history. A rollout without it finishes actions at their success feedback.
+ * counts as running (verifying) until its device shows the set: the version attribute it reports
+ * (configData, which the poll after a success asks for) or the running version it reports (PUT
+ * installedBase). A poll alone confirms nothing (a device back on its old A/B slot polls just the
+ * same); another version, another set or a failure report counts as an error with the reason in the
+ * action's history. A rollout without it finishes actions at their success feedback.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STORES } from '../../helpers/app.js';
@@ -33,42 +35,94 @@ describe.each(STORES)('rollout verifyInstall on the %s store', (kind) => {
     return res.text;
   };
 
-  it('success counts once the device polls again; a fallback reported before that poll counts as an error, with its reason', async () => {
+  const setOf = async (id: number): Promise<{ name: string; version: string }> => {
+    const res = await app.mgmt.get(`/rest/v1/distributionsets/${id}`);
+    expect(res.status, res.text).toBe(200);
+    return { name: res.json().name, version: res.json().version };
+  };
+  const byId = async (rollout: number): Promise<Map<number, Json>> =>
+    new Map((await rolloutActions(rollout)).map((a) => [a.id as number, a]));
+
+  it('a poll confirms nothing; the version attribute confirms or fails it; a failure report fails it, each with its reason', async () => {
     const p = uid();
-    const [good, bad] = await createTargets(app, p, 2);
-    const r = await runningRollout(app, { name: uid('verify'), targetFilterQuery: fleet(p), distributionSetId: ds, ...NEVER_PAUSE, verifyInstall: true });
-    expect(r.verifyInstall).toBe(true);
+    const [good, back, failing] = await createTargets(app, p, 3);
+    const set = await setOf(ds);
+    const r = await runningRollout(app, {
+      name: uid('verify'), targetFilterQuery: fleet(p), distributionSetId: ds, ...NEVER_PAUSE, verifyInstall: { attribute: 'sw_version' },
+    });
+    expect(r.verifyInstall).toEqual({ attribute: 'sw_version' });
     const goodAction = await runDevice(app, good!, 'success');
-    const badAction = await runDevice(app, bad!, 'success');
-    // both closed with success, neither confirmed: counted as running, the rollout goes on running
+    const backAction = await runDevice(app, back!, 'success');
+    const failAction = await runDevice(app, failing!, 'success');
+    // all three closed with success and polling again (the one that fell back to its old slot too): none confirmed
+    for (const cid of [good!, back!, failing!]) {
+      const poll = await app.device(cid).poll();
+      // the poll after a success asks for the attributes, as hawkBit's does
+      expect(poll._links.configData, JSON.stringify(poll)).toBeDefined();
+    }
     const waiting = await getRollout(app, r.id);
-    expect(waiting.totalTargetsPerStatus).toEqual(counts({ running: 2 }));
+    expect(waiting.totalTargetsPerStatus).toEqual(counts({ running: 3 }));
     expect(waiting.status).toBe('running');
 
-    // the falling-back device reports failure on the action it closed with success
-    const fb = await app.device(bad!).post(`/deploymentBase/${badAction}/feedback`, {
+    // an attribute report without the version attribute decides nothing
+    expect((await app.device(good!).put('/configData', { data: { board: 'rev-b' } })).status).toBe(200);
+    expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ running: 3 }));
+    // the device back on its old slot reports the old version; the good one the set's (case and blanks aside)
+    expect((await app.device(back!).put('/configData', { data: { sw_version: '0.9-old', board: 'rev-b' } })).status).toBe(200);
+    expect((await app.device(good!).put('/configData', { mode: 'merge', data: { sw_version: ` ${set.version.toUpperCase()} ` } })).status).toBe(200);
+    // the third reports failure on the action it closed with success
+    const fb = await app.device(failing!).post(`/deploymentBase/${failAction}/feedback`, {
       status: { execution: 'closed', result: { finished: 'failure' }, details: ['booted the previous slot'] },
     });
     expect(fb.status, fb.text).toBe(200);
-    // the other polls: it booted and talks to us
-    const poll = await app.device(good!).poll();
-    expect(poll._links.installedBase, JSON.stringify(poll)).toBeDefined();
+
     const done = await waitStatus(app, r.id, 'finished');
-    expect(done.totalTargetsPerStatus).toEqual(counts({ finished: 1, error: 1 }));
-    const byId = new Map((await rolloutActions(r.id)).map((a) => [a.id as number, a]));
-    expect(byId.get(goodAction)).toMatchObject({ detailStatus: 'finished', active: false });
-    expect(byId.get(badAction)).toMatchObject({ detailStatus: 'error', active: false });
-    expect(await history(byId.get(goodAction))).toContain('Install verified');
-    const fell = await history(byId.get(badAction));
-    expect(fell).toContain('Install not verified');
-    expect(fell).toContain('booted the previous slot');
-    // confirmed: a further poll changes nothing, a late failure is refused as for any closed action
-    await app.device(good!).poll();
+    expect(done.totalTargetsPerStatus).toEqual(counts({ finished: 1, error: 2 }));
+    const actions = await byId(r.id);
+    expect(actions.get(goodAction)).toMatchObject({ detailStatus: 'finished', active: false });
+    expect(actions.get(backAction)).toMatchObject({ detailStatus: 'error', active: false });
+    expect(actions.get(failAction)).toMatchObject({ detailStatus: 'error', active: false });
+    expect(await history(actions.get(goodAction))).toContain(`Install verified: the target reports sw_version '`);
+    expect(await history(actions.get(backAction))).toContain(`Install not verified: the target reports sw_version '0.9-old', not the version of set ${set.name}:${set.version}`);
+    const failed = await history(actions.get(failAction));
+    expect(failed).toContain('Install not verified: the target reported failure after its success feedback');
+    expect(failed).toContain('booted the previous slot');
+    // decided: further reports change nothing, a late failure is refused as for any closed action
+    expect((await app.device(good!).put('/configData', { data: { sw_version: 'other' } })).status).toBe(200);
     const late = await app.device(good!).post(`/deploymentBase/${goodAction}/feedback`, {
       status: { execution: 'closed', result: { finished: 'failure' } },
     });
     expect(late.status, late.text).toBe(410);
-    expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ finished: 1, error: 1 }));
+    expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ finished: 1, error: 2 }));
+  }, LONG);
+
+  it('the running version a device reports (PUT installedBase) confirms the set or, naming another, fails it', async () => {
+    const p = uid();
+    const [good, back] = await createTargets(app, p, 2);
+    const [set, old] = [await setOf(ds), await setOf((await createSet(app)).id)];
+    const r = await runningRollout(app, { name: uid('verify-run'), targetFilterQuery: fleet(p), distributionSetId: ds, ...NEVER_PAUSE, verifyInstall: true });
+    const goodAction = await runDevice(app, good!, 'success');
+    const backAction = await runDevice(app, back!, 'success');
+    await app.device(good!).poll();
+    await app.device(back!).poll();
+    expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ running: 2 }));
+
+    const same = await app.device(good!).put('/installedBase', set);
+    expect(same.status, same.text).toBe(200);
+    // the old set: the action fails, and the set is recorded as installed (hawkBit's offline assignment)
+    const other = await app.device(back!).put('/installedBase', old);
+    expect(other.status, other.text).toBe(201);
+    const done = await waitStatus(app, r.id, 'finished');
+    expect(done.totalTargetsPerStatus).toEqual(counts({ finished: 1, error: 1 }));
+    const actions = await byId(r.id);
+    expect(actions.get(goodAction)).toMatchObject({ detailStatus: 'finished' });
+    expect(actions.get(backAction)).toMatchObject({ detailStatus: 'error' });
+    expect(await history(actions.get(goodAction))).toContain(`Install verified: the target reports running ${set.name}:${set.version}`);
+    expect(await history(actions.get(backAction)))
+      .toContain(`Install not verified: the target reports running ${old.name}:${old.version}, not set ${set.name}:${set.version}`);
+    const target = await app.mgmt.get(`/rest/v1/targets/${back!}/installedDS`);
+    expect(target.status, target.text).toBe(200);
+    expect(target.json()).toMatchObject(old);
   }, LONG);
 
   it('with actionTimeout, a device that never polls again after its success feedback is closed as a timeout', async () => {
@@ -105,6 +159,7 @@ describe.each(STORES)('rollout verifyInstall on the %s store', (kind) => {
     expect(Object.keys(removed.json())).not.toContain('verifyInstall');
     const name = uid('bad-verify');
     expectError(await app.mgmt.post(ROLLOUTS, { json: { name, targetFilterQuery: fleet(p), distributionSetId: ds, verifyInstall: 'yes' } }), 400, ERR.body, 'verifyInstall');
+    expectError(await app.mgmt.post(ROLLOUTS, { json: { name, targetFilterQuery: fleet(p), distributionSetId: ds, verifyInstall: { attribute: '' } } }), 400, ERR.body, 'verifyInstall');
     expect((await app.mgmt.get(`${ROLLOUTS}?q=${encodeURIComponent(`name==${name}`)}`)).json().total).toBe(0);
   }, LONG);
 });

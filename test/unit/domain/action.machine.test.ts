@@ -189,7 +189,7 @@ describe('action machine: rollouts and forcing', () => {
   });
 });
 
-describe('action machine: verifyInstall (rollout-safety.ts)', () => {
+describe('action machine: verifyInstall (install-check.ts)', () => {
   const verifyAction = anAction({ verifyInstall: true });
   const closed = run(verifyAction, fb('closed', 'success'));
   const waiting = closed.record;
@@ -207,17 +207,17 @@ describe('action machine: verifyInstall (rollout-safety.ts)', () => {
   });
 
   it('device.verified confirms it once (history entry, the target told); device.fellBack turns it into an error with the reason', () => {
-    const ok = run(waiting, { type: 'device.verified', at: 200 });
+    const ok = run(waiting, { type: 'device.verified', at: 200, evidence: 'the target reports version \'2\'' });
     expect(ok.state).toBe('finished');
     expect(ok.record.verifying).toBe(false);
-    expect(ok.entries.map((e) => e.messages.join())).toEqual([expect.stringContaining('Install verified')]);
+    expect(ok.entries.map((e) => e.messages.join())).toEqual([expect.stringContaining('Install verified: the target reports version \'2\'')]);
     expect(ok.effects).toEqual([{ type: 'send', to: { kind: 'target', id: 1 }, event: { type: 'action.verified', action: 10, at: 200 } }]);
-    expect(run(ok.record, { type: 'device.verified', at: 300 }).changed).toBe(false);
+    expect(run(ok.record, { type: 'device.verified', at: 300, evidence: 'again' }).changed).toBe(false);
 
-    const fell = run(waiting, { type: 'device.fellBack', ...report, details: ['old slot'] });
+    const fell = run(waiting, { type: 'device.fellBack', evidence: 'the target reported failure', ...report, details: ['old slot'] });
     expect(fell.state).toBe('error');
-    expect(fell.entries[0]).toMatchObject({ type: 'error', messages: [expect.stringContaining('Install not verified'), 'old slot'] });
-    expect(run(ok.record, { type: 'device.fellBack', ...report }).changed).toBe(false);
+    expect(fell.entries[0]).toMatchObject({ type: 'error', messages: [expect.stringContaining('Install not verified: the target reported failure'), 'old slot'] });
+    expect(run(ok.record, { type: 'device.fellBack', evidence: 'late', ...report }).changed).toBe(false);
     expect(run(waiting, { type: 'engine.timedOut', at: 400, message: 'Action timed out: x' }).record).toMatchObject({ status: 'error', timedOut: true });
   });
 });
