@@ -53,7 +53,8 @@ export function planComparison<E>(c: Comparison<E>): IndexPlan | undefined {
   for (const v of c.values) {
     const key = keyOf(c.field, v, c.op === '==');
     if (key === undefined) return undefined;
-    keys.add(key);
+    if (spec.keys === undefined) keys.add(key);
+    else for (const k of spec.keys(key)) keys.add(k);
   }
   return { index: spec.name, keys: [...keys], unique: spec.unique === true, field: c.field.name };
 }

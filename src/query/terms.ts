@@ -23,6 +23,11 @@ export interface IndexSpec<N extends string = string> {
   readonly name: N;
   readonly exact?: boolean;
   readonly unique?: boolean;
+  /**
+   * The keys holding the entities of one key the field's value gives, for a field whose value follows
+   * from the indexed one (an action's `active` from its status): its candidates are the union of them.
+   */
+  readonly keys?: (key: string) => readonly string[];
 }
 
 export interface FieldSpec<E> {

@@ -1,7 +1,8 @@
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import { windowLapsed } from '../domain/maintenance.js';
 import type { Tenant } from '../store/port.js';
-import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { openActionIds } from '../store/named-reads.js';
+import { loadRecords } from '../store/reads.js';
 import type { SchedulerDeps } from './deps.js';
 
 /**
@@ -11,10 +12,10 @@ import type { SchedulerDeps } from './deps.js';
  */
 export async function cancelLapsedWindows(services: SchedulerDeps, tenant: Tenant, now: number): Promise<number> {
   const store = services.store;
-  const page = await store.members(tenant, ACTION, 'active', 'true', SCAN_ALL);
+  const ids = await openActionIds(store, tenant);
   let canceled = 0;
-  for (let i = 0; i < page.ids.length; i += 1000) {
-    for (const a of await loadRecords<ActionRecord>(store, tenant, ACTION, page.ids.slice(i, i + 1000))) {
+  for (let i = 0; i < ids.length; i += 1000) {
+    for (const a of await loadRecords<ActionRecord>(store, tenant, ACTION, ids.slice(i, i + 1000))) {
       if (!lapsed(a.value, now)) continue;
       const result = await services.runtime.send(tenant, ACTION, a.id, { type: 'mgmt.cancel', at: now, by: 'system', reason: 'maintenance' });
       if (result.kind === 'committed') canceled++;

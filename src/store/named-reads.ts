@@ -3,7 +3,7 @@
  * poll, DMF, assignment, auto-confirmation, the effect handlers), the actions of a rollout or of one
  * of its groups, and the targets of a group. One page size each, one filter each.
  */
-import { ACTION, type ActionRecord } from '../domain/action.js';
+import { ACTION, ACTIVE_STATUSES, type ActionRecord } from '../domain/action.js';
 import { ROLLOUT_MEMBERS, type RolloutMembersRecord } from '../domain/rollout.js';
 import { MISS, type CachedReads, type Miss, type Page, type Reads, type Stored, type Tenant } from './port.js';
 import { loadRecords, SCAN_ALL } from './reads.js';
@@ -39,6 +39,12 @@ export function peekActiveActionsOf(reads: CachedReads, tenant: Tenant, targetId
     if (a !== undefined && a.value.active) out.push(a);
   }
   return out;
+}
+
+/** The ids of every open action of the tenant (an active status: the status index, there is none of `active`), in id order. */
+export async function openActionIds(reads: Pick<Reads, 'members'>, tenant: Tenant): Promise<number[]> {
+  const pages = await Promise.all(ACTIVE_STATUSES.map((s) => reads.members(tenant, ACTION, 'status', s, SCAN_ALL)));
+  return pages.flatMap((p) => p.ids).sort((a, b) => a - b);
 }
 
 /** Every action of a rollout (any status), in id order. */

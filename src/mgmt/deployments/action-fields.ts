@@ -1,4 +1,4 @@
-import { ACTION_STATUSES, type ACTION, type ActionRecord } from '../../domain/action.js';
+import { ACTION_STATUSES, ACTIVE_STATUSES, INACTIVE_STATUSES, type ACTION, type ActionRecord } from '../../domain/action.js';
 import type { DistributionSetRecord } from '../../domain/repository.js';
 import { UPDATE_STATUSES, type TargetRecord } from '../../domain/target.js';
 import { bool, defineFields, num, oneOf, text, timestamp } from '../../query/index.js';
@@ -21,10 +21,14 @@ export function pendingOrFinished(a: Pick<ActionRecord, 'active'>): 'pending' | 
   return a.active ? 'pending' : 'finished';
 }
 
+/** The status keys holding the actions of an `active` value (an action is active exactly when its status is). */
+const INACTIVE: readonly string[] = [...INACTIVE_STATUSES];
+const statusesOfActive = (key: string): readonly string[] => (key === 'true' ? ACTIVE_STATUSES : key === 'false' ? INACTIVE : []);
+
 /** The fields both generations share (reference §5 ActionFields). */
 const sharedFields = {
   id: num((v: ActionView) => v.a.id),
-  active: bool((v: ActionView) => v.a.active, { index: { name: 'active', exact: true } }),
+  active: bool((v: ActionView) => v.a.active, { index: { name: 'status', exact: true, keys: statusesOfActive } }),
   detailstatus: oneOf(ACTION_STATUSES, (v: ActionView) => v.a.status, { index: { name: 'status', exact: true } }),
   laststatuscode: num((v: ActionView) => v.a.lastStatusCode),
   weight: num((v: ActionView) => v.a.weight),

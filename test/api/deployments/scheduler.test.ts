@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_STATUS } from '../../../src/domain/action.js';
+import { ACTION, ACTION_STATUS, type ActionRecord } from '../../../src/domain/action.js';
 import { STORES } from '../../helpers/app.js';
 import { seedDistributionSet, seedTarget } from '../../helpers/seed.js';
 import { startDeployApp } from './fixture.js';
@@ -94,6 +94,28 @@ describe.each(STORES)('scheduler, %s store', (kind) => {
     const id = await assignOne(app, t.controllerId, { id: ds.id, maintenanceWindow: { schedule: '0 0 3 * * ?', duration: '00:10:00', timezone: '+00:00' } });
     expect((await app.scheduler.runOnce()).lapsedCanceled[app.tenant]).toBe(0);
     expect((await getAction(app, t.controllerId, id)).detailStatus).toBe('running');
+  });
+
+  it('cancels open actions whose maintenance schedule has no window left, and only those', async () => {
+    const app = await startDeployApp(kind);
+    const { ds } = await seedDistributionSet(app);
+    const window = { schedule: '0 0 3 * * ?', duration: '00:10:00', timezone: '+00:00' };
+    const lapsing = await Promise.all([cid(), cid()].map(async (c) => {
+      const t = await seedTarget(app, c);
+      return { t, id: await assignOne(app, t.controllerId, { id: ds.id, maintenanceWindow: window }) };
+    }));
+    const keptT = await seedTarget(app, cid());
+    const kept = await assignOne(app, keptT.controllerId, { id: ds.id, maintenanceWindow: window });
+    // a schedule whose windows all lie in the past (Quartz's year field), as a stored record may hold it
+    for (const { id } of lapsing) {
+      const cur = (await app.store.get<ActionRecord>(app.tenant, ACTION, id))!;
+      const after = { ...cur.value, maintenanceWindow: { ...window, schedule: '0 0 3 * * ? 2020' } };
+      const write = { kind: ACTION, id, expect: cur.version, before: cur.value, after };
+      expect((await app.store.commit(app.tenant, { writes: [write] })).ok).toBe(true);
+    }
+    expect((await app.scheduler.runOnce()).lapsedCanceled[app.tenant]).toBe(2);
+    for (const { t, id } of lapsing) expect((await getAction(app, t.controllerId, id)).detailStatus).toBe('canceling');
+    expect((await getAction(app, keptT.controllerId, kept)).detailStatus).toBe('running');
   });
 
   it('counts overdue targets into the peregrine_targets_overdue gauge', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { indexPlans, parseFilter, planIndex } from '../../../src/query/index.js';
-import { devFields } from './fixture.js';
+import { bool, defineFields, indexPlans, parseFilter, planIndex } from '../../../src/query/index.js';
+import { devFields, STATUSES, type Dev } from './fixture.js';
 
 const plan = (q: string) => planIndex(parseFilter(q, devFields));
 
@@ -50,5 +50,27 @@ describe('planIndex', () => {
   it('lists every usable plan, best first', () => {
     const plans = indexPlans(parseFilter('tag=in=(a,b);name==x;id==y;description==z', devFields));
     expect(plans.map((p) => p.index)).toEqual(['cid', 'name', 'tag']);
+  });
+});
+
+describe('a field planned through an index keyed by another value', () => {
+  // `synced` follows from the update status, so the status index answers it (as an action's `active` its status)
+  const others = STATUSES.filter((s) => s !== 'in_sync');
+  const fields = defineFields<Dev, string>({
+    resource: 'target',
+    id: (d) => d.id,
+    fields: {
+      synced: bool((d) => d.updateStatus === 'in_sync', {
+        index: { name: 'status', exact: true, keys: (k) => (k === 'true' ? ['in_sync'] : k === 'false' ? others : []) },
+      }),
+    },
+  });
+
+  it.each([
+    ['synced==true', ['in_sync']],
+    ['synced==false', others],
+    ['synced=in=(false,true,false)', [...others, 'in_sync']],
+  ])('reads the keys that hold %s', (q, keys) => {
+    expect(planIndex(parseFilter(q, fields))).toEqual({ index: 'status', keys, unique: false, field: 'synced' });
   });
 });
