@@ -4,7 +4,11 @@
  * only modules of its active, non-canceling actions; the list also allows its installed DS.
  * A complete (non-Range) GET of a file adds a DOWNLOAD status entry naming the request path (as
  * hawkBit's `getRequestURI()`: no scheme, host or query) to the matching action, while the action's
- * status-entry quota has room (a download is never refused for it).
+ * status-entry quota has room (a download is never refused for it), unless the action's newest entry is
+ * already the DOWNLOAD of that path (`repeatsDownload`: a download repeated back to back adds nothing).
+ * The checks read through the store's cached reads, as the poll and deploymentBase do (coherent: this
+ * process's writes at once, other processes' when Redis's invalidation arrives): a repeated download
+ * sends no command to Redis.
  * Anonymous downloads need the tenant's `anonymous.download.enabled` besides the system switch.
  * The bytes come from memory while the binary is hot (ArtifactStorage.openHot), or, with
  * `artifacts.accelRedirect` and a request through a trusted proxy, from nginx (X-Accel-Redirect); every
@@ -13,7 +17,7 @@
  */
 import type { DdiDeps } from './deps.js';
 import { artifactReply, md5sumReply } from '../artifacts/index.js';
-import type { ActionRecord } from '../domain/action.js';
+import { repeatsDownload, type ActionRecord } from '../domain/action.js';
 import { highestPriority } from '../device/active-actions.js';
 import { moduleArtifacts } from '../device/modules.js';
 import { entryQuotaLeft, sendToAction } from '../device/reports.js';
@@ -22,7 +26,7 @@ import { ARTIFACT, DS, type ArtifactRecord, type DistributionSetRecord } from '.
 import type { TargetRecord } from '../domain/target.js';
 import type { Handler, Reply } from '../http/types.js';
 import { activeActionsOf } from '../store/named-reads.js';
-import type { Stored } from '../store/port.js';
+import type { CachedReads, Stored } from '../store/port.js';
 import { device, requireTarget, type Device } from './device.js';
 import { artifactJson } from './deployment-json.js';
 import { idParam } from './params.js';
@@ -31,13 +35,12 @@ const MD5SUM = '.MD5SUM';
 
 /** Modules the target may fetch, each with the active actions that deliver it. */
 async function reachableModules(
-  services: DdiDeps, d: Device, target: TargetRecord, withInstalled: boolean,
+  reads: CachedReads, d: Device, target: TargetRecord, withInstalled: boolean,
 ): Promise<Map<number, Stored<ActionRecord>[]>> {
-  const store = services.store;
-  const actions = (await activeActionsOf(store, d.tenant, target.id)).filter((a) => a.value.status !== 'canceling');
+  const actions = (await activeActionsOf(reads, d.tenant, target.id)).filter((a) => a.value.status !== 'canceling');
   const dsIds = [...new Set(actions.map((a) => a.value.ds))];
   if (withInstalled && target.installedDs !== null && !dsIds.includes(target.installedDs)) dsIds.push(target.installedDs);
-  const sets = await store.getMany<DistributionSetRecord>(d.tenant, DS, dsIds);
+  const sets = await reads.getMany<DistributionSetRecord>(d.tenant, DS, dsIds);
   const out = new Map<number, Stored<ActionRecord>[]>();
   for (const set of sets) {
     if (set === undefined) continue;
@@ -52,18 +55,17 @@ export function artifactListHandler(services: DdiDeps): Handler {
     const d = device(req);
     const target = requireTarget(d);
     const moduleId = idParam(req, 'softwareModuleId');
-    const reachable = await reachableModules(services, d, target, true);
+    const reachable = await reachableModules(services.store.cached, d, target, true);
     if (!reachable.has(moduleId)) throw notFound('SoftwareModule', moduleId);
-    const artifacts = (await moduleArtifacts(services.store, d.tenant, [moduleId])).get(moduleId) ?? [];
+    const artifacts = (await moduleArtifacts(services.store.cached, d.tenant, [moduleId])).get(moduleId) ?? [];
     // hawkBit's ETag filter excludes .../artifacts/** (the list included): the route sets etag: false
     return { status: 200, json: artifacts.map((a) => artifactJson(req, d, a)) };
   };
 }
 
-async function findArtifact(services: DdiDeps, tenant: string, moduleId: number, filename: string): Promise<ArtifactRecord | undefined> {
-  const store = services.store;
-  const id = await store.lookup(tenant, ARTIFACT, 'moduleFilename', `${moduleId}\u0000${filename}`);
-  return id === undefined ? undefined : (await store.get<ArtifactRecord>(tenant, ARTIFACT, id))?.value;
+async function findArtifact(reads: CachedReads, tenant: string, moduleId: number, filename: string): Promise<ArtifactRecord | undefined> {
+  const id = await reads.lookup(tenant, ARTIFACT, 'moduleFilename', `${moduleId}\u0000${filename}`);
+  return id === undefined ? undefined : (await reads.get<ArtifactRecord>(tenant, ARTIFACT, id))?.value;
 }
 
 export function artifactDownloadHandler(services: DdiDeps): Handler {
@@ -75,14 +77,15 @@ export function artifactDownloadHandler(services: DdiDeps): Handler {
     const target = requireTarget(d);
     const moduleId = idParam(req, 'softwareModuleId');
     const fileName = req.params['fileName'] ?? '';
-    const reachable = await reachableModules(services, d, target, false);
+    const reads = services.store.cached;
+    const reachable = await reachableModules(reads, d, target, false);
     const delivering = reachable.get(moduleId);
     if (delivering === undefined) throw notFound('SoftwareModule', moduleId);
     // an artifact really named "x.MD5SUM" wins over the checksum file of "x"
-    let artifact = await findArtifact(services, d.tenant, moduleId, fileName);
+    let artifact = await findArtifact(reads, d.tenant, moduleId, fileName);
     let checksum = false;
     if (artifact === undefined && fileName.endsWith(MD5SUM)) {
-      artifact = await findArtifact(services, d.tenant, moduleId, fileName.slice(0, -MD5SUM.length));
+      artifact = await findArtifact(reads, d.tenant, moduleId, fileName.slice(0, -MD5SUM.length));
       checksum = true;
     }
     if (artifact === undefined) throw notFound('Artifact', fileName);
@@ -98,7 +101,8 @@ export function artifactDownloadHandler(services: DdiDeps): Handler {
     }
     if (req.method === 'GET' && reply.status === 200) {
       const action = highestPriority(delivering);
-      if (action !== undefined && entryQuotaLeft(services, action.value)) {
+      // the action's own guard, checked here first so a repeated download costs no actor round
+      if (action !== undefined && !repeatsDownload(action.value, req.path) && entryQuotaLeft(services, action.value)) {
         await sendToAction(services, d.tenant, action, { type: 'device.downloading', at: services.now(), uri: req.path });
       }
     }

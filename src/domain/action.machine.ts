@@ -1,6 +1,6 @@
 import { assign, setup } from 'xstate';
 import type { ActionRecord, ActionStatus } from './action.js';
-import { SERVER_MESSAGE_PREFIX } from './action.js';
+import { repeatsDownload, SERVER_MESSAGE_PREFIX } from './action.js';
 import type { ActionEvent, Execution, FinishedResult, Report } from './action.events.js';
 import type { Effect } from './effects.js';
 import { FELL_BACK_SUFFIX, NOT_VERIFIED_PREFIX, VERIFIED_PREFIX } from './install-check.js';
@@ -160,7 +160,9 @@ const STEP = [
 ] as const;
 const to = (target: ActionStatus) => ({ target, actions: STEP });
 const stay = { actions: STEP };
-type GuardName = 'finishedOk' | 'finishedFailed' | 'downloadOnlyDone' | 'downloadOnlyFinished' | 'downloadOnlyFailed' | 'cancelRefused' | 'notYetRetrieved' | 'confirmRequired';
+type GuardName =
+  | 'finishedOk' | 'finishedFailed' | 'downloadOnlyDone' | 'downloadOnlyFinished' | 'downloadOnlyFailed' | 'cancelRefused' | 'notYetRetrieved'
+  | 'newDownload' | 'confirmRequired';
 const guarded = (guard: GuardName, target?: ActionStatus) => (target ? { guard, target, actions: STEP } : { guard, actions: STEP });
 const final = (state: ActionStatus) => ({
   type: 'final' as const,
@@ -172,7 +174,7 @@ const OPEN = {
   'device.feedback': [
     guarded('finishedFailed', 'error'), guarded('finishedOk', 'finished'), guarded('downloadOnlyDone', 'downloaded'), stay,
   ],
-  'device.downloading': stay,
+  'device.downloading': guarded('newDownload'),
   'device.denied': to('wait_for_confirmation'),
   'mgmt.cancel': to('canceling'),
   'mgmt.close': to('canceled'),
@@ -194,7 +196,8 @@ export const actionMachine = setup({
     })),
     count: assign(({ context, event }) => {
       const e = entryFor(event);
-      return e === undefined ? {} : { lastEntry: e.type, entries: context.entries + 1 };
+      if (e === undefined) return {};
+      return { lastEntry: e.type, entries: context.entries + 1, lastDownload: event.type === 'device.downloading' ? event.uri : undefined };
     }),
     force: assign({ actionType: 'forced' as const }),
     started: assign(({ event }) => ({ startedAt: event.at })),
@@ -210,6 +213,7 @@ export const actionMachine = setup({
     downloadOnlyFailed: ({ context, event }) => context.actionType === 'downloadonly' && isFeedback(event, 'closed', 'failure'),
     cancelRefused: ({ event }) => isFeedback(event, 'closed', 'failure') || isFeedback(event, 'rejected'),
     notYetRetrieved: ({ context }) => context.lastEntry !== 'retrieved',
+    newDownload: ({ context, event }) => event.type === 'device.downloading' && !repeatsDownload(context, event.uri),
     confirmRequired: ({ event }) => event.type === 'group.started' && event.confirm,
     notForced: ({ context }) => context.actionType !== 'forced',
     verifying: ({ context }) => context.verifying === true,
@@ -248,7 +252,7 @@ export const actionMachine = setup({
         'device.retrieved': guarded('notYetRetrieved'),
         'device.cancelFeedback': [guarded('finishedOk', 'canceled'), guarded('cancelRefused', 'running'), stay],
         'device.feedback': [guarded('finishedFailed', 'error'), guarded('finishedOk', 'finished'), stay],
-        'device.downloading': stay,
+        'device.downloading': guarded('newDownload'),
         'mgmt.forceQuit': to('canceled'),
       },
     },

@@ -41,6 +41,11 @@ export interface ActionRecord extends Audit {
   /** Count of status entries, for the per-action quota. */
   readonly entries: number;
   /**
+   * The request path of the newest status entry when that entry is a DOWNLOAD (absent otherwise), so a
+   * whole download repeated with nothing recorded in between adds no entry (`repeatsDownload`).
+   */
+  readonly lastDownload?: string;
+  /**
    * A rollback action of an aborted rollout (rollout-safety.ts; absent: false): listed under the
    * rollout, but neither in its counts nor in its one-action-per-target key.
    */
@@ -120,6 +125,15 @@ export const actionSchema: KindSchema<ActionRecord, {
 export const actionStatusSchema: KindSchema<ActionStatusRecord, { unique: never; multi: 'action' }> = {
   indexes: (s) => ({ multi: [['action', String(s.actionId)]] }),
 };
+
+/**
+ * The device downloads the file at `uri` again and nothing was recorded since its last whole download of
+ * it: the DOWNLOAD entry it would add says nothing new (the action machine's guard; the download route
+ * checks it first, so a repeated download costs no actor round).
+ */
+export function repeatsDownload(action: Pick<ActionRecord, 'lastEntry' | 'lastDownload'>, uri: string): boolean {
+  return action.lastEntry === 'download' && action.lastDownload === uri;
+}
 
 /** `action.delete.allowed.statuses` / `action.cleanup.actionStatus`: a comma-separated list, any case. */
 export function statusSet(csv: string): ReadonlySet<string> {

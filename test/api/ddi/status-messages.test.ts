@@ -43,6 +43,29 @@ describe.each(STORES)('DDI status messages as hawkBit writes them, %s store', (k
     expect(history.json().content[0].messages).toEqual(entry?.messages);
   });
 
+  it('a whole download repeated back to back adds one DOWNLOAD entry; ranges and HEAD add none; another file or a report in between, another', async () => {
+    const app = await startDdiApp(kind);
+    const dev = app.device('dev-repeats');
+    await dev.get();
+    const seeded = await seedDistributionSet(app);
+    const a = await assign(app, 'dev-repeats', seeded.ds.id);
+    const file = `/softwaremodules/${seeded.module.id}/artifacts/image.bin`;
+    const downloads = async (): Promise<string[]> =>
+      (await entriesOf(app, a)).filter((e) => e.type === 'download').map((e) => e.messages[0]!.replace(/^.*Target downloads /, ''));
+    for (let i = 0; i < 3; i++) expect((await dev.get(file)).status).toBe(200);
+    expect((await dev.get(file, { headers: { range: 'bytes=0-9' } })).status).toBe(206);
+    expect((await dev.head(file)).status).toBe(200);
+    expect(await downloads()).toEqual([dev.base + file]);
+    expect((await dev.get(`${file}.MD5SUM`)).status).toBe(200);
+    expect((await dev.get(`${file}.MD5SUM`)).status).toBe(200);
+    expect((await dev.get(file)).status).toBe(200);
+    expect(await downloads()).toEqual([dev.base + file, `${dev.base}${file}.MD5SUM`, dev.base + file]);
+    expect((await dev.post(`/deploymentBase/${a}/feedback`, feedback('proceeding'))).status).toBe(200);
+    expect((await dev.get(file)).status).toBe(200);
+    expect((await dev.get(file)).status).toBe(200);
+    expect(await downloads()).toEqual([dev.base + file, `${dev.base}${file}.MD5SUM`, dev.base + file, dev.base + file]);
+  });
+
   it('a cancellation the device confirms, or fails to complete, or answers with "canceled", has hawkBit\'s server line first', async () => {
     const app = await startDdiApp(kind);
     const dev = app.device('dev-cancels');

@@ -105,6 +105,22 @@ describe('action machine: retrieval', () => {
     expect(r.state).toBe('retrieved');
     expect(r.entries[0]).toMatchObject({ type: 'download', messages: ['Update Server: Target downloads http://h/a.bin'] });
   });
+  it('a download repeated with nothing recorded since adds no entry; another file, or one after another entry, does', () => {
+    const download = (uri: string, at = 6): ActionEvent => ({ type: 'device.downloading', at, uri });
+    const first = run(anAction({ status: 'retrieved' }), download('/t/a.bin'));
+    expect(first.record).toMatchObject({ lastEntry: 'download', lastDownload: '/t/a.bin', entries: 2 });
+    expect(run(first.record, download('/t/a.bin', 7)).changed).toBe(false);
+    const other = run(first.record, download('/t/a.bin.MD5SUM', 7));
+    expect(other.entries.map((e) => e.messages)).toEqual([['Update Server: Target downloads /t/a.bin.MD5SUM']]);
+    expect(run(other.record, download('/t/a.bin', 8)).entries).toHaveLength(1);
+    // a report in between: the next download of the same file is recorded again, and the report forgets the path
+    const reported = run(first.record, fb('proceeding', 'none'));
+    expect(reported.record.lastDownload).toBeUndefined();
+    expect(run(reported.record, download('/t/a.bin', 8)).entries).toHaveLength(1);
+    // the same on an action being cancelled
+    const canceling = run(anAction({ status: 'canceling', lastEntry: 'download', lastDownload: '/t/a.bin' }), download('/t/a.bin'));
+    expect(canceling.changed).toBe(false);
+  });
 });
 
 describe('action machine: cancellation (reference §1.6, §4.2)', () => {
