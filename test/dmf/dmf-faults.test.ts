@@ -13,7 +13,7 @@ import type { SendOptions } from '../helpers/rabbitmq.js';
 import { seedDistributionSet } from '../helpers/seed.js';
 import { newThingId, startDmfApp, useRabbit, type DmfApp } from './fixture.js';
 
-const rabbit = useRabbit(1 + LOCAL_STORES.length);
+const rabbit = useRabbit(2 * LOCAL_STORES.length);
 const thing = (): string => newThingId('fault');
 const DLQ = 'dmf_connector_deadletter_ttl';
 
@@ -28,13 +28,15 @@ async function assign(app: DmfApp, id: string, ds: number): Promise<number> {
   return res.json().assignedActions[0].id as number;
 }
 
-describe('bad messages and a missing reply-to exchange', () => {
+// one vhost per describe and store: the bad messages on v1 (memory) and v2 (Redis), the restart on v3 and v4
+describe.each(LOCAL_STORES)('bad messages and a missing reply-to exchange (%s store)', (kind) => {
+  const vhost = `v${1 + LOCAL_STORES.indexOf(kind)}`;
   let app: DmfApp;
   let known: string;
   let running: number;
   let sent = 0;
   beforeAll(async () => {
-    app = await startDmfApp('memory', rabbit(), 'v1', { quotas: { maxAttributeEntriesPerTarget: 3, maxMessagesPerActionStatus: 5 } });
+    app = await startDmfApp(kind, rabbit(), vhost, { quotas: { maxAttributeEntriesPerTarget: 3, maxMessagesPerActionStatus: 5 } });
     known = thing();
     await register(app, known);
     running = await assign(app, known, (await seedDistributionSet(app)).ds.id);
@@ -94,7 +96,7 @@ describe('bad messages and a missing reply-to exchange', () => {
   it('drops messages to a reply-to exchange that does not exist, and keeps serving the others', async () => {
     const lost = thing();
     await register(app, lost, 'no.such.exchange');
-    expect((await app.target(lost))?.address).toBe('amqp://v1/no.such.exchange');
+    expect((await app.target(lost))?.address).toBe(`amqp://${vhost}/no.such.exchange`);
     const { ds } = await seedDistributionSet(app);
     const orphan = await assign(app, lost, ds.id);
     // the effect is handled (dropped with a warning), not retried for ever
@@ -148,7 +150,7 @@ describe('bad messages and a missing reply-to exchange', () => {
 // the messages wait in the effects queue of the store: Redis Streams on redis (the cluster's per-slot reading is the same code)
 describe.each(LOCAL_STORES)('a broker restart while actions are being assigned (%s store)', (kind) => {
   it('reconnects, delivers every assignment, and makes no second action', { timeout: 90_000 }, async () => {
-    const app = await startDmfApp(kind, rabbit(), `v${2 + LOCAL_STORES.indexOf(kind)}`, { durableGateway: true });
+    const app = await startDmfApp(kind, rabbit(), `v${1 + LOCAL_STORES.length + LOCAL_STORES.indexOf(kind)}`, { durableGateway: true });
     try {
       const { ds } = await seedDistributionSet(app);
       const things = Array.from({ length: 8 }, () => thing());
