@@ -10,8 +10,8 @@
  *                    3 rounds each), a ramp's release rate against its configured one at 10,000 targets (Redis);
  *                    `rollout --fleet-at-scale` (by name only, 15+ minutes): 100,000 devices polling every 60 s, 10 groups
  *   artifact-upload  a 1 GiB artifact upload: MB/s and the server's event-loop delay (Redis); by name only
- *   capacity         Redis memory, commands and CPU per target, poll, assignment and feedback (cluster node); by name only
- *   dmf-status       UPDATE_ACTION_STATUS messages per second through the DMF connector (private RabbitMQ); by name only
+ *   capacity         Redis memory, commands and CPU per target, poll, assignment, feedback and group step (2,000 targets)
+ *   dmf-status       UPDATE_ACTION_STATUS messages per second through the DMF connector (private RabbitMQ), memory and Redis
  *   sim-fleet        the simulator's own cost per device and poll lag (peregrine or the ceiling); by name only
  *   events           1,000 SSE subscribers to a rollout of 10,000 devices: event lag, memory per subscriber, poll with/without them (memory)
  * `poll` is another name for `ddi`. `--smoke` (all, or one) runs each with tiny sizes and a second of load.
@@ -30,26 +30,26 @@ import type { Section } from './lib/section.js';
 
 interface Bench {
   readonly name: string;
-  /** Options of the full run (`npm run bench`). */
-  readonly all?: readonly string[];
+  /** The full run (`npm run bench`): one invocation per options list (a store each, say). */
+  readonly all?: readonly (readonly string[])[];
   /** Options of a smoke run: tiny sizes, a second of load. */
   readonly smoke?: readonly string[];
   readonly what: string;
 }
 
 const BENCHMARKS: readonly Bench[] = [
-  { name: 'ddi', all: [], smoke: ['--smoke'], what: 'DDI poll, deploymentBase, feedback, artifact download; memory per target' },
-  { name: 'mgmt-targets', all: ['--requests', '20', '--budget', '15'], smoke: ['--fleet', '1000', '--requests', '2', '--budget', '1'], what: 'bulk create, FIQL over the fleet' },
+  { name: 'ddi', all: [[]], smoke: ['--smoke'], what: 'DDI poll, deploymentBase, feedback, artifact download; memory per target' },
+  { name: 'mgmt-targets', all: [['--requests', '20', '--budget', '15']], smoke: ['--fleet', '1000', '--requests', '2', '--budget', '1'], what: 'bulk create, FIQL over the fleet' },
   {
-    name: 'rollout', all: [],
+    name: 'rollout', all: [[]],
     smoke: ['--fleet', '200', '--groups', '2', '--devices', '50', '--waves', '2', '--rounds', '1', '--ramp-targets', '300', '--ramp-rate', '600', '--ramp-seconds', '5'],
     what: 'rollout creation over 100,000 targets; 10,000 simulated devices through a rollout end to end (memory, Redis); a ramp\'s release rate',
   },
   { name: 'artifact-upload', what: '1 GiB upload' },
-  { name: 'capacity', what: 'Redis capacity model inputs' },
-  { name: 'dmf-status', what: 'DMF status throughput' },
+  { name: 'capacity', all: [['--targets', '2000']], smoke: ['--targets', '200', '--idle', '1'], what: 'Redis commands, CPU and bytes per poll, assignment, feedback, group step' },
+  { name: 'dmf-status', all: [['--store', 'memory'], ['--store', 'redis']], smoke: ['--things', '10', '--per-thing', '3'], what: 'DMF UPDATE_ACTION_STATUS messages per second (memory, Redis)' },
   { name: 'sim-fleet', what: 'simulator cost per device' },
-  { name: 'events', all: [], smoke: ['--smoke'], what: 'live events: 1,000 SSE subscribers, lag, memory, poll with/without' },
+  { name: 'events', all: [[]], smoke: ['--smoke'], what: 'live events: 1,000 SSE subscribers, lag, memory, poll with/without' },
 ];
 
 const USAGE = [
@@ -112,19 +112,21 @@ try {
       sections.push({ name: b.name, params: {}, rows: [], figures: {}, notes: [`not available: bench/${b.name}.ts does not exist in this checkout (${b.what})`] });
       continue;
     }
-    const file = join(dir, `${b.name}.json`);
-    const options = name === undefined ? [...(smoke ? (b.smoke ?? []) : (b.all ?? []))] : [...rest, ...(smoke ? (b.smoke ?? []) : [])];
-    console.log(`\n=== ${b.name} ${options.join(' ')} (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
-    const began = performance.now();
-    const result = spawnSync(process.execPath, [script, ...options], { stdio: 'inherit', env: { ...process.env, [SECTION_FILE_ENV]: file } });
-    const seconds = Math.round((performance.now() - began) / 1000);
-    if (result.status !== 0 || !existsSync(file)) {
-      failed = true;
-      sections.push({ name: b.name, params: { options }, rows: [], figures: { seconds }, notes: [`FAILED: exit ${result.status ?? result.signal}; no figures`] });
-      continue;
+    const invocations = name === undefined ? (smoke ? [b.smoke ?? []] : (b.all ?? [[]])) : [[...rest, ...(smoke ? (b.smoke ?? []) : [])]];
+    for (const [i, options] of invocations.entries()) {
+      const file = join(dir, `${b.name}-${i}.json`);
+      console.log(`\n=== ${b.name} ${options.join(' ')} (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+      const began = performance.now();
+      const result = spawnSync(process.execPath, [script, ...options], { stdio: 'inherit', env: { ...process.env, [SECTION_FILE_ENV]: file } });
+      const seconds = Math.round((performance.now() - began) / 1000);
+      if (result.status !== 0 || !existsSync(file)) {
+        failed = true;
+        sections.push({ name: b.name, params: { options }, rows: [], figures: { seconds }, notes: [`FAILED: exit ${result.status ?? result.signal}; no figures`] });
+        continue;
+      }
+      const section = JSON.parse(readFileSync(file, 'utf8')) as Section;
+      sections.push({ ...section, figures: { ...section.figures, 'wall time of this benchmark (s)': seconds } });
     }
-    const section = JSON.parse(readFileSync(file, 'utf8')) as Section;
-    sections.push({ ...section, figures: { ...section.figures, 'wall time of this benchmark (s)': seconds } });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
