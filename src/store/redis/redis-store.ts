@@ -306,6 +306,13 @@ export class RedisStore implements Store {
 
   async #rankPage(zkey: string, page: Page): Promise<IdPage> {
     const from = page.offset;
+    if (from === 0 && page.limit >= WHOLE_SET && page.desc !== true) {
+      // a read of the whole set (a target's active actions, a group's actions): its length is the total,
+      // unless the page is full, which such a limit makes rare; then, and only then, ZCARD
+      const ids = await this.#guard(this.#client.zRange(zkey, 0, page.limit - 1));
+      const total = ids.length < page.limit ? ids.length : Number(await this.#guard(this.#client.zCard(zkey)));
+      return { ids: ids.map(Number), total };
+    }
     const [ids, total] = await this.#guard(Promise.all([
       page.limit === 0
         ? Promise.resolve([])
@@ -315,6 +322,9 @@ export class RedisStore implements Store {
     return { ids: ids.map(Number), total: Number(total) };
   }
 }
+
+/** A page from the start this long reads a whole sorted set: its total needs no ZCARD when it is not full. */
+const WHOLE_SET = 1000;
 
 function toStored<T>(id: number, version: unknown, json: unknown): Stored<T> | undefined {
   if (version === null || version === undefined || json === null || json === undefined) return undefined;

@@ -7,8 +7,9 @@ import type { CommandParser } from 'redis';
  */
 
 /**
- * One commit, all or nothing: every check runs before the first write, and a script runs without
- * interleaving, so a failed check leaves no trace. Index entries come grouped by key (commit.ts), so
+ * One commit, all or nothing: every check runs before the first write (but the unique claims, each set
+ * as it is checked and all taken back when one conflicts), and a script runs without interleaving, so a
+ * failed check leaves no trace. Index entries come grouped by key (commit.ts), so
  * a commit of many records moves each sorted set with one ZREM and one ZADD (per GROUP members), and
  * the records it creates are checked absent with one EXISTS (per GROUP keys), not one command each.
  * KEYS: fx, done, then per write its record, then claims, releases, remove keys, add keys, counters
@@ -57,20 +58,35 @@ for i = 0, nR - 1 do
   local key, field = KEYS[rk + i], ARGV[ra + 2 * i]
   if redis.call('HGET', key, field) == ARGV[ra + 2 * i + 1] then released[key .. '\\0' .. field] = true end
 end
-local claimed = {}
+-- a free key is claimed at once (HSETNX: one command, not a check and a write); a later conflict takes those back
+local claimed, taken = {}, {}
 for i = 0, nC - 1 do
   local key, field, id = KEYS[ck + i], ARGV[ca + 2 * i], ARGV[ca + 2 * i + 1]
   local slot = key .. '\\0' .. field
   local holder = claimed[slot]
-  if holder == nil and not released[slot] then holder = redis.call('HGET', key, field) end
-  if holder and holder ~= id then return {'unique-conflict', i} end
+  if holder == nil and not released[slot] then
+    if redis.call('HSETNX', key, field, id) == 1 then
+      taken[#taken + 1] = i
+      holder = id
+    else
+      holder = redis.call('HGET', key, field)
+    end
+  end
+  if holder and holder ~= id then
+    for _, j in ipairs(taken) do redis.call('HDEL', KEYS[ck + j], ARGV[ca + 2 * j]) end
+    return {'unique-conflict', i}
+  end
   claimed[slot] = id
 end
 for i = 0, nR - 1 do
   local key, field = KEYS[rk + i], ARGV[ra + 2 * i]
   if released[key .. '\\0' .. field] then redis.call('HDEL', key, field) end
 end
-for i = 0, nC - 1 do redis.call('HSET', KEYS[ck + i], ARGV[ca + 2 * i], ARGV[ca + 2 * i + 1]) end
+-- only a key released in this commit is still to be written: every other claim is set or was held by its record
+for i = 0, nC - 1 do
+  local key, field = KEYS[ck + i], ARGV[ca + 2 * i]
+  if released[key .. '\\0' .. field] then redis.call('HSET', key, field, ARGV[ca + 2 * i + 1]) end
+end
 local at = ra + 2 * nR
 for i = 0, nRk - 1 do
   local n = tonumber(ARGV[at])
