@@ -4,7 +4,7 @@ import { DS, type DistributionSetRecord } from '../domain/repository.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import type { Effect } from '../domain/effects.js';
-import type { Store, Tenant, Write } from '../store/port.js';
+import type { Reads, Store, Tenant, Write } from '../store/port.js';
 import { activeActionsOf } from '../store/named-reads.js';
 import { loadMap } from '../store/reads.js';
 import type { ActorEditor } from './roles.js';
@@ -129,7 +129,7 @@ async function checkActionQuota(deps: AssignDeps, tenant: Tenant, targetId: numb
 }
 
 /** Active actions a new assignment replaces: all but those of a required migration step and those already canceling. */
-export async function obsoleteActions(store: AssignDeps['store'], tenant: Tenant, targetId: number): Promise<ActionRecord[]> {
+export async function obsoleteActions(store: Pick<Reads, 'members' | 'getMany'>, tenant: Tenant, targetId: number): Promise<ActionRecord[]> {
   const actions = (await activeActionsOf(store, tenant, targetId)).map((a) => a.value);
   const sets = await loadMap<DistributionSetRecord>(store, tenant, DS, actions.map((a) => a.ds));
   const migration = new Set([...sets.values()].filter((d) => d.requiredMigrationStep).map((d) => d.id));

@@ -10,5 +10,10 @@ export type ActorSender = Pick<ActorRuntime, 'send'>;
 /** Creates actors, edits their fields, removes them, and sends them events (resource routes, device operations). */
 export type ActorEditor = Pick<ActorRuntime, 'send' | 'create' | 'creation' | 'update' | 'updateEach' | 'updateJointly' | 'remove'>;
 
-/** An editor that also folds an event's transition of one actor into another commit (the rollout engine's group starts). */
-export type ActorComposer = Pick<ActorRuntime, 'send' | 'create' | 'creation' | 'update' | 'updateEach' | 'updateJointly' | 'remove' | 'transition'>;
+/**
+ * An editor that also folds an event's transition of one actor into another commit, or commits events to
+ * several actors together (the rollout engine's group starts).
+ */
+export type ActorComposer = Pick<
+  ActorRuntime, 'send' | 'create' | 'creation' | 'update' | 'updateEach' | 'updateJointly' | 'remove' | 'transition' | 'sendJointly'
+>;

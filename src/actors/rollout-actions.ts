@@ -6,11 +6,12 @@ import { paced } from '../domain/rollout-release.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
 import { actionsOfGroup } from '../store/named-reads.js';
-import type { Store, Tenant } from '../store/port.js';
-import { loadRecords } from '../store/reads.js';
+import type { Store, Stored, Tenant } from '../store/port.js';
+import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import { obsoleteActions } from './assign.js';
 import { byNextPoll } from './poll-order.js';
 import type { ActorComposer } from './roles.js';
+import type { JointEvent } from './runtime.js';
 
 /**
  * The actions of a rollout: created scheduled when their group is scheduled, started when their
@@ -18,7 +19,7 @@ import type { ActorComposer } from './roles.js';
  * through the actor runtime, so its observers (the DMF connector) and the rollout counters see them.
  */
 export interface RolloutActionDeps {
-  readonly store: Pick<Store, 'get' | 'getMany' | 'lookupMany' | 'members' | 'count' | 'nextIds' | 'getPolls'>;
+  readonly store: Pick<Store, 'get' | 'getMany' | 'lookupMany' | 'members' | 'count' | 'nextIds' | 'getPolls' | 'cached'>;
   readonly runtime: ActorComposer;
 }
 
@@ -45,7 +46,8 @@ export async function scheduleGroupActions(
   }
   let created = 0;
   for (let i = 0; i < todo.length; i += CREATE_BATCH) {
-    let targets = await loadRecords<TargetRecord>(store, tenant, TARGET, todo.slice(i, i + CREATE_BATCH));
+    // through the client-side cache, which then holds them for the group's start (see startJointly)
+    let targets = await loadRecords<TargetRecord>(store.cached, tenant, TARGET, todo.slice(i, i + CREATE_BATCH));
     for (;;) {
       if (targets.length === 0) break;
       const first = await store.nextIds(tenant, ACTION, targets.length);
@@ -98,10 +100,91 @@ export async function startGroupActions(
   cfg: TenantConfigView, now: number,
 ): Promise<void> {
   if (paced(rollout.release)) return;
-  const scheduled = (await actionsOfGroup(deps.store, tenant, group.id)).filter((a) => a.status === 'scheduled');
+  const page = await deps.store.members(tenant, ACTION, 'rolloutGroup', String(group.id), SCAN_ALL);
+  const scheduled = (await loadRecords<ActionRecord>(deps.store, tenant, ACTION, page.ids)).filter((a) => a.value.status === 'scheduled');
   // the devices that poll first get theirs first (poll-order.ts)
-  const ordered = await byNextPoll(deps.store, tenant, scheduled, cfg.durationMs('pollingTime'), now);
-  await inBatches(ordered, (a) => startRolloutAction(deps, tenant, a, group, cfg, rollout.createdBy, now));
+  const byId = new Map(scheduled.map((a) => [a.id, a]));
+  const ordered = await byNextPoll(deps.store, tenant, scheduled.map((a) => a.value), cfg.durationMs('pollingTime'), now);
+  await startRolloutActions(deps, tenant, ordered.map((a) => byId.get(a.id)!), () => group, cfg, rollout.createdBy, now);
+}
+
+/** Actions started per joint commit: a few hundred targets' and actions' writes, one bounded script on Redis. */
+const START_BATCH = 200;
+
+/**
+ * Starts scheduled actions of running groups, each as startRolloutAction decides (the same events and
+ * effects), START_BATCH at a time in one joint commit of their targets, the actions and their status
+ * entries (`sendJointly`): a group step costs Redis the records' writes, with every index key, counter,
+ * journal entry and id reservation moved once per batch instead of once per target. Each record is compared
+ * and set at the version read here, so a batch in which anything changed meanwhile (a device registering,
+ * an operator's assignment, another holder of the lease starting the same group) commits nothing and
+ * its actions are started one by one by startRolloutAction, which reads afresh and retries.
+ */
+export async function startRolloutActions(
+  deps: RolloutActionDeps, tenant: Tenant, actions: readonly Stored<ActionRecord>[],
+  groupOf: (a: ActionRecord) => Pick<RolloutGroupRecord, 'confirmationRequired'> | undefined,
+  cfg: TenantConfigView, by: string, now: number,
+): Promise<void> {
+  for (let i = 0; i < actions.length; i += START_BATCH) {
+    const batch = actions.slice(i, i + START_BATCH);
+    const single = await startJointly(deps, tenant, batch, groupOf, cfg, by, now);
+    await inBatches(single, (a) => {
+      const group = groupOf(a);
+      return group === undefined ? Promise.resolve() : startRolloutAction(deps, tenant, a, group, cfg, by, now);
+    });
+  }
+}
+
+/** One batch of startRolloutActions in one commit; answers the actions left to start one by one. */
+async function startJointly(
+  deps: RolloutActionDeps, tenant: Tenant, batch: readonly Stored<ActionRecord>[],
+  groupOf: (a: ActionRecord) => Pick<RolloutGroupRecord, 'confirmationRequired'> | undefined,
+  cfg: TenantConfigView, by: string, now: number,
+): Promise<ActionRecord[]> {
+  const { store, runtime } = deps;
+  const multi = cfg.bool('multi.assignments.enabled');
+  const flow = cfg.bool('user.confirmation.flow.enabled');
+  const autoclose = cfg.bool('repository.actions.autoclose.enabled');
+  // through the client-side cache: the poll of each device keeps its target and active actions there. A stale
+  // target fails the commit; its active actions change only with a write of the target, so they are read after it
+  const targets = await store.cached.getMany<TargetRecord>(tenant, TARGET, batch.map((a) => a.value.targetId));
+  const obsolete = multi ? [] : await Promise.all(batch.map((a) => obsoleteActions(store.cached, tenant, a.value.targetId)));
+  const events: JointEvent[] = [];
+  const effects: Effect[] = [];
+  const joined: ActionRecord[] = [];
+  const later: ActionRecord[] = [];
+  const seen = new Set<number>();
+  for (const [j, action] of batch.entries()) {
+    const a = action.value;
+    const target = targets[j];
+    const group = groupOf(a);
+    // gone: not scheduled any more, its target deleted (startRolloutAction answers 'gone' for both)
+    if (a.status !== 'scheduled' || target === undefined || group === undefined) continue;
+    // a record is written once per commit: a second action of one target waits for the one-by-one path
+    if (seen.has(a.targetId)) {
+      later.push(a);
+      continue;
+    }
+    seen.add(a.targetId);
+    joined.push(a);
+    if (!multi && target.value.assignedDs === a.ds) {
+      events.push({ kind: ACTION, stored: action, event: { type: 'group.skipped', at: now } });
+      continue;
+    }
+    const confirm = flow && group.confirmationRequired && target.value.autoConfirm === null;
+    events.push({ kind: TARGET, stored: target, event: { type: 'mgmt.assigned', ds: a.ds, at: now, by } });
+    events.push({ kind: ACTION, stored: action, event: { type: 'group.started', at: now, confirm } });
+    for (const o of obsolete[j] ?? []) {
+      if (o.id === a.id) continue;
+      effects.push({
+        type: 'send', to: { kind: ACTION, id: o.id },
+        event: autoclose ? { type: 'mgmt.close', at: now, by } : { type: 'mgmt.cancel', at: now, by, reason: 'obsolete' },
+      });
+    }
+  }
+  if (events.length === 0) return later;
+  const result = await runtime.sendJointly(tenant, events, effects);
+  return result.kind === 'committed' ? later : [...joined, ...later];
 }
 
 class AlreadyAssigned extends Error {}

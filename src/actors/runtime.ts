@@ -37,6 +37,18 @@ export interface SendOptions<K extends ActorKind> {
   readonly effects?: (next: RecordOf<K>, current: Stored<RecordOf<K>>) => readonly Effect[];
 }
 
+/** One event to one actor as the caller read it, for `sendJointly`. */
+export type JointEvent = {
+  readonly [K in ActorKind]: { readonly kind: K; readonly stored: Stored<RecordOf<K>>; readonly event: EventOf<K> };
+}[ActorKind];
+
+export type JointResult =
+  | { readonly kind: 'committed' }
+  /** The event at this position changes nothing on the record as read: nothing was written. */
+  | { readonly kind: 'ignored'; readonly index: number }
+  /** A record changed since it was read (or a unique key is taken): nothing was written. */
+  | { readonly kind: 'stale' };
+
 export type CreateResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly reason: 'exists' | 'unique-conflict'; readonly index?: string };
@@ -306,6 +318,46 @@ export class ActorRuntime {
   }
 
   /**
+   * Events to several actors as the caller read them, stepped and committed together, all or none, with
+   * `effects` besides their own: the rollout engine starts a batch of a group's actions in one commit
+   * (rollout-actions.ts), so what it costs Redis per target is the records' writes, not a commit each. No
+   * retry: a record that changed since it was read fails the whole commit ('stale') and the caller goes
+   * on with one `send` per actor, which retries; an event that a record ignores writes nothing
+   * ('ignored'). The steps' status entries take their ids from one reservation per entry kind.
+   */
+  async sendJointly(tenant: Tenant, events: readonly JointEvent[], effects: readonly Effect[] = []): Promise<JointResult> {
+    const steps: { def: ActorDefinition<ActorKind>; stored: Stored<Json>; next: Step<Json> }[] = [];
+    const needed = new Map<string, number>();
+    for (const [index, e] of events.entries()) {
+      const def = this.definition(e.kind) as ActorDefinition<ActorKind>;
+      const stored = this.#checked(def, e.stored as unknown as Stored<Json>);
+      const next = step<Json>(def.machine, def.stateField, stored.value, e.event);
+      if (!next.changed) return { kind: 'ignored', index };
+      steps.push({ def, stored, next });
+      const entryKind = def.entries?.kind;
+      if (entryKind !== undefined && next.entries.length > 0) needed.set(entryKind, (needed.get(entryKind) ?? 0) + next.entries.length);
+    }
+    const ids = new Map<string, number>();
+    for (const [kind, count] of needed) ids.set(kind, await this.#store.nextIds(tenant, kind, count));
+    const writes: Write[] = [];
+    for (const { def, stored, next } of steps) {
+      const kind = def.entries?.kind;
+      const first = kind === undefined ? 0 : (ids.get(kind) ?? 0);
+      if (kind !== undefined) ids.set(kind, first + next.entries.length);
+      writes.push(...this.#writesOf(def, stored, next, first).writes);
+    }
+    const queued: Effect[] = [];
+    for (const { def, next } of steps) queued.push(...(await this.#follow(tenant, def, next.effects, writes, false)));
+    const commit = this.#observed(tenant, { writes, effects: [...queued, ...effects].map((e) => ({ ...e, eid: randomUUID() })) });
+    const result = await this.#store.commit(tenant, commit);
+    if (!result.ok) {
+      if (result.reason === 'duplicate') throw new Error('sendJointly: a commit without a dedupe key answered duplicate');
+      return { kind: 'stale' };
+    }
+    return this.#committed(tenant, commit, undefined, { kind: 'committed' });
+  }
+
+  /**
    * The effects of a step that `def.follows` applies in the same commit: each `send` to a followed
    * kind is stepped on its receiver, whose writes join `writes` (its version compared and set with
    * the sender's) and whose own effects are queued. A receiver that is gone, or that the event leaves
@@ -344,17 +396,26 @@ export class ActorRuntime {
   ): Promise<Stepped<K> | undefined> {
     const next = step<Json>(def.machine, def.stateField, stored.value, event);
     if (!next.changed) return undefined;
+    const entryKind = def.entries?.kind;
+    const count = next.entries.length;
+    const first = entryKind !== undefined && count > 0 ? await this.#store.nextIds(tenant, entryKind, count) : 0;
+    return { ...this.#writesOf(def, stored, next, first), next };
+  }
+
+  /** The writes of a step: the record, stamped, and its status entries with ids from `first` on. */
+  #writesOf<K extends ActorKind>(
+    def: ActorDefinition<K>, stored: Stored<Json>, next: Step<Json>, first: number,
+  ): { readonly writes: Write[]; readonly record: RecordOf<K> } {
     const record = this.#persisted(def, next.record);
     const writes: Write[] = [{ kind: def.kind, id: stored.id, expect: stored.version, before: stored.value, after: record }];
-    if (def.entries !== undefined && next.entries.length > 0) {
-      const entries = def.entries;
-      const first = await this.#store.nextIds(tenant, entries.kind, next.entries.length);
+    const entries = def.entries;
+    if (entries !== undefined) {
       next.entries.forEach((params, i) => {
         const entry = entries.build(record as unknown as RecordOf<K>, params, first + i);
         writes.push({ kind: entries.kind, id: first + i, expect: 0, after: entry });
       });
     }
-    return { writes, next, record: record as unknown as RecordOf<K> };
+    return { writes, record: record as unknown as RecordOf<K> };
   }
 
   /**

@@ -1,9 +1,9 @@
-import { inBatches, startRolloutAction, type RolloutActionDeps } from '../actors/rollout-actions.js';
+import { startRolloutActions, type RolloutActionDeps } from '../actors/rollout-actions.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import { ROLLOUT, type RolloutGroupRecord, type RolloutRecord } from '../domain/rollout.js';
 import { groupCounterKey, perStatus, rolloutCounterKey } from '../domain/rollout-counts.js';
 import { paced, releaseBudget } from '../domain/rollout-release.js';
-import type { Store, Tenant } from '../store/port.js';
+import type { Store, Stored, Tenant } from '../store/port.js';
 import { SCAN_ALL, loadRecords } from '../store/reads.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 
@@ -46,16 +46,13 @@ export async function releaseDue(
   let released = 0;
   let cursor = after;
   for (let i = 0; i < ids.length && released < budget.count; i += CHUNK) {
-    const pick: ActionRecord[] = [];
-    for (const { value: a } of await loadRecords<ActionRecord>(store, tenant, ACTION, ids.slice(i, i + CHUNK))) {
+    const pick: Stored<ActionRecord>[] = [];
+    for (const a of await loadRecords<ActionRecord>(store, tenant, ACTION, ids.slice(i, i + CHUNK))) {
       if (released + pick.length >= budget.count) break;
       cursor = a.id;
-      if (a.status === 'scheduled') pick.push(a);
+      if (a.value.status === 'scheduled') pick.push(a);
     }
-    await inBatches(pick, (a) => {
-      const group = byId.get(a.rolloutGroup ?? -1);
-      return group === undefined ? Promise.resolve() : startRolloutAction(deps, tenant, a, group, cfg, rollout.createdBy, now);
-    });
+    await startRolloutActions(deps, tenant, pick, (a) => byId.get(a.rolloutGroup ?? -1), cfg, rollout.createdBy, now);
     released += pick.length;
   }
   const nextAt = budget.nextAt(released);

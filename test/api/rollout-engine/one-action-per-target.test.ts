@@ -91,6 +91,6 @@ function bound(app: RolloutApp): RolloutActionDeps['store'] {
   const s = app.store;
   return {
     get: s.get.bind(s), getMany: s.getMany.bind(s), lookupMany: s.lookupMany.bind(s), members: s.members.bind(s),
-    count: s.count.bind(s), nextIds: s.nextIds.bind(s), getPolls: s.getPolls.bind(s),
+    count: s.count.bind(s), nextIds: s.nextIds.bind(s), getPolls: s.getPolls.bind(s), cached: s.cached,
   };
 }
