@@ -154,6 +154,6 @@ async function newActionWrites(
   const entry: ActionStatusRecord = { id: entryId, actionId: action.id, type, messages, reportedAt: now, timestamp: now, code: null };
   return [
     deps.runtime.creation(ACTION, action),
-    { kind: ACTION_STATUS, id: entryId, expect: 0, after: entry },
+    { kind: ACTION_STATUS, id: entryId, expect: 0, fresh: true, after: entry },
   ];
 }

@@ -412,7 +412,7 @@ export class ActorRuntime {
     if (entries !== undefined) {
       next.entries.forEach((params, i) => {
         const entry = entries.build(record as unknown as RecordOf<K>, params, first + i);
-        writes.push({ kind: entries.kind, id: first + i, expect: 0, after: entry });
+        writes.push({ kind: entries.kind, id: first + i, expect: 0, fresh: true, after: entry });
       });
     }
     return { writes, record: record as unknown as RecordOf<K> };

@@ -10,6 +10,8 @@ export interface PlannedWrite {
   readonly kind: string;
   readonly id: number;
   readonly expect: number;
+  /** Write.fresh: a create of a reserved id, not checked. */
+  readonly fresh: boolean;
   readonly after: unknown;
 }
 
@@ -49,6 +51,7 @@ export function planCommit(schema: Schema, commit: Commit): CommitPlan {
     if (!Number.isSafeInteger(w.expect) || w.expect < 0) throw new TypeError(`${w.kind} ${w.id}: expect must be an integer >= 0, got ${w.expect}`);
     if (w.after === undefined) throw new TypeError(`${w.kind} ${w.id}: after must be a JSON value, or null to delete`);
     if (w.after === null && w.expect === 0) throw new TypeError(`${w.kind} ${w.id}: a delete needs the version read (expect > 0)`);
+    if (w.fresh === true && w.expect !== 0) throw new TypeError(`${w.kind} ${w.id}: a fresh write is a create (expect 0), got expect ${w.expect}`);
     const slot = `${w.kind}\0${w.id}`;
     if (seen.has(slot)) throw new TypeError(`${w.kind} ${w.id} is written twice in one commit`);
     seen.add(slot);
@@ -61,7 +64,7 @@ export function planCommit(schema: Schema, commit: Commit): CommitPlan {
     releases.push(...changes.releases);
     adds.push(...changes.adds);
     removes.push(...changes.removes);
-    writes.push({ kind: w.kind, id: w.id, expect: w.expect, after: w.after });
+    writes.push({ kind: w.kind, id: w.id, expect: w.expect, fresh: w.fresh === true, after: w.after });
   }
   const effects = (commit.effects ?? []).map((effect): PlannedEffect => {
     if (typeof effect?.type !== 'string' || effect.type.length === 0) throw new TypeError('an effect needs a non-empty string type');

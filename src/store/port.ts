@@ -34,6 +34,11 @@ export interface Write {
   readonly id: number;
   /** The version read; 0 means "must not exist yet" (create). */
   readonly expect: number;
+  /**
+   * A create (expect 0) of an id this caller just reserved with `nextIds`: no other write can hold it,
+   * so the Redis adapter does not check that it is free (a command fewer per status entry).
+   */
+  readonly fresh?: boolean;
   /** The value read at `expect`; undefined for a create. Used to diff index entries. */
   readonly before?: unknown;
   /** The new value; null deletes the record (and its index entries). */

@@ -47,6 +47,18 @@ describe('redis store specifics', () => {
     expect(ttl).toBeLessThanOrEqual(7 * 24 * 3600 * 1000);
   });
 
+  it('does not check that a fresh create (an id its caller reserved) is free: a command fewer per status entry', async () => {
+    const store = await open();
+    const tenant = uniqueTenant('fresh');
+    await store.commit(tenant, { writes: [{ kind: NOTE, id: 1, expect: 0, after: { n: 1 } }] });
+    // misuse on purpose (the id was not reserved): only an unchecked create overwrites the record
+    expect(await store.commit(tenant, { writes: [{ kind: NOTE, id: 1, expect: 0, after: { n: 2 } }] }))
+      .toMatchObject({ ok: false, reason: 'stale-version' });
+    const fresh = { kind: NOTE, id: 1, expect: 0, fresh: true, after: { n: 2 } };
+    expect(await store.commit(tenant, { writes: [fresh] })).toEqual({ ok: true, versions: [1] });
+    expect((await store.get(tenant, NOTE, 1))?.value).toEqual({ n: 2 });
+  });
+
   it('keeps tenants apart whose names contain hash-tag characters', async () => {
     const store = await open();
     const base = uniqueTenant('tag');

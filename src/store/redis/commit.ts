@@ -9,6 +9,9 @@ export interface ScriptCall {
   readonly args: string[];
 }
 
+/** The expected version of a fresh write (Write.fresh): a create the script does not check. */
+const FRESH = 'fresh';
+
 /** KEYS and ARGV of the commit script (layout documented at the script in scripts.ts). */
 export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
   const fx = effectsKey(tag);
@@ -35,7 +38,7 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
   ];
   for (const w of plan.writes) {
     keys.push(recordKey(tag, w.kind, w.id));
-    args.push(String(w.id), String(w.expect), w.after === null ? '' : toJson(w.after, `${w.kind} ${w.id}`));
+    args.push(String(w.id), w.fresh ? FRESH : String(w.expect), w.after === null ? '' : toJson(w.after, `${w.kind} ${w.id}`));
   }
   for (const c of plan.claims) {
     keys.push(uniqueKey(tag, c.kind, c.index, c.key));

@@ -11,12 +11,13 @@ import type { CommandParser } from 'redis';
  * as it is checked and all taken back when one conflicts), and a script runs without interleaving, so a
  * failed check leaves no trace. Index entries come grouped by key (commit.ts), so
  * a commit of many records moves each sorted set with one ZREM and one ZADD (per GROUP members), and
- * the records it creates are checked absent with one EXISTS (per GROUP keys), not one command each.
+ * the records it creates are checked absent with one EXISTS (per GROUP keys), not one command each;
+ * a create of an id its caller reserved (Write.fresh: a status entry) is not checked.
  * KEYS: fx, done, then per write its record, then claims, releases, remove keys, add keys, counters
  *   (one key each), then the journal when there is an entry.
  * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removeKeys, #addKeys, #effects, #counters,
  *   journal entry json or '', journal length, then
- *   per write (id, expect, json or '' to delete), per claim (key, id), per release (key, id),
+ *   per write (id, expect or 'fresh', json or '' to delete), per claim (key, id), per release (key, id),
  *   per remove key (n, id * n), per add key (n, (score, id) * n), per effect (eventId, json),
  *   per counter (field, increment).
  * Reply: {'ok', version...} | {'stale-version', writeIndex} | {'unique-conflict', claimIndex} | {'duplicate'}.
@@ -35,7 +36,9 @@ local kk = ak + nAk
 local creates = {}
 for i = 0, nW - 1 do
   local expect = tonumber(ARGV[wa + 3 * i + 1])
-  if expect == 0 then
+  if expect == nil then
+    -- 'fresh': a create of an id the caller reserved (Write.fresh), which nothing else can hold
+  elseif expect == 0 then
     creates[#creates + 1] = i
   else
     local current = tonumber(redis.call('HGET', KEYS[wk + i], 'v') or '0')
@@ -100,7 +103,7 @@ for i = 0, nAk - 1 do
 end
 local out = {'ok'}
 for i = 0, nW - 1 do
-  local expect, json = tonumber(ARGV[wa + 3 * i + 1]), ARGV[wa + 3 * i + 2]
+  local expect, json = tonumber(ARGV[wa + 3 * i + 1]) or 0, ARGV[wa + 3 * i + 2]
   if json == '' then
     redis.call('DEL', KEYS[wk + i])
     out[#out + 1] = 0

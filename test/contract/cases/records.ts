@@ -41,6 +41,18 @@ export function recordCases(ctx: () => StoreContext): void {
       expect(result).toEqual({ ok: true, versions: [1, 2] });
     });
 
+    it('creates a record of an id reserved with nextIds (fresh) beside other writes', async () => {
+      const { store, tenant, commit, create, mustGet } = ctx();
+      await create(1000, { n: 1 }, NOTE);
+      const one = await mustGet(1000, NOTE);
+      const id = await store.nextIds(tenant, NOTE);
+      const fresh = { kind: NOTE, id, expect: 0, fresh: true, after: { n: id } };
+      const result = await commit({ writes: [updateOf(NOTE, 1000, one, { n: 11 }), fresh] });
+      expect(result).toEqual({ ok: true, versions: [2, 1] });
+      expect(await mustGet(id, NOTE)).toEqual({ id, version: 1, value: { n: id } });
+      expect((await store.ids(tenant, NOTE, { offset: 0, limit: 10 })).ids).toContain(id);
+    });
+
     it('reads many records in the order asked, with undefined for missing ones', async () => {
       const { store, tenant, create } = ctx();
       await create(1, { n: 1 }, NOTE);
@@ -106,6 +118,7 @@ export function recordCases(ctx: () => StoreContext): void {
         { writes: [{ kind: NOTE, id: 0, expect: 0, after: {} }] },
         { writes: [{ kind: NOTE, id: 1.5, expect: 0, after: {} }] },
         { writes: [{ kind: NOTE, id: 2, expect: -1, after: {} }] },
+        { writes: [updateOf(NOTE, 1, v1, {}), { kind: NOTE, id: 3, expect: 1, fresh: true, after: {} }] }, // a fresh write is a create
         { writes: [{ kind: NOTE, id: 2, expect: 0, after: undefined }] },
         { writes: [{ kind: 'bad:kind', id: 2, expect: 0, after: {} }] },
         { writes: [], effects: [{ type: '' }] },
