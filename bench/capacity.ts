@@ -3,7 +3,7 @@
  * operation, for the real server (a child process, driven over HTTP only) on a Redis Cluster node
  * (a private one-master cluster: the per-key overhead of cluster mode included).
  *
- *   npm run bench -- capacity [--targets 10000] [--idle 10]
+ *   npm run bench -- capacity [--targets 10000] [--idle 10] [--census] [--redis-setting name=value ...]
  *
  * Each phase below runs in turn and is measured by INFO snapshots of the Redis node before and after
  * it: used_memory (bytes), total_commands_processed (every command Redis ran, those a script calls
@@ -31,8 +31,14 @@ const o = new Command()
   .option('--targets <n>', 'devices in the fleet', '10000')
   .option('--idle <s>', 'seconds of idle server to measure the background rate', '10')
   .option('--census', 'after the first closed feedback and at the end, print every key shape: keys, MEMORY USAGE, encodings')
+  .option('--redis-setting <name=value...>', 'a redis-server setting over the recommended ones, e.g. hash-max-listpack-value=64 (Redis\'s default)')
   .parse()
-  .opts<{ targets: string; idle: string; census?: boolean }>();
+  .opts<{ targets: string; idle: string; census?: boolean; redisSetting?: string[] }>();
+const REDIS_SETTINGS = Object.fromEntries((o.redisSetting ?? []).map((s) => {
+  const at = s.indexOf('=');
+  if (at <= 0) throw new Error(`--redis-setting wants name=value, got ${s}`);
+  return [s.slice(0, at), s.slice(at + 1)];
+}));
 const TARGETS = Number(o.targets);
 const IDLE_S = Number(o.idle);
 const WORKERS = 32;
@@ -296,7 +302,7 @@ async function printCensus(redis: ReturnType<typeof createClient>, devices: numb
 }
 
 async function main(): Promise<void> {
-  const redis = await startRedis({ cluster: true });
+  const redis = await startRedis({ cluster: true, settings: REDIS_SETTINGS });
   const admin = createClient({ url: redis.url });
   await admin.connect();
   // the shared bench config, with the store on the cluster node
@@ -378,7 +384,7 @@ async function main(): Promise<void> {
     await admin.close();
     await redis.stop();
   }
-  writeResults('capacity', { targets: TARGETS, idleS: IDLE_S, store: 'redis cluster (one master, all slots)' }, rows, figures);
+  writeResults('capacity', { targets: TARGETS, idleS: IDLE_S, store: 'redis cluster (one master, all slots)', redisSettings: REDIS_SETTINGS }, rows, figures);
 }
 
 await main();

@@ -4,6 +4,7 @@ import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
+import { redisServerArgs } from '../../src/store/redis/hash-encoding.js';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -25,15 +26,20 @@ export interface BenchRedis {
 }
 
 /**
- * A private redis-server (no persistence) on a free port, for one benchmark run. With `cluster`, it
+ * A private redis-server (no persistence) on a free port, for one benchmark run, with the settings
+ * peregrine recommends (REDIS_SETTINGS) and `settings` over them. With `cluster`, it
  * is a Redis Cluster of this one master serving every slot: the layout (and per-key overhead) of a
  * cluster node, without the noise of several processes.
  */
-export async function startRedis(options: { readonly cluster?: boolean } = {}): Promise<BenchRedis> {
+export async function startRedis(
+  options: { readonly cluster?: boolean; readonly settings?: Readonly<Record<string, string>> } = {},
+): Promise<BenchRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'peregrine-bench-redis-'));
   const clusterArgs = options.cluster === true ? ['--cluster-enabled', 'yes', '--cluster-port', String(await freePort()), '--cluster-config-file', join(dir, 'nodes.conf')] : [];
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...clusterArgs], { stdio: 'ignore' });
+  const child: ChildProcess = spawn('redis-server', [
+    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...redisServerArgs(options.settings), ...clusterArgs,
+  ], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     if (await answers(port)) break;
     await new Promise((r) => setTimeout(r, 50));

@@ -63,7 +63,11 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     kind: config.store.kind,
     redisUrl: config.store.redisUrl,
     redisCluster: config.store.redisCluster,
-    redis: { waitReplicas: config.store.redisWaitReplicas, cacheEntries: config.store.redisCacheEntries },
+    redis: {
+      waitReplicas: config.store.redisWaitReplicas, cacheEntries: config.store.redisCacheEntries,
+      // once per process: the primary loop's store checks, the other loops' open the same Redis
+      ...(overrides.role === 'http-only' ? {} : { onWarning: (message: string) => logger.warn(message) }),
+    },
     schema: SCHEMA,
   });
   let services: Services;

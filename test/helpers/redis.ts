@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { inject } from 'vitest';
 import { answersTcp } from '../../bench/lib/redis.js';
+import { redisServerArgs } from '../../src/store/redis/hash-encoding.js';
 
 /** A redis-server started by a test. `stop` shuts it down cleanly, `kill` simulates a crash (SIGKILL). */
 export interface RedisServer {
@@ -153,7 +154,7 @@ export function notePid(pid: number | undefined): () => void {
 async function launch(binary: string, port: number, dir: string, appendonly: boolean, extraArgs: readonly string[]): Promise<RedisServer> {
   const args = [
     '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--daemonize', 'no', '--logfile', '',
-    '--appendonly', appendonly ? 'yes' : 'no', ...(appendonly ? ['--appendfsync', 'always'] : []), ...extraArgs,
+    '--appendonly', appendonly ? 'yes' : 'no', ...(appendonly ? ['--appendfsync', 'always'] : []), ...redisServerArgs(), ...extraArgs,
   ];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);

@@ -113,6 +113,8 @@ export interface RedisConnection {
   scan(match: string, type?: string): AsyncIterable<string[]>;
   /** PING to the server, or to every master of the cluster: the store answers only when all do. */
   ping(): Promise<void>;
+  /** CONFIG GET of one setting on the server, or on every master of the cluster: one value per node (undefined: unknown). */
+  configGet(name: string): Promise<(string | undefined)[]>;
   /** Connects (attempts go on in the background); StoreUnavailableError when not ready within `ms`. */
   open(ms: number): Promise<void>;
   /** Waits for replies still due (at most 2 s), then disconnects. */
@@ -135,6 +137,7 @@ function singleConnection(client: SingleClient, options: ConnectionOptions): Red
     async ping() {
       await client.ping();
     },
+    configGet: async (name) => [settingOf(await client.configGet(name), name)],
     async open(ms) {
       client.connect().catch(() => {}); // failures reach the 'error' listener; attempts go on
       try {
@@ -174,6 +177,8 @@ function clusterConnection(urls: readonly string[], options: ConnectionOptions):
       if (masters.length === 0) throw new StoreUnavailableError('redis cluster: no master known');
       await Promise.all(masters.map(async (m) => (await cluster.nodeClient(m)).ping()));
     },
+    configGet: (name) =>
+      Promise.all(cluster.masters.map(async (m) => settingOf(await (await cluster.nodeClient(m)).configGet(name), name))),
     async open(ms) {
       const deadline = Date.now() + ms;
       for (;;) {
@@ -200,6 +205,11 @@ function clusterConnection(urls: readonly string[], options: ConnectionOptions):
 
 /** Keys SCAN looks at per call: few calls over a large keyspace, each still short. */
 const SCAN_COUNT = 10_000;
+
+/** A setting's value in CONFIG GET's reply (a map of name to value; empty for an unknown name). */
+function settingOf(reply: Record<string, string>, name: string): string | undefined {
+  return Object.hasOwn(reply, name) ? reply[name] : undefined;
+}
 
 function countOnline(replication: string): number {
   return replication.match(/^slave\d+:.*state=online/gm)?.length ?? 0;

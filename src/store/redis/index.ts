@@ -5,6 +5,7 @@ import type { ConnectionOptions, RedisConnection, RedisTarget } from './connecti
 import { RedisStore } from './redis-store.js';
 import { RedisCachedReads, TrackingCache } from './cached-reads.js';
 import { migrateUniqueBuckets } from './migrate.js';
+import { checkHashEncoding } from './hash-encoding.js';
 
 export interface RedisStoreOptions {
   /** How long opening waits for the first connection before failing (ms). Default 5000. */
@@ -29,6 +30,8 @@ export interface RedisStoreOptions {
   readonly topologyCheckMs?: number;
   /** Receives connection errors (repeated while Redis is down); log them, do not throw. Default: ignore. */
   readonly onError?: (err: Error) => void;
+  /** Receives, once at open, what Redis is configured to do worse than it could (checkHashEncoding). Default: not checked. */
+  readonly onWarning?: (message: string) => void;
 }
 
 /**
@@ -38,7 +41,8 @@ export interface RedisStoreOptions {
  * keys share one slot). Fails with StoreUnavailableError when Redis does not answer within
  * `openTimeoutMs`; once open, the store survives outages: commands fail fast with
  * StoreUnavailableError and the client reconnects forever (and, on a cluster, follows failovers).
- * Before it returns, unique indexes of the layout before buckets are moved into buckets (migrate.ts).
+ * Before it returns, unique indexes of the layout before buckets are moved into buckets (migrate.ts)
+ * and, with `onWarning`, Redis's hash encoding setting is checked (hash-encoding.ts).
  */
 export async function openRedisStore(target: RedisTarget, schema: Schema, options: RedisStoreOptions = {}): Promise<Store> {
   const openTimeoutMs = options.openTimeoutMs ?? 5000;
@@ -69,7 +73,9 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
   };
   const main = await open();
   try {
-    await migrateUniqueBuckets(main, deadlineGuard(timeouts.commandTimeoutMs));
+    const guard = deadlineGuard(timeouts.commandTimeoutMs);
+    await migrateUniqueBuckets(main, guard);
+    if (options.onWarning !== undefined) await checkHashEncoding({ configGet: (name) => guard(main.configGet(name)) }, options.onWarning);
   } catch (err) {
     await main.close();
     return rethrow(err);
