@@ -119,9 +119,10 @@ export class DeviceOps {
    * UPDATE_ACTION_STATUS through the action machine, with DDI's quota checks. When the report leaves
    * the action closed, or its maintenance window is open, the device is sent what to do next (in the
    * same commit, through the effects queue). A report the machine ignores (a repeated RETRIEVED) is a no-op.
-   * An action this connector committed a report for is decided without reading it (KnownActions), and
-   * committed only if it is still at that version; otherwise, and for every refusal, the report is
-   * decided again on a fresh read, which is the one way the outcome is ever decided.
+   * An action this connector committed a report for is decided and stepped without reading it
+   * (KnownActions, handed to the runtime as `known`), and committed only if it is still at that
+   * version; otherwise, and for every refusal, the report is decided again on a fresh read, which is
+   * the one way the outcome is ever decided. The action read here is the runtime's `known` too.
    */
   async reportStatus(
     tenant: string, thingId: string | null, body: ActionUpdateStatusBody, correlationId: string | null, now: number,
@@ -132,7 +133,7 @@ export class DeviceOps {
     if (stored === undefined) throw new DmfRejection(`Got intermediate notification about action ${body.actionId} but action does not exist`);
     const a = stored.value;
     const event = await this.#decide(tenant, thingId, body, correlationId, now, a);
-    const r = await this.#deps.runtime.send(tenant, ACTION, a.id, event, { effects: nextFor(a.targetId, now) });
+    const r = await this.#deps.runtime.send(tenant, ACTION, a.id, event, { known: stored, effects: nextFor(a.targetId, now) });
     if (r.kind === 'committed') this.#known.committed(tenant, r.record, r.version);
     else if (r.kind === 'missing') throw new DmfRejection(`action ${a.id} does not exist`);
     else if (r.kind === 'contended') throw concurrent('action', a.id);
@@ -155,7 +156,7 @@ export class DeviceOps {
     };
     let r: SendResult<ActionRecord>;
     try {
-      r = await this.#deps.runtime.send(tenant, ACTION, known.id, event, { also, effects: nextFor(known.value.targetId, now) });
+      r = await this.#deps.runtime.send(tenant, ACTION, known.id, event, { known, also, effects: nextFor(known.value.targetId, now) });
     } catch (err) {
       if (err === MOVED) return false;
       throw err;
