@@ -1,4 +1,4 @@
-import { transition, type AnyStateMachine, type EventObject } from 'xstate';
+import { createActor, type AnyStateMachine, type EventObject } from 'xstate';
 import type { EntryParams } from '../domain/action.machine.js';
 import type { Effect } from '../domain/effects.js';
 
@@ -16,21 +16,57 @@ export interface Step<R> {
   readonly entries: readonly EntryParams[];
 }
 
+type Executed = { readonly type: string; readonly params?: unknown };
+
+/** The actions the transition under way handed to its scope's executor (transitions are synchronous). */
+let executed: Executed[] = [];
+
+/**
+ * One inert actor scope per machine, what xstate's `transition` builds (createInertActorScope) on
+ * every call: a throwaway actor, whose constructor computes the machine's initial snapshot, was a
+ * third of a step's time. Sharing one is safe because our machines are flat and only assign and name
+ * actions (no spawn, no delays, no sendTo, no inspection): nothing a transition does stays in the scope.
+ */
+type Scope = Parameters<AnyStateMachine['transition']>[2];
+const scopes = new WeakMap<AnyStateMachine, Scope>();
+
+function scopeOf(machine: AnyStateMachine): Scope {
+  let scope = scopes.get(machine);
+  if (scope === undefined) {
+    const self = createActor(machine);
+    scope = {
+      self, id: '', sessionId: '', system: self.system,
+      logger: () => undefined, defer: () => undefined, emit: () => undefined, stopChild: () => undefined,
+      actionExecutor: (action) => void executed.push(action),
+    };
+    scopes.set(machine, scope);
+  }
+  return scope;
+}
+
 /**
  * The pure step of the actor runtime: hydrate the record as a snapshot (its `stateField` is the state
- * value, the record the context), apply the event with XState's `transition`, collect the outputs.
+ * value, the record the context), apply the event as XState's `transition` does, collect the outputs.
  * The runtime commits the result; the machine tests call it directly.
  */
 export function step<R extends object>(
   machine: AnyStateMachine, stateField: keyof R & string, record: R, event: EventObject & { readonly [field: string]: unknown },
 ): Step<R> {
   const current = machine.resolveState({ value: record[stateField] as string, context: record });
-  const [next, actions] = transition(machine, current, event);
+  const scope = scopeOf(machine);
+  const actions: Executed[] = [];
+  executed = actions;
+  let next: typeof current;
+  try {
+    next = machine.transition(current, event, scope);
+  } finally {
+    executed = [];
+  }
   const changed = next !== current && (actions.length > 0 || next.value !== current.value || next.context !== current.context);
   const effects: Effect[] = [];
   const entries: EntryParams[] = [];
   // xstate does not narrow `params` by action type (ToExecutableAction in its types.ts), hence the casts
-  for (const action of actions as readonly { type: string; params?: unknown }[]) {
+  for (const action of actions) {
     if (action.params === undefined) continue;
     if (action.type === 'effect') effects.push(action.params as Effect);
     else if (action.type === 'entry') entries.push(action.params as EntryParams);
