@@ -7,9 +7,10 @@
  * Boot takes about 5 s on a 2-core machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { killProcessTree } from './process-tree.js';
 import { answersTcp, freePort } from './redis.js';
 
 export interface RabbitNode {
@@ -54,7 +55,7 @@ function findRabbitServer(): string {
 }
 
 /** How long a boot may take before it counts as failed: ~5 s on an idle 2-core machine, over 60 s under nice at load 20. */
-const BOOT_MS = 180_000;
+export const RABBIT_BOOT_MS = 180_000; // 3 minutes
 
 export async function startRabbit(options: RabbitOptions = {}): Promise<RabbitNode> {
   const binary = findRabbitServer();
@@ -113,7 +114,7 @@ export async function startRabbit(options: RabbitOptions = {}): Promise<RabbitNo
       if (child === c) child = undefined;
     });
     if (c.pid !== undefined) options.onPid?.(c.pid, exited);
-    const deadline = Date.now() + BOOT_MS;
+    const deadline = Date.now() + RABBIT_BOOT_MS;
     while (!(await answersAmqp(port))) {
       if (gone || Date.now() > deadline) {
         killTree(c);
@@ -155,31 +156,9 @@ export async function startRabbit(options: RabbitOptions = {}): Promise<RabbitNo
   };
 }
 
-/**
- * SIGKILL for the start script and everything it started: the script runs the Erlang VM as its child
- * (and traps SIGTERM to stop it), so killing the script alone leaves the VM running, booting and
- * holding its ports, for as long as the machine runs (Linux: the children from /proc).
- */
+/** SIGKILL for the start script and the Erlang VM it runs (killing the script alone leaves the VM running). */
 function killTree(c: ChildProcess): void {
-  const pids: number[] = [];
-  const visit = (pid: number): void => {
-    pids.push(pid);
-    let children = '';
-    try {
-      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
-    } catch {
-      return; // gone, or no /proc
-    }
-    for (const child of children.split(' ')) if (child.trim() !== '') visit(Number(child));
-  };
-  if (c.pid !== undefined) visit(c.pid);
-  for (const pid of pids.reverse()) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  if (c.pid !== undefined) killProcessTree(c.pid);
 }
 
 /** Whether an AMQP 0-9-1 server on `port` answers the protocol header with Connection.Start. */

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, vi } from 'vitest';
+import { RABBIT_BOOT_MS } from '../../bench/lib/rabbitmq.js';
 import { TARGET, type TargetRecord } from '../../src/domain/target.js';
 import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../helpers/app.js';
 import { Gateway, startTestRabbit, type RabbitNode } from '../helpers/rabbitmq.js';
@@ -70,7 +71,7 @@ export function useRabbit(vhosts = 2): () => RabbitNode {
   let node: RabbitNode | undefined;
   beforeAll(async () => {
     node = await startTestRabbit(vhosts);
-  });
+  }, RABBIT_BOOT_MS + 10_000); // a boot takes ~5 s on an idle machine, over 60 s on a loaded one
   afterAll(async () => {
     await node?.destroy();
   });

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { inject } from 'vitest';
+import { killProcessTree } from '../../bench/lib/process-tree.js';
 import { answersTcp } from '../../bench/lib/redis.js';
 import { redisServerArgs } from '../../src/store/redis/hash-encoding.js';
 
@@ -51,7 +52,7 @@ function runDir(): string | undefined {
   }
 }
 
-/** Kills the redis-servers test files started and did not stop (see runDir). */
+/** Kills the redis-servers and RabbitMQ nodes test files started and did not stop (see runDir). */
 export function killStrays(root: string): void {
   let pids: string[] = [];
   try {
@@ -59,13 +60,8 @@ export function killStrays(root: string): void {
   } catch {
     return;
   }
-  for (const pid of pids) {
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  // a RabbitMQ start script's pid: its Erlang VM goes with it
+  for (const pid of pids) killProcessTree(Number(pid));
 }
 
 let tenantCounter = 0;
