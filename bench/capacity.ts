@@ -8,7 +8,7 @@
  * Each phase below runs in turn and is measured by INFO snapshots of the Redis node before and after
  * it: used_memory (bytes), total_commands_processed (every command Redis ran, those a script calls
  * included), the scripts run (EVALSHA), the main thread's CPU time (includes reading and answering
- * the commands) and the keys. The idle
+ * the commands) and the keys; and the server process's CPU time (/proc, 10 ms ticks). The idle
  * rate of commands and CPU (the dispatcher's reads, scheduler ticks, the slot-map watch), measured
  * first, is subtracted from every phase. Memory and command counts do not depend on the machine's
  * speed; CPU time does (see docs/capacity.md for how to read it).
@@ -26,6 +26,7 @@ import { keyCensus } from './lib/key-census.js';
 import { startRedis } from './lib/redis.js';
 import { writeResults } from './lib/results.js';
 import { startServer, type BenchServer } from './lib/server.js';
+import { cpuTicks, TICKS_PER_S } from './lib/wrk.js';
 
 const o = new Command()
   .option('--targets <n>', 'devices in the fleet', '10000')
@@ -51,6 +52,8 @@ export interface Ctx {
   tokens: readonly string[];
   /** Action id per device index, once assigned. */
   actions: number[];
+  /** The assigned set's module, which holds DOWNLOAD_FILE. */
+  moduleId?: number;
   /** The rollout of the rollout phases. */
   rollout?: number;
   /** Status reads of the rollout the phases made (rolloutUntil): their Redis cost is taken off the phase's figures. */
@@ -85,6 +88,26 @@ async function ddi(ctx: Ctx, i: number, path = '', body?: unknown): Promise<stri
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`dev-${i} ${path || 'poll'} answered ${res.statusCode}: ${text.slice(0, 200)}`);
   return text;
+}
+
+const DOWNLOAD_BYTES = 256 * 1024;
+const RANGE_BYTES = 64 * 1024;
+const DOWNLOAD_FILE = 'bench.bin';
+
+/** Every device downloads DOWNLOAD_FILE once, whole or a RANGE_BYTES slice of it. */
+async function downloadRound(ctx: Ctx, ranged = false): Promise<number> {
+  const slices = DOWNLOAD_BYTES / RANGE_BYTES;
+  await each(ctx.targets, async (i) => {
+    const from = (i % slices) * RANGE_BYTES;
+    const res = await request(`${ctx.server.url}/DEFAULT/controller/v1/dev-${i}/softwaremodules/${ctx.moduleId}/artifacts/${DOWNLOAD_FILE}`, {
+      headers: { authorization: `TargetToken ${ctx.tokens[i]}`, ...(ranged ? { range: `bytes=${from}-${from + RANGE_BYTES - 1}` } : {}) },
+    });
+    const bytes = (await res.body.arrayBuffer()).byteLength;
+    if (res.statusCode !== (ranged ? 206 : 200) || bytes !== (ranged ? RANGE_BYTES : DOWNLOAD_BYTES)) {
+      throw new Error(`dev-${i}'s download answered ${res.statusCode} with ${bytes} bytes`);
+    }
+  });
+  return ctx.targets;
 }
 
 /** Every device polls once. */
@@ -122,7 +145,8 @@ const PHASES: readonly Phase[] = [
   {
     name: 'assign (one action per target, arrays of 1000)',
     async run(ctx) {
-      await createReleaseAndAssign(ctx.admin(), ctx.targets);
+      const artifact = { baseUrl: ctx.server.url, bytes: Buffer.alloc(DOWNLOAD_BYTES, 7) };
+      ctx.moduleId = (await createReleaseAndAssign(ctx.admin(), ctx.targets, artifact)).moduleId;
       return ctx.targets;
     },
   },
@@ -139,6 +163,12 @@ const PHASES: readonly Phase[] = [
     },
   },
   { name: 'poll with an open action, cached', run: pollRound },
+  {
+    name: `artifact download, whole ${DOWNLOAD_BYTES / 1024} KiB, first (adds the DOWNLOAD entry)`,
+    run: (ctx) => downloadRound(ctx),
+  },
+  { name: 'artifact download, whole, the same file again (no entry)', run: (ctx) => downloadRound(ctx) },
+  { name: `artifact download, ranged ${RANGE_BYTES / 1024} KiB`, run: (ctx) => downloadRound(ctx, true) },
   {
     name: 'feedback proceeding',
     async run(ctx) {
@@ -327,11 +357,13 @@ async function main(): Promise<void> {
   try {
     await new Promise((r) => setTimeout(r, 2000)); // startup work settles
     const idleFrom = await snapshot(admin);
+    const idleTicks = cpuTicks(ctx.server.pid) ?? NaN;
     figures['tenant and server bootstrap: Redis bytes'] = idleFrom.memory - empty.memory;
     figures['tenant and server bootstrap: keys'] = idleFrom.keys - empty.keys;
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     const idleTo = await snapshot(admin);
     const idleS = (idleTo.at - idleFrom.at) / 1000;
+    const serverIdleCpu = ((cpuTicks(ctx.server.pid) ?? NaN) - idleTicks) / TICKS_PER_S / idleS;
     const background = {
       commands: (idleTo.commands - idleFrom.commands) / idleS,
       scripts: (idleTo.scripts - idleFrom.scripts) / idleS,
@@ -340,15 +372,19 @@ async function main(): Promise<void> {
     figures['idle server: commands run/s'] = round(background.commands, 2);
     figures['idle server: scripts/s'] = round(background.scripts, 2);
     figures['idle server: Redis CPU µs/s'] = round(background.cpuS * 1e6, 0);
+    figures['idle server: server CPU µs/s'] = round(serverIdleCpu * 1e6, 0);
     console.log(`idle: ${figures['idle server: commands run/s']} commands/s, ${topCalls(idleFrom, idleTo, idleS)} per second`);
 
     for (const phase of PHASES) {
       await phase.prepare?.(ctx);
       const probesBefore = ctx.probes;
       const before = await snapshot(admin);
+      const server = { pid: ctx.server.pid, ticks: cpuTicks(ctx.server.pid) ?? NaN };
       const count = await phase.run(ctx);
       await new Promise((r) => setTimeout(r, 1500)); // the write-behind flush and effects of the last requests land
       const after = await snapshot(admin);
+      // the server process's CPU (a phase that restarts it has none to compare)
+      const serverTicks = ctx.server.pid === server.pid ? (cpuTicks(server.pid) ?? NaN) - server.ticks : NaN;
       // the phase's own status reads of the rollout (rolloutUntil, every 100 ms: more on a slower machine) are not its cost
       const probes = ctx.probes - probesBefore;
       const probe: ProbeCost = probes === 0 ? { commands: 0, cpuS: 0, calls: new Map() } : await probeCost(ctx, admin);
@@ -365,6 +401,7 @@ async function main(): Promise<void> {
         'commands run/op': round(commands / count, 2),
         'scripts/op': round(scripts / count, 2),
         'Redis CPU µs/op': round((cpuS * 1e6) / count, 1),
+        'server CPU µs/op': round(((serverTicks / TICKS_PER_S - serverIdleCpu * seconds) * 1e6) / count, 0),
         'tracked keys': after.tracked,
         'calls/op (incl. inside scripts)': topCalls(before, after, count, probeCalls),
       };

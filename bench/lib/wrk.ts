@@ -90,7 +90,7 @@ function done(summary, latency, requests)
 end
 `;
 
-const TICKS_PER_S = 100; // USER_HZ on Linux
+export const TICKS_PER_S = 100; // USER_HZ on Linux
 
 /** utime + stime of a process and all its threads, in ticks; undefined once it is gone. */
 export function cpuTicks(pid: number): number | undefined {
