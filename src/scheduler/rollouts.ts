@@ -40,14 +40,10 @@ interface RolloutMemory {
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
 const ENGINE = 'system';
 
-/**
- * A tenant whose last pass found no rollout to work on is looked at again in full only when its
- * journal moved (a rollout or group changed status, or one was created: journal.ts) or after this long.
- */
-const QUIET_RECHECK_MS = 5000;
-
 /** The rollout index entries the engine works on: the statuses, then aborted rollouts whose actions wait (rollout-safety.ts). */
 const WORK: readonly (readonly [MultiIndexOf<typeof ROLLOUT>, string])[] = [...ENGINE_STATUSES.map((s) => ['status', s] as const), ['abortPending', '1']];
+/** Whether an index holds anything: its first id and the count. */
+const ANY = { offset: 0, limit: 1 } as const;
 
 export interface RolloutEngineDeps {
   readonly store: Store;
@@ -90,8 +86,6 @@ export class RolloutEngine {
    * stays bounded by the rollouts in progress however many come and go.
    */
   readonly #memory = new Map<Tenant, Map<number, RolloutMemory>>();
-  /** Tenants whose last pass found nothing to do: where their journal stood then, and when (ms). */
-  readonly #quiet = new Map<Tenant, { readonly journal: string; readonly at: number }>();
   /** Brings the next pass forward (the scheduler's runner, while it runs the passes). */
   #wake: (() => void) | undefined;
 
@@ -108,35 +102,34 @@ export class RolloutEngine {
    * The runtime's commit listener (src/app/services.ts): a commit that may give the engine work (rollout-wake.ts:
    * an action of a rollout closed, a rollout created, started, stopped or deleted) wakes the next pass instead
    * of leaving it to the interval, so a group that met its condition is followed by the next within a
-   * few milliseconds. Commits made on another loop or instance wait for the interval, as before.
+   * few milliseconds. A commit made on another loop or instance is seen at the next pass: it changed an index the
+   * idle look reads through the cached view, which Redis invalidates here.
    */
   noticed(changes: readonly ActorChange[]): void {
     if (this.#wake !== undefined && wakesEngine(changes)) this.#wake();
   }
 
   /**
-   * True while the tenant has nothing for the engine: its last pass (on this instance) found no rollout
-   * in the statuses the engine works on, its journal has not moved since (every rollout creation and
-   * status change is an entry, committed with it), and that pass is less than QUIET_RECHECK_MS old.
-   * One journal read, no lease: an idle tenant costs that read a pass instead of a scan of every index.
+   * True while the tenant has no rollout in a status the engine works on (nor one whose abort waits): the
+   * indexes of WORK read through the store's cached view, which costs no command while they stay as they
+   * are (on Redis a write to one, by any instance, invalidates it here). A rollout created, started,
+   * resumed, stopped or deleted anywhere enters one of them, so the next pass (this process's commits wake
+   * it at once, see noticed) finds it; a tenant with nothing to do costs no Redis command a pass.
    */
-  async idle(tenant: Tenant, now: number): Promise<boolean> {
-    const quiet = this.#quiet.get(tenant);
-    if (quiet === undefined || now - quiet.at >= QUIET_RECHECK_MS || now < quiet.at) return false;
-    return (await this.#deps.store.readJournal(tenant, undefined, 1)).last === quiet.journal;
+  async idle(tenant: Tenant): Promise<boolean> {
+    for (const [index, key] of WORK) {
+      if ((await this.#deps.store.cached.members(tenant, ROLLOUT, index, key, ANY)).total > 0) return false;
+    }
+    return true;
   }
 
   /** One pass over a tenant's rollouts; returns the number of steps taken. */
   async run(tenant: Tenant, now: number, keep: () => Promise<void> = async () => {}): Promise<number> {
     const { store } = this.#deps;
-    // where the journal stood before the scan: a change made during it moves the journal past this
-    const journal = (await store.readJournal(tenant, undefined, 1)).last;
     let steps = 0;
-    let found = 0;
     const worked = new Set<number>();
     for (const [index, key] of WORK) {
       const { ids } = await store.members(tenant, ROLLOUT, index, key, SCAN_ALL);
-      found += ids.length;
       for (const id of ids) {
         worked.add(id);
         try {
@@ -148,8 +141,6 @@ export class RolloutEngine {
         }
       }
     }
-    if (found === 0) this.#quiet.set(tenant, { journal, at: now });
-    else this.#quiet.delete(tenant);
     this.#forget(tenant, worked);
     return steps;
   }

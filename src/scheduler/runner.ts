@@ -15,11 +15,22 @@ export interface Task {
    */
   run(tenant: string, now: number, keep: () => Promise<void>): Promise<number>;
   /**
-   * A cheap read-only look before the pass: true when the tenant has nothing to do, and the pass
-   * (and its lease) is skipped; a tenant with nothing to do costs that look only.
+   * A cheap read-only look before the pass, meant to cost no Redis command (a read of the store's cached view,
+   * which every instance's writes invalidate): true when the tenant has nothing to do, and the pass (and its
+   * lease) is skipped. Not asked for a tenant's first pass on this runner nor once SWEEP_MS passed since its
+   * last full pass: that pass runs whatever the look would say (the safety sweep).
    */
   idle?(tenant: string, now: number): Promise<boolean>;
 }
+
+/**
+ * How long an idle look is trusted before a tenant gets a full pass anyway: the safety sweep for work its look
+ * missed. Slow, because a look misses only what the cache's coherence misses (Redis pushes every write's
+ * invalidation to every instance, and a lost connection empties the cache): a bug, not an operating condition.
+ * A sweep of every task costs about 30 commands for an idle tenant (leases and index reads; measured with
+ * MONITOR): every 5 minutes that is 0.1 command a second, every minute it would be half the idle cost.
+ */
+export const SWEEP_MS = 300_000; // 5 minutes
 
 /**
  * A woken task's next pass starts this long after the wake, or after the pass running then: a burst of
@@ -56,6 +67,8 @@ export class TaskRunner {
   readonly #running = new Map<string, Promise<PassResult>>();
   /** Tasks woken while their pass ran (the next follows WAKE_GAP_MS after it) or whose timer a wake set short. */
   readonly #woken = new Set<string>();
+  /** Per task, the tenants' last full pass (ms of the pass): their idle look is trusted until SWEEP_MS after it. */
+  readonly #swept = new Map<string, Map<string, number>>();
   #stopped = true;
 
   constructor(opts: { store: Store; tenants: Pick<Tenants, 'list'>; owner: string; log: Log }) {
@@ -110,12 +123,17 @@ export class TaskRunner {
     const counts: Record<string, number> = {};
     const skipped: string[] = [];
     const ttl = task.leaseMs ?? Math.max(task.intervalMs * 3, 30_000);
+    const swept = this.#sweeps(task);
     // asked on each pass: a tenant created since runs now, a deleted one no more (its lease expires)
-    for (const tenant of this.#tenants.list()) {
-      if (task.idle !== undefined && await task.idle(tenant, now).catch(() => false)) {
+    const tenants = this.#tenants.list();
+    for (const tenant of tenants) {
+      const last = swept.get(tenant);
+      const trusted = last !== undefined && now >= last && now - last < SWEEP_MS;
+      if (trusted && task.idle !== undefined && await task.idle(tenant, now).catch(() => false)) {
         counts[tenant] = 0;
         continue;
       }
+      swept.set(tenant, now);
       const renew = () => this.#store.acquireLease(leaseName(task, tenant), this.#owner, ttl);
       if (task.leased && !(await renew())) {
         skipped.push(tenant);
@@ -135,7 +153,14 @@ export class TaskRunner {
         this.#log.error({ err, task: task.name, tenant }, 'scheduler pass failed');
       }
     }
+    if (swept.size > tenants.length) for (const t of swept.keys()) if (!tenants.includes(t)) swept.delete(t);
     return { counts, skipped };
+  }
+
+  #sweeps(task: Task): Map<string, number> {
+    let swept = this.#swept.get(task.name);
+    if (swept === undefined) this.#swept.set(task.name, (swept = new Map<string, number>()));
+    return swept;
   }
 
   #schedule(task: Task, delayMs = task.intervalMs): void {

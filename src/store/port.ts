@@ -147,11 +147,12 @@ export type Miss = typeof MISS;
 
 /**
  * Reads served from an in-process cache that the backing service keeps coherent (Redis: RESP3
- * client-side caching with invalidation on every write by any instance). For the DDI poll hot path.
- * The `peek*` variants answer synchronously from the cache, or MISS: a poll whose data is cached
- * then runs without creating a single promise.
+ * client-side caching with invalidation on every write by any instance). For the DDI poll hot path,
+ * and for the scheduler's idle looks (src/scheduler/runner.ts: whether an index, or a kind, holds
+ * anything costs no command while it stays as it is). The `peek*` variants answer synchronously from
+ * the cache, or MISS: a poll whose data is cached then runs without creating a single promise.
  */
-export interface CachedReads extends Reads {
+export interface CachedReads extends Reads, Pick<Store, 'ids'> {
   /**
    * Moves whenever a value a `peek*` read answered may no longer be current: a write this process
    * applied or learnt of, a value replaced, a reset. While it stays the same, every peek answers what it

@@ -56,8 +56,8 @@ export function webhooksModule(deps: WebhooksDeps): AppModule {
   };
   const task: Task = {
     name: 'webhooks', intervalMs: settings.intervalMs, leased: true, leaseMs: settings.leaseMs, run: (t, _now, keep) => pass(t, keep),
-    // no webhook, no delivery (a webhook's deletion takes its deliveries with it): one read, no lease
-    idle: async (t) => (await deps.store.ids(t, WEBHOOK, { offset: 0, limit: 1 })).total === 0,
+    // no webhook, no delivery (a webhook's deletion takes its deliveries with it): a cached read, no lease
+    idle: async (t) => (await deps.store.cached.ids(t, WEBHOOK, { offset: 0, limit: 1 })).total === 0,
   };
 
   return {

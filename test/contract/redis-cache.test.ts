@@ -41,6 +41,20 @@ describe('redis cached reads', () => {
     expect((await a.cached.members(tenant, THING, 'group', 'g', { offset: 0, limit: 5 })).ids).toEqual([]);
   });
 
+  // the scheduler's idle looks: whether a kind or an index holds anything, cached until another instance writes it
+  it.each(TARGETS)('sees a record another instance created in the cached ids and members of an empty kind on %s', async (_, target) => {
+    const tenant = uniqueTenant('cache');
+    const [a, b] = [await open(target()), await open(target())];
+    const first = { offset: 0, limit: 1 };
+    expect(await a.cached.ids(tenant, THING, first)).toEqual({ ids: [], total: 0 });
+    expect(await a.cached.members(tenant, THING, 'group', 'g', first)).toEqual({ ids: [], total: 0 });
+    await b.commit(tenant, { writes: [{ kind: THING, id: 4, expect: 0, after: { name: 'four', group: 'g' } }] });
+    await expect.poll(async () => (await a.cached.ids(tenant, THING, first)).total, { timeout: 1000, interval: 5 }).toBe(1);
+    expect(await a.cached.members(tenant, THING, 'group', 'g', first)).toEqual({ ids: [4], total: 1 });
+    await a.commit(tenant, { writes: [{ kind: THING, id: 4, expect: 1, before: { name: 'four', group: 'g' }, after: null }] });
+    expect(await a.cached.ids(tenant, THING, first)).toEqual({ ids: [], total: 0 }); // its own write: at once
+  });
+
   // The rollout start's pattern: many concurrent commits by another connection (the engine's 256 starts,
   // each adding an action to its target's own index key) while the same keys are read through the cache.
   // A read that reaches Redis after the commits returned is answered after every invalidation they caused

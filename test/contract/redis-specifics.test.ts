@@ -91,6 +91,25 @@ describe('redis store specifics', () => {
     expect(again).toMatchObject({ id: taken!.id, eventId: taken!.eventId, deliveries: 2, effect: { type: 'survives' } });
   });
 
+  it('reads a stream found empty again after a third of reclaimIdleMs (at most 5 s), or at once after its store committed an effect there', async () => {
+    const tenant = uniqueTenant('quiet');
+    const reader = await open();
+    const other = await open();
+    const read = async (): Promise<string[]> => {
+      const got = await reader.readEffects([tenant], { consumer: 'c', count: 5, blockMs: 0, reclaimIdleMs: 900 });
+      await reader.ackEffects(got);
+      return got.map((e) => String(e.effect.type));
+    };
+    expect(await read()).toEqual([]); // found empty: quiet for 300 ms
+    await other.commit(tenant, { writes: [], effects: [{ type: 'elsewhere' }] });
+    expect(await read()).toEqual([]); // another instance's effect: that instance handles it; this one does not look yet
+    await sleep(350); // deliberately past the quiet tenant's look (900 / 3 ms)
+    expect(await read()).toEqual(['elsewhere']);
+    expect(await read()).toEqual([]);
+    await reader.commit(tenant, { writes: [], effects: [{ type: 'here' }] });
+    expect(await read()).toEqual(['here']); // its own commit: read at once
+  });
+
   it('reports errors Redis raises in a script as they are, not as unavailability', async () => {
     const store = await open();
     const tenant = uniqueTenant('bug');

@@ -1,7 +1,7 @@
 import { BasicPooledClientSideCache, type RedisArgument } from 'redis';
 import { MISS, type CachedReads, type IdPage, type Miss, type Page, type Stored, type Tenant } from '../port.js';
 import { freezeJson } from '../memory/freeze-json.js';
-import { multiKey, recordKey, tenantTag, uniqueKey } from './keys.js';
+import { allKey, multiKey, recordKey, tenantTag, uniqueKey } from './keys.js';
 
 /**
  * node-redis's client-side cache, reporting every invalidation Redis pushes (a key, or all keys when
@@ -97,6 +97,8 @@ export class RedisCachedReads implements CachedReads {
   #lookups = new Map<string, Nest<Nest<Bucket>>>();
   // tenant -> kind -> index -> key -> (page -> value)
   #members = new Map<string, Nest<Nest<Nest<Bucket>>>>();
+  // tenant -> kind -> (page -> value): pages of all ids of a kind
+  #ids = new Map<string, Nest<Bucket>>();
   /** Redis key -> the values derived from it (a hash or sorted set serves several lookups). */
   #deps = new Map<string, Set<Slot>>();
   readonly #inFlight = new Map<string, InFlight>();
@@ -155,6 +157,21 @@ export class RedisCachedReads implements CachedReads {
     };
     const fetch = (): Promise<IdPage> => this.#inner.members(tenant, kind, index, key, page);
     return this.#read(multiKey(tenantTag(tenant), kind, index, key), pageKey(page), bucket, fetch);
+  }
+
+  ids(tenant: Tenant, kind: string, page: Page): Promise<IdPage> {
+    const hit = this.#peekIds(tenant, kind, page);
+    if (hit !== MISS) return Promise.resolve(hit);
+    const bucket = (): Bucket => {
+      const kinds = nest(this.#ids, tenant, () => new Map<string, Bucket>());
+      return nest(kinds, kind, () => new Bucket(kinds, kind));
+    };
+    return this.#read(allKey(tenantTag(tenant), kind), pageKey(page), bucket, () => this.#inner.ids(tenant, kind, page));
+  }
+
+  /** The cache hit of `ids` (not a peek of CachedReads: no hot path needs it without a promise). */
+  #peekIds(tenant: Tenant, kind: string, page: Page): IdPage | Miss {
+    return hit(this.#ids.get(tenant)?.get(kind)?.slots.get(pageKey(page))) as IdPage | Miss;
   }
 
   peekGet<T>(tenant: Tenant, kind: string, id: number): Stored<T> | undefined | Miss {
@@ -266,6 +283,7 @@ export class RedisCachedReads implements CachedReads {
       this.#records = new Map();
       this.#lookups = new Map();
       this.#members = new Map();
+      this.#ids = new Map();
       this.#deps = new Map();
       this.#ring = [];
       this.#hand = 0;

@@ -6,6 +6,19 @@ import { EFFECTS_GROUP, effectsKey, tenantTag } from './keys.js';
 /** Ids per ACK script call: Lua's unpack() has a stack limit of a few thousand values. */
 const ACK_CHUNK = 1000;
 
+/**
+ * How long a tenant whose stream was found empty goes unread (ms), unless this store commits an effect
+ * for it: how late effects an instance committed and died before handling are seen. Never more than a
+ * third of reclaimIdleMs, so an effect a dead consumer took is reclaimed about as soon as it may be.
+ */
+const QUIET_LOOK_MS = 5000;
+
+/** A tenant's stream found empty: when, and this store's commits for it then. */
+interface Quiet {
+  readonly at: number;
+  readonly commits: number;
+}
+
 interface Waiter {
   readonly tenants: ReadonlySet<Tenant>;
   wake(): void;
@@ -20,9 +33,16 @@ interface Waiter {
  * When every stream is empty, a read waits in process, not in Redis: it wakes when this store commits
  * an effect of one of its tenants (the committing instance is alive and handles its own effects at
  * once), when the connection reports an error, or after blockMs, when it reads again. Effects
- * committed by other instances are picked up by their own dispatchers, or by this one's next read.
+ * committed by other instances are picked up by their own dispatchers, or by this one's next look.
  * A blocking XREADGROUP over all tenants' streams would name keys of many slots, which a cluster
  * refuses, and per-slot blocking reads would need a connection per tenant.
+ *
+ * A tenant whose stream a read found empty, and that this store committed no effect for since, is not
+ * read again until QUIET_LOOK_MS later: its stream can only have gained entries another instance
+ * committed, which that instance handles, or left behind by one that died (reclaimed after reclaimIdleMs
+ * anyway). That look is one XLEN (acking deletes an entry, so an empty stream has nothing to take or
+ * reclaim), sent for all such tenants at once (one round trip); only a tenant with entries runs the script.
+ * An idle tenant costs one command per QUIET_LOOK_MS instead of three per blockMs.
  */
 export class RedisEffects {
   readonly #redis: RedisCommands;
@@ -30,6 +50,9 @@ export class RedisEffects {
   readonly #waiters = new Set<Waiter>();
   /** Commits with effects so far (see read). */
   #commits = 0;
+  /** Per tenant, commits with effects so far (a tenant that had one since its stream was found empty is read again). */
+  readonly #commitsOf = new Map<Tenant, number>();
+  readonly #quiet = new Map<Tenant, Quiet>();
   #closed = false;
 
   constructor(redis: RedisCommands, guard: Guard) {
@@ -49,43 +72,91 @@ export class RedisEffects {
   /** An effect of `tenant` was committed through this store: wake reads waiting for it. */
   committed(tenant: Tenant): void {
     this.#commits++;
+    this.#commitsOf.set(tenant, (this.#commitsOf.get(tenant) ?? 0) + 1);
     for (const w of this.#waiters) if (w.tenants.has(tenant)) w.wake();
   }
 
   /** The connection failed: waiting reads read again now, and fail if Redis is gone. */
   connectionFailed(): void {
+    this.#quiet.clear(); // a commit whose answer was lost may have queued effects: every stream is read again
     for (const w of this.#waiters) w.wake();
   }
 
   /**
-   * One script per tenant, in turn, until `count` effects are taken. A tenant whose slot cannot be
-   * served (its cluster node is down) does not hold up the others; only when no tenant could be read
-   * does the read fail.
+   * One script per tenant, in turn, until `count` effects are taken; a quiet tenant is skipped, or looked at
+   * with XLEN first once its look is due (see the class). A tenant whose slot cannot be served (its cluster
+   * node is down) does not hold up the others; only when no tenant could be read does the read fail.
    */
   async #take(tenants: readonly Tenant[], options: ReadEffectsOptions): Promise<QueuedEffect[]> {
     const out: QueuedEffect[] = [];
     let failure: StoreUnavailableError | undefined;
     let reached = 0;
-    for (const tenant of tenants) {
-      if (out.length >= options.count) break;
-      let reply: unknown;
+    const now = Date.now();
+    const lookMs = Math.min(QUIET_LOOK_MS, options.reclaimIdleMs / 3);
+    const commitsBefore = new Map(tenants.map((t) => [t, this.#commitsOf.get(t) ?? 0]));
+    const quietNow = (t: Tenant): Quiet | undefined => {
+      const q = this.#quiet.get(t);
+      return q !== undefined && q.commits === commitsBefore.get(t) ? q : undefined;
+    };
+    const due = tenants.filter((t) => {
+      const q = quietNow(t);
+      return q === undefined || now < q.at || now - q.at >= lookMs;
+    });
+    // the due quiet tenants' streams, all in one round trip: the script only where one has entries (-1: not reached)
+    const length = async (t: Tenant): Promise<number | undefined> => {
+      if (quietNow(t) === undefined) return undefined;
       try {
-        reply = await this.#guard(
+        return await this.#guard(this.#redis.xLen(effectsKey(tenantTag(t))));
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError)) throw err;
+        failure ??= err;
+        return -1;
+      }
+    };
+    const lengths = await Promise.all(due.map(length));
+    for (const [i, tenant] of due.entries()) {
+      if (out.length >= options.count) break;
+      const length = lengths[i];
+      if (length === -1) continue;
+      if (length === 0) {
+        reached++;
+        this.#markQuiet(tenant, now, commitsBefore);
+        continue;
+      }
+      let reply: unknown[];
+      try {
+        reply = (await this.#guard(
           this.#redis.peregrineTake(
             [effectsKey(tenantTag(tenant))],
             [EFFECTS_GROUP, options.consumer, String(options.reclaimIdleMs), String(options.count - out.length)],
           ),
-        );
+        )) as unknown[];
       } catch (err) {
         if (!(err instanceof StoreUnavailableError)) throw err;
         failure ??= err;
         continue;
       }
       reached++;
-      for (const entry of reply as unknown[]) out.push(toQueued(tenant, entry));
+      if (reply.length === 0) this.#markQuiet(tenant, now, commitsBefore);
+      else this.#quiet.delete(tenant);
+      for (const entry of reply) out.push(toQueued(tenant, entry));
     }
-    if (reached === 0 && failure !== undefined) throw failure;
+    if (reached === 0 && failure !== undefined && due.length > 0) throw failure;
+    if (this.#quiet.size > tenants.length || this.#commitsOf.size > tenants.length) this.#forgetGone(tenants);
     return out;
+  }
+
+  /** The tenant's stream was found empty, unless this store committed an effect for it while it was read. */
+  #markQuiet(tenant: Tenant, now: number, commitsBefore: ReadonlyMap<Tenant, number>): void {
+    const commits = commitsBefore.get(tenant) ?? 0;
+    if ((this.#commitsOf.get(tenant) ?? 0) === commits) this.#quiet.set(tenant, { at: now, commits });
+  }
+
+  /** Tenants this store's reads no longer name (deleted): their entries go (a commit for one counts again from 0, and it is not quiet). */
+  #forgetGone(tenants: readonly Tenant[]): void {
+    const listed = new Set(tenants);
+    for (const t of this.#quiet.keys()) if (!listed.has(t)) this.#quiet.delete(t);
+    for (const t of this.#commitsOf.keys()) if (!listed.has(t)) this.#commitsOf.delete(t);
   }
 
   /** Resolves true when woken before `ms`, false on timeout or close. */

@@ -14,7 +14,7 @@ import { ACTION, ACTION_STATUS, type ActionRecord, type ActionStatusRecord } fro
 import { tenantFor } from '../../helpers/app.js';
 import { ADMIN_HASH } from '../../helpers/server.js';
 import { BASE_TENANT_CONFIG } from '../ddi/fixture.js';
-import { createRollout, getGroups, groupTargets, runDevice, seedFleet, startRolloutApp, waitFor, waitStatus } from '../rollouts/fixture.js';
+import { getGroups, groupTargets, runDevice, seedFleet, startRolloutApp, waitFor, waitStatus } from '../rollouts/fixture.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const CLI = join(ROOT, 'dist/src/app/cli.js');
@@ -58,16 +58,24 @@ describe.skipIf(!existsSync(CLI))('two instances on one Redis', () => {
       const holder = async () => (await redis.get(`{lease:scheduler:rollouts:${tenant}}`)) ?? '';
       const a = await startChild(tenant, redisUrl);
       await waitFor(holder, (o) => o.includes(`-${a.proc.pid}-`), { what: 'A holds the rollouts lease' });
-      const b = await startRolloutApp('redis', { sameAs: { tenant }, scheduler: { rolloutLeaseMs: LEASE_MS } });
+      // an idle tenant's lease lapses (no pass takes it while there is nothing to do): whoever sees the rollout first takes
+      // it. A creates the rollout, so its own commit wakes its engine at once; B looks only every second
+      const b = await startRolloutApp('redis', { sameAs: { tenant }, scheduler: { rolloutMs: 1000, rolloutLeaseMs: LEASE_MS } });
       const ds = await seedFleet(b, 'two', 20);
-      const r = await createRollout(b, {
-        name: 'shared', distributionSetId: ds, targetFilterQuery: 'controllerid==two-*', amountGroups: 2,
-        successCondition: { condition: 'THRESHOLD', expression: '100' },
+      const basic = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+      const created = await fetch(`${a.url}/rest/v1/rollouts`, {
+        method: 'POST', headers: { authorization: basic, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'shared', distributionSetId: ds, targetFilterQuery: 'controllerid==two-*', amountGroups: 2,
+          successCondition: { condition: 'THRESHOLD', expression: '100' },
+        }),
       });
+      expect(created.status).toBe(201);
+      const r = (await created.json()) as { id: number };
       await waitStatus(b, r.id, 'ready');
+      expect(await holder()).toContain(`-${a.proc.pid}-`);
 
       // the same start through both instances at once: exactly one wins
-      const basic = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
       const starts = await Promise.all([
         fetch(`${a.url}/rest/v1/rollouts/${r.id}/start`, { method: 'POST', headers: { authorization: basic } }).then((res) => res.status),
         b.mgmt.post(`/rest/v1/rollouts/${r.id}/start`).then((res) => res.status),
