@@ -35,6 +35,8 @@ interface RolloutMemory {
   actionsChecked: number | undefined;
   /** The error count of each running group (with `retry`) when its actions were last read. */
   readonly errorsSeen: Map<number, number>;
+  /** An aborted rollout's actions left to finish (onAbort finishRunning), as last read: only they are read again. */
+  running: readonly number[] | undefined;
 }
 
 /** Who the engine's own steps are recorded as (a pause by an error action, cancellations on stop). */
@@ -157,7 +159,7 @@ export class RolloutEngine {
     let mine = this.#memory.get(tenant);
     if (mine === undefined) this.#memory.set(tenant, (mine = new Map<number, RolloutMemory>()));
     let m = mine.get(rollout);
-    if (m === undefined) mine.set(rollout, (m = { actionsChecked: undefined, errorsSeen: new Map() }));
+    if (m === undefined) mine.set(rollout, (m = { actionsChecked: undefined, errorsSeen: new Map(), running: undefined }));
     return m;
   }
 
@@ -378,13 +380,18 @@ export class RolloutEngine {
    * An aborted rollout: its scheduled actions removed, groups finished, running ones canceled (or left), the rollback assigned.
    * With finishRunning and a rollback, the rollout stays pending until its running actions have ended (looked at every
    * ACTION_CHECK_MS, their actionTimeout applied meanwhile); the rollback then goes to every target whose action failed.
+   * Only the first look reads all of the rollout's actions: nothing starts once it is stopped, so later looks read the
+   * records of the actions that were running then, as long as some still run (after a restart, the first look again).
    */
   async #afterAbort(tenant: Tenant, rollout: RolloutRecord, now: number, keep: () => Promise<void>): Promise<number> {
     const { abort, stopReason } = rollout;
     const memory = this.#remember(tenant, rollout.id);
     const waited = memory.actionsChecked;
     if (waited !== undefined && now >= waited && now - waited < ACTION_CHECK_MS) return 0;
-    const active = (await this.#wrapUp(tenant, rollout, now, keep)).filter((a) => a.rollback !== true && a.status !== 'scheduled');
+    const running = (a: ActionRecord): boolean => a.active && a.rollback !== true && a.status !== 'scheduled';
+    const active = memory.running === undefined
+      ? (await this.#wrapUp(tenant, rollout, now, keep)).filter(running)
+      : (await loadRecords<ActionRecord>(this.#deps.store, tenant, ACTION, memory.running)).map((a) => a.value).filter(running);
     const cancel = abort?.onAbort !== 'finishRunning';
     if (cancel) {
       const open = active.filter((a) => a.status !== 'canceling');
@@ -392,9 +399,11 @@ export class RolloutEngine {
     } else if (abort?.rollbackTo != null && active.length > 0) {
       // the running actions finish first: the rollback waits for their outcome (a timeout closes a silent one)
       memory.actionsChecked = now;
+      memory.running = active.map((a) => a.id);
       return closeTimedOut(this.#deps.runtime, tenant, rollout, active, now);
     }
     memory.actionsChecked = undefined;
+    memory.running = undefined;
     if (abort?.rollbackTo != null && stopReason !== undefined) {
       await keep();
       const targets = rollbackTargets(await actionsOfRollout(this.#deps.store, tenant, rollout.id), stopReason, cancel);

@@ -5,12 +5,13 @@
  * assigns the rollback set to the failed and canceled targets, as actions listed under the rollout but
  * not counted in it. A rollout without `abort` shows no such field; bad input is refused, nothing created.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { STORES } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { ACTION } from '../../../src/domain/action.js';
+import { LOCAL_STORES, STORES } from '../../helpers/app.js';
 import type { TestResponse } from '../../helpers/server.js';
 import {
-  ERR, ROLLOUTS, counts, createSet, createTargets, expectError, fleet, getRollout, groupTargets, incompleteSet, op, readyRollout,
-  runDevice, runningRollout, startRolloutApp, uid, waitFor, waitGroups, waitStatus, type Json, type RolloutApp,
+  ERR, ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, groupTargets, incompleteSet, op,
+  readyRollout, runDevice, runningRollout, startRolloutApp, uid, waitFor, waitGroups, waitStatus, type Json, type RolloutApp,
 } from './fixture.js';
 
 const LONG = 90_000;
@@ -193,6 +194,41 @@ describe.each(STORES)('rollout abort on the %s store', (kind) => {
     const inv = await app.mgmt.post(`/rest/v1/distributionsets/${invalid}/invalidate`, { json: { actionCancelationType: 'none' } });
     expect(inv.status, inv.text).toBe(204);
     expectError(await refused({ ...one({}), rollbackTo: invalid }), 400, ERR.dsInvalid);
+  }, LONG);
+});
+
+describe.each(LOCAL_STORES)('rollout abort with finishRunning on the %s store, the engine on a test clock', (kind) => {
+  it('while the running actions finish, the engine reads those again, not every action of the rollout', async () => {
+    const app = await startRolloutApp(kind, { manualEngine: true });
+    const [ds, old] = [(await createSet(app)).id, (await createSet(app)).id];
+    const p = uid();
+    await createTargets(app, p, 3);
+    const r = await createRollout(app, {
+      name: uid('reads'), targetFilterQuery: fleet(p), distributionSetId: ds, amountGroups: 1, ...NEVER_PAUSE,
+      abort: { criteria: [{ failureType: 'error', thresholdPercentage: 30, minFinished: 1 }], onAbort: 'finishRunning', rollbackTo: old },
+    });
+    const t0 = Date.now();
+    await app.pass(t0);
+    await op(app, r.id, 'start');
+    await app.pass(t0);
+    const [group] = await getGroups(app, r.id);
+    const [a, b, c] = await groupTargets(app, r.id, group!.id);
+    await runDevice(app, a!, 'failure');
+    await app.pass(t0 + 1000); // the abort fires; the running ones are left to finish
+    expect((await getRollout(app, r.id)).status).toBe('stopped');
+    // what the engine's later looks read: every action of the rollout is its `rollout` index
+    const reads = vi.spyOn(app.store, 'members');
+    const rolloutReads = (): number => reads.mock.calls.filter(([, k, index, key]) => k === ACTION && index === 'rollout' && key === String(r.id)).length;
+    await app.pass(t0 + 7000); // two looks past ACTION_CHECK_MS (5 s) while b and c run
+    await app.pass(t0 + 13_000);
+    expect(rolloutReads()).toBe(0);
+    await runDevice(app, b!, 'failure');
+    await runDevice(app, c!, 'success');
+    await app.pass(t0 + 19_000); // both ended: the rollback reads the rollout's actions once, for the failed targets
+    expect(rolloutReads()).toBe(1);
+    reads.mockRestore();
+    const actions = await app.mgmt.get(`/rest/v1/actions?q=${encodeURIComponent(`rollout.id==${r.id}`)}&representation=full&limit=100`);
+    expect(actions.json().content.filter((x: Json) => x.rollback === true)).toHaveLength(2);
   }, LONG);
 });
 
