@@ -10,8 +10,8 @@ import { ACTION } from '../../../src/domain/action.js';
 import { LOCAL_STORES, STORES } from '../../helpers/app.js';
 import type { TestResponse } from '../../helpers/server.js';
 import {
-  ERR, ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, groupTargets, incompleteSet, op,
-  readyRollout, runDevice, runningRollout, startRolloutApp, uid, waitFor, waitGroups, waitStatus, type Json, type RolloutApp,
+  ERR, ROLLOUTS, counts, createRollout, createSet, createTargets, expectError, fleet, getGroups, getRollout, groupTargets, incompleteSet,
+  op, readyRollout, runDevice, runningRollout, startRolloutApp, uid, waitFor, waitGroups, waitStatus, type Json, type RolloutApp,
 } from './fixture.js';
 
 const LONG = 90_000;
