@@ -2,6 +2,7 @@ import { createClient } from 'redis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openRedisStore, type RedisTarget } from '../../src/store/redis/index.js';
 import { MISS, type Store } from '../../src/store/port.js';
+import { TrackingCache } from '../../src/store/redis/cached-reads.js';
 import { uniqueBucket } from '../../src/store/redis/keys.js';
 import { startRedis, uniqueTenant } from '../helpers/redis.js';
 import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
@@ -216,6 +217,30 @@ describe('redis cached reads', () => {
       }
     } finally {
       await store.close();
+    }
+  });
+
+  // node-redis 5.12's cache never drops the key of a value it evicts from its key -> cache keys map: a
+  // bounded cache still grew by a Map entry, a Set and a string per key ever read
+  it('keeps nothing per key read in node-redis\'s cache, and still reports every invalidation', async () => {
+    const tracking = new TrackingCache({ maxEntries: 4, recordStats: false });
+    const invalidated: (string | null)[] = [];
+    tracking.onInvalidate((key) => invalidated.push(key));
+    const reader = createClient({ url: inject('redisUrl'), RESP: 3, clientSideCache: tracking });
+    const writer = createClient({ url: inject('redisUrl') });
+    await Promise.all([reader.connect(), writer.connect()]);
+    try {
+      const keys = Array.from({ length: 50 }, (_, i) => `{t:${uniqueTenant('track')}}:r:thing:${i}`);
+      await Promise.all(keys.map((k, i) => writer.hSet(k, { v: '1', d: String(i) })));
+      for (const [i, k] of keys.entries()) expect(await reader.hGet(k, 'd')).toBe(String(i));
+      expect(tracking.size()).toBe(0);
+      expect([...tracking.keySetEntries()]).toEqual([]);
+      // a read is not answered from a copy: a write is seen at once, and Redis still pushes its invalidation
+      await writer.hSet(keys[7]!, 'd', 'changed');
+      expect(await reader.hGet(keys[7]!, 'd')).toBe('changed');
+      await expect.poll(() => invalidated.includes(keys[7]!), { timeout: 1000, interval: 5 }).toBe(true);
+    } finally {
+      await Promise.all([reader.close(), writer.close()]);
     }
   });
 });

@@ -3,15 +3,31 @@ import { MISS, type CachedReads, type IdPage, type Miss, type Page, type Stored,
 import { freezeJson } from '../memory/freeze-json.js';
 import { allKey, multiKey, recordKey, tenantTag, uniqueKey } from './keys.js';
 
+type HandleCache = BasicPooledClientSideCache['handleCache'];
+
 /**
- * node-redis's client-side cache, reporting every invalidation Redis pushes (a key, or all keys when
+ * node-redis's client-side cache provider, used for its tracking alone: it turns RESP3 tracking on
+ * for the reading connection and reports every invalidation Redis pushes (a key, or all keys when
  * the connection was lost or Redis flushed) to the parsed-value cache below. The pooled variant,
- * because a cluster client accepts only that one: it shares the cache among its node connections,
- * each tracking the keys read through it, and empties it when any node connection fails or the slot
- * map is rediscovered. A single-server client uses it like the basic one.
+ * because a cluster client accepts only that one: it is shared among the node connections, each
+ * tracking the keys read through it, and empties (here: reports all keys) when any node connection
+ * fails or the slot map is rediscovered. A single-server client uses it like the basic one.
  */
 export class TrackingCache extends BasicPooledClientSideCache {
   #listener: ((key: string | null) => void) | undefined;
+
+  /**
+   * Every read goes to Redis: node-redis keeps no value. RedisCachedReads holds the parsed values and
+   * reaches here only on its misses, so a value kept here too would be a second copy, returned through a
+   * structuredClone; and node-redis (5.12) never forgets the Redis key of a value it evicts (its
+   * key-to-cache-keys map is cleaned only by an invalidation of that key), so a bounded cache still
+   * grew by a Map entry, a Set and the command's cache-key string per key ever read (with RedisCachedReads'
+   * own Set per key, 1,159 of 5,195 bytes of V8 heap per polled device with 10,000 devices: docs/capacity.md).
+   */
+  override async handleCache(...[, parser, fn, transformReply, typeMapping]: Parameters<HandleCache>): ReturnType<HandleCache> {
+    const reply = await fn();
+    return transformReply === undefined ? reply : transformReply(reply, parser.preserve, typeMapping);
+  }
 
   onInvalidate(listener: (key: string | null) => void): void {
     this.#listener = listener;
@@ -99,8 +115,11 @@ export class RedisCachedReads implements CachedReads {
   #members = new Map<string, Nest<Nest<Nest<Bucket>>>>();
   // tenant -> kind -> (page -> value): pages of all ids of a kind
   #ids = new Map<string, Nest<Bucket>>();
-  /** Redis key -> the values derived from it (a hash or sorted set serves several lookups). */
-  #deps = new Map<string, Set<Slot>>();
+  /**
+   * Redis key -> the value derived from it, or the values when several are (a hash or sorted set serves
+   * several lookups): a record's key has one, and a Set for it would cost about 150 bytes more per key.
+   */
+  #deps = new Map<string, Slot | Set<Slot>>();
   readonly #inFlight = new Map<string, InFlight>();
   #ring: Slot[] = [];
   #hand = 0;
@@ -224,9 +243,10 @@ export class RedisCachedReads implements CachedReads {
     this.#evicted.delete(redisKey);
     const slot = new Slot(v, bucket, sub, redisKey);
     bucket.slots.set(sub, slot);
-    let deps = this.#deps.get(redisKey);
-    if (deps === undefined) this.#deps.set(redisKey, (deps = new Set()));
-    deps.add(slot);
+    const deps = this.#deps.get(redisKey);
+    if (deps === undefined) this.#deps.set(redisKey, slot);
+    else if (deps instanceof Set) deps.add(slot);
+    else this.#deps.set(redisKey, new Set([deps, slot]));
     this.#live++;
     const ring = this.#ring;
     if (ring.length < this.#max) {
@@ -269,9 +289,8 @@ export class RedisCachedReads implements CachedReads {
       if (bucket.slots.size === 0 && bucket.parent?.get(bucket.key) === bucket) bucket.parent.delete(bucket.key);
     }
     const deps = this.#deps.get(slot.redisKey);
-    if (deps === undefined) return;
-    deps.delete(slot);
-    if (deps.size === 0) this.#deps.delete(slot.redisKey);
+    if (deps === slot) this.#deps.delete(slot.redisKey);
+    else if (deps instanceof Set && deps.delete(slot) && deps.size === 0) this.#deps.delete(slot.redisKey);
   }
 
   #invalidate(redisKey: string | null): void {
@@ -294,8 +313,8 @@ export class RedisCachedReads implements CachedReads {
     const prefix = `${redisKey}\u0000`;
     for (const [flightKey, f] of this.#inFlight) if (flightKey.startsWith(prefix)) f.invalidated = true;
     const deps = this.#deps.get(redisKey);
-    if (deps === undefined) return;
-    for (const slot of [...deps]) this.#drop(slot);
+    if (deps instanceof Set) for (const slot of [...deps]) this.#drop(slot);
+    else if (deps !== undefined) this.#drop(deps);
   }
 }
 

@@ -85,10 +85,9 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
   // The cached view reads through its own connection (one per node on a cluster), whose RESP3
   // client-side cache Redis keeps coherent: a write by any instance invalidates the entries of the
   // keys it touched, and a lost connection empties the cache.
-  // node-redis's own cache only matters for its invalidations: the parsed values live in
-  // RedisCachedReads, and a read reaches node-redis only when they miss. Kept small, because a hit
-  // there costs a structuredClone and its eviction walks its Map from the oldest entry.
-  const tracking = new TrackingCache({ ttl: 0, maxEntries: Math.min(cacheEntries, TRACKING_ENTRIES), evictPolicy: 'LRU', recordStats: false });
+  // node-redis's client-side cache only turns tracking on and reports invalidations (it keeps no
+  // value, see TrackingCache): the parsed values live in RedisCachedReads.
+  const tracking = new TrackingCache({ recordStats: false });
   let cacheConnection: RedisConnection;
   try {
     cacheConnection = await open(tracking);
@@ -101,9 +100,6 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
   const cache = { reads, written: (keys: readonly string[]) => tracking.written(keys), close: () => reader.close() };
   return (store = new RedisStore(main, schema, timeouts, cache));
 }
-
-/** Entries of node-redis's client-side cache under RedisCachedReads (see above). */
-const TRACKING_ENTRIES = 1024;
 
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
