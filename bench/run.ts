@@ -13,6 +13,7 @@
  *   capacity         Redis memory, commands and CPU per target, poll, assignment, feedback and group step (2,000 targets)
  *   dmf-status       UPDATE_ACTION_STATUS messages per second through the DMF connector (private RabbitMQ), memory and Redis
  *   sim-fleet        the simulator's own cost per device and poll lag (peregrine or the ceiling); by name only
+ *   idle-tenants     Redis commands, CPU per second of 1,000 idle runtime tenants on one Redis; by name only
  *   events           1,000 SSE subscribers to a rollout of 10,000 devices: event lag, memory per subscriber, poll with/without them (memory)
  * `poll` is another name for `ddi`. `--smoke` (all, or one) runs each with tiny sizes and a second of load.
  * The terminal gets narrow tables; latest.md the wide ones, latest.svg a bar per ratio row. A run where a benchmark
@@ -49,6 +50,7 @@ const BENCHMARKS: readonly Bench[] = [
   { name: 'capacity', all: [['--targets', '2000']], smoke: ['--targets', '200', '--idle', '1'], what: 'Redis commands, CPU and bytes per poll, assignment, feedback, group step' },
   { name: 'dmf-status', all: [['--store', 'memory'], ['--store', 'redis']], smoke: ['--things', '10', '--per-thing', '3'], what: 'DMF UPDATE_ACTION_STATUS messages per second (memory, Redis)' },
   { name: 'sim-fleet', what: 'simulator cost per device' },
+  { name: 'idle-tenants', what: 'Redis commands/s of 1,000 idle tenants created at runtime' },
   { name: 'events', all: [[]], smoke: ['--smoke'], what: 'live events: 1,000 SSE subscribers, lag, memory, poll with/without' },
 ];
 

@@ -16,7 +16,7 @@ const RUN = join(DIST, 'run.js');
 const built = existsSync(RUN);
 const dir = mkdtempSync(join(tmpdir(), 'bench-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const BENCHMARKS = ['ddi', 'mgmt-targets', 'rollout', 'artifact-upload', 'capacity', 'dmf-status', 'sim-fleet', 'events'];
+const BENCHMARKS = ['ddi', 'mgmt-targets', 'rollout', 'artifact-upload', 'capacity', 'dmf-status', 'sim-fleet', 'idle-tenants', 'events'];
 
 /** `node script ...args` in a fresh directory `cwd`; killed after 30 s (a --help that ran a benchmark would be). */
 function node(args: readonly string[], cwd = mkdtempSync(join(dir, 'cwd-'))): { code: number | null; stdout: string; stderr: string; cwd: string } {
