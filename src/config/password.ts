@@ -3,7 +3,7 @@
  * Successful verifications are remembered (keyed by a sha256 of the inputs, never the password
  * itself) so HTTP Basic auth pays scrypt once per user and password, not on every request.
  */
-import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 // 16 MiB of memory and ~50 ms per hash: costly for guessing, fine for a login that is then cached.
@@ -32,10 +32,14 @@ export function hashPassword(plain: string): string {
 /** The same hash with scrypt on the libuv thread pool, for request handling (a tenant's first user). */
 export async function hashPasswordAsync(plain: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const hash = await new Promise<Buffer>((resolve, reject) => {
-    scrypt(plain, salt, KEY_BYTES, { N, r: R, p: P, maxmem: maxmem(N, R) }, (err, derived) => (err ? reject(err) : resolve(derived)));
+  return formatHash(salt, await scryptAsync(plain, salt, KEY_BYTES, { N, r: R, p: P, maxmem: maxmem(N, R) }));
+}
+
+/** scrypt on the libuv thread pool. */
+function scryptAsync(plain: string, salt: Buffer, length: number, opts: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(plain, salt, length, opts, (err, derived) => (err ? reject(err) : resolve(derived)));
   });
-  return formatHash(salt, hash);
 }
 
 function formatHash(salt: Buffer, hash: Buffer): string {
@@ -63,9 +67,7 @@ export async function verifyPasswordAsync(plain: string, hash: string): Promise<
   if (verified.has(key)) return true;
   const parsed = parseHash(hash);
   if (parsed === undefined) return false;
-  const actual = await new Promise<Buffer>((resolve, reject) => {
-    scrypt(plain, parsed.salt, parsed.hash.length, options(parsed), (err, derived) => (err ? reject(err) : resolve(derived)));
-  });
+  const actual = await scryptAsync(plain, parsed.salt, parsed.hash.length, options(parsed));
   return remember(key, timingSafeEqual(actual, parsed.hash));
 }
 
