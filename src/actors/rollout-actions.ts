@@ -5,9 +5,9 @@ import type { RolloutGroupRecord, RolloutRecord } from '../domain/rollout.js';
 import { paced } from '../domain/rollout-release.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
-import { actionsOfGroup } from '../store/named-reads.js';
+import { actionsOfGroup, storedActionsOfGroup } from '../store/named-reads.js';
 import type { Store, Stored, Tenant } from '../store/port.js';
-import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { loadRecords } from '../store/reads.js';
 import { obsoleteActions } from './assign.js';
 import { byNextPoll } from './poll-order.js';
 import type { ActorComposer } from './roles.js';
@@ -100,8 +100,7 @@ export async function startGroupActions(
   cfg: TenantConfigView, now: number,
 ): Promise<void> {
   if (paced(rollout.release)) return;
-  const page = await deps.store.members(tenant, ACTION, 'rolloutGroup', String(group.id), SCAN_ALL);
-  const scheduled = (await loadRecords<ActionRecord>(deps.store, tenant, ACTION, page.ids)).filter((a) => a.value.status === 'scheduled');
+  const scheduled = (await storedActionsOfGroup(deps.store, tenant, group.id)).filter((a) => a.value.status === 'scheduled');
   // the devices that poll first get theirs first (poll-order.ts)
   const byId = new Map(scheduled.map((a) => [a.id, a]));
   const ordered = await byNextPoll(deps.store, tenant, scheduled.map((a) => a.value), cfg.durationMs('pollingTime'), now);

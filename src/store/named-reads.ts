@@ -53,10 +53,15 @@ export async function actionsOfRollout(reads: ActionReads, tenant: Tenant, rollo
   return (await loadRecords<ActionRecord>(reads, tenant, ACTION, page.ids)).map((a) => a.value);
 }
 
+/** Every action of a rollout group (any status) with its version, in id order. */
+export async function storedActionsOfGroup(reads: ActionReads, tenant: Tenant, group: number): Promise<Stored<ActionRecord>[]> {
+  const page = await reads.members(tenant, ACTION, 'rolloutGroup', String(group), SCAN_ALL);
+  return loadRecords<ActionRecord>(reads, tenant, ACTION, page.ids);
+}
+
 /** Every action of a rollout group (any status), in id order. */
 export async function actionsOfGroup(reads: ActionReads, tenant: Tenant, group: number): Promise<ActionRecord[]> {
-  const page = await reads.members(tenant, ACTION, 'rolloutGroup', String(group), SCAN_ALL);
-  return (await loadRecords<ActionRecord>(reads, tenant, ACTION, page.ids)).map((a) => a.value);
+  return (await storedActionsOfGroup(reads, tenant, group)).map((a) => a.value);
 }
 
 /** The target ids a group was planned with (its member records), in order; a dynamic group's come from its actions. */
