@@ -4,7 +4,7 @@
  * into its old A/B slot polls just the same), so only these do:
  * - the running version it reports (DDI `PUT installedBase` {name, version}): the action's set
  *   confirms, another set is a fallback;
- * - with `verifyInstall.attribute`, its attribute report (DDI configData, DMF UPDATE_ATTRIBUTES; the
+ * - with `verifyInstall.attribute`, its attribute report (DDI configData; DMF UPDATE_ATTRIBUTES does not run it; the
  *   poll after a success asks for it, as hawkBit's does): that attribute's value equal to the set's
  *   version or one of its modules' versions (the versions a device sees in its deployment's chunks)
  *   confirms, another value is a fallback; a report without that attribute decides nothing;
