@@ -52,14 +52,19 @@ export function verifyFields(r: RolloutSafety): Pick<ActionRecord, 'verifyInstal
 
 const same = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
 
+/** The version an attribute report names for a verifying action (its `verifyAttribute`'s value), or undefined: none. */
+export function shownVersion(a: Pick<ActionRecord, 'verifyAttribute'>, data: Readonly<Record<string, string | null>>): string | undefined {
+  const key = a.verifyAttribute;
+  return key === undefined || !Object.hasOwn(data, key) ? undefined : (data[key] ?? undefined);
+}
+
 /** The verdict of a device's attribute report on its verifying action, or undefined when it does not name the version. */
 export function verdictOfAttributes(
   a: Pick<ActionRecord, 'verifyAttribute'>, set: SetVersions, data: Readonly<Record<string, string | null>>,
 ): InstallVerdict | undefined {
   const key = a.verifyAttribute;
-  if (key === undefined || !Object.hasOwn(data, key)) return undefined;
-  const value = data[key];
-  if (value == null) return undefined;
+  const value = shownVersion(a, data);
+  if (key === undefined || value === undefined) return undefined;
   const shown = `the target reports ${key} '${value}'`;
   if (same(value, set.version) || set.moduleVersions.some((v) => same(value, v))) {
     return { confirmed: true, evidence: `${shown}, the version of set ${set.name}:${set.version}` };

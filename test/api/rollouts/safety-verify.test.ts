@@ -7,6 +7,11 @@
  * action's history. A rollout without it finishes actions at their success feedback.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ActorRuntime } from '../../../src/actors/runtime.js';
+import { ACTORS } from '../../../src/actors/kinds.js';
+import { checkShownAttributes, checkShownSet, type InstallCheckDeps } from '../../../src/device/install-verification.js';
+import { TARGET, type TargetRecord } from '../../../src/domain/target.js';
+import type { Reads, Store } from '../../../src/store/port.js';
 import { STORES } from '../../helpers/app.js';
 import {
   ERR, ROLLOUTS, counts, createSet, createTargets, expectError, fleet, getRollout, readyRollout, runDevice, runningRollout,
@@ -123,6 +128,49 @@ describe.each(STORES)('rollout verifyInstall on the %s store', (kind) => {
     const target = await app.mgmt.get(`/rest/v1/targets/${back!}/installedDS`);
     expect(target.status, target.text).toBe(200);
     expect(target.json()).toMatchObject(old);
+  }, LONG);
+
+  /** The real store, counting the records read by kind: through its cached view, and from the store itself. */
+  function countingStore(store: Store): { store: InstallCheckDeps['store']; cached: string[]; direct: string[] } {
+    const cached: string[] = [];
+    const direct: string[] = [];
+    const counted = (reads: Reads, into: string[]): Reads => ({
+      get: (tenant, kind, id) => (into.push(kind), reads.get(tenant, kind, id)),
+      getMany: (tenant, kind, ids) => (into.push(...ids.map(() => kind)), reads.getMany(tenant, kind, ids)),
+      lookup: (tenant, kind, index, key) => reads.lookup(tenant, kind, index, key),
+      members: (tenant, kind, index, key, page) => reads.members(tenant, kind, index, key, page),
+    });
+    const view = Object.assign(Object.create(store.cached) as Store['cached'], counted(store.cached, cached));
+    return { store: { ...counted(store, direct), cached: view }, cached, direct };
+  }
+
+  it('reads what the report needs, through the cached view: the action for a report naming no version; the set, no module, for a running version', async () => {
+    const p = uid();
+    const [one] = await createTargets(app, p, 1);
+    const set = await setOf(ds);
+    const r = await runningRollout(app, { name: uid('verify-reads'), targetFilterQuery: fleet(p), distributionSetId: ds, ...NEVER_PAUSE, verifyInstall: { attribute: 'sw_version' } });
+    await runDevice(app, one!, 'success');
+    const targetId = await app.store.lookup(app.tenant, TARGET, 'controllerId', one!);
+    const target = (await app.store.get<TargetRecord>(app.tenant, TARGET, targetId!))!.value;
+    expect(target.verifyAction).toBeTypeOf('number');
+    // the runtime is the server's kind (a second one on the same store, as another process's); the
+    // server's own dispatcher handles the effects, which the rollout's counts show below
+    const deps = (store: InstallCheckDeps['store']): InstallCheckDeps => ({ store, runtime: new ActorRuntime(app.store, ACTORS), dispatcher: { settle: async () => true } });
+
+    const none = countingStore(app.store);
+    await checkShownAttributes(deps(none.store), app.tenant, target, { board: 'rev-b', sw_version: null }, Date.now());
+    expect({ cached: none.cached, direct: none.direct }).toEqual({ cached: ['action'], direct: [] });
+    expect((await getRollout(app, r.id)).totalTargetsPerStatus).toEqual(counts({ running: 1 }));
+
+    const running = countingStore(app.store);
+    await checkShownSet(deps(running.store), app.tenant, target, set, Date.now());
+    expect({ cached: running.cached, direct: running.direct }).toEqual({ cached: ['action', 'ds'], direct: [] });
+    expect((await waitStatus(app, r.id, 'finished')).totalTargetsPerStatus).toEqual(counts({ finished: 1 }));
+
+    // decided: the next report finds it so in the store itself before telling the target to stop waiting
+    const late = countingStore(app.store);
+    await checkShownAttributes(deps(late.store), app.tenant, target, { sw_version: set.version }, Date.now());
+    expect(late.direct).toEqual(['action']);
   }, LONG);
 
   it('with actionTimeout, a device that never polls again after its success feedback is closed as a timeout', async () => {
