@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Effect } from '../domain/effects.js';
 import type { ActorKind, EventOf, RecordOf } from '../domain/kinds.js';
-import type { Commit, CounterIncrement, Store, Stored, Tenant, Write } from '../store/port.js';
+import type { Commit, CounterIncrement, EffectMessage, Store, Stored, Tenant, Write } from '../store/port.js';
 import { retryCommit, type Attempt } from '../store/retry.js';
 import type { ActorChange } from './change.js';
 import { MACHINE_VERSION_FIELD, type ActorDefinition, type ActorDefinitions } from './definition.js';
+import { GroupQueue } from './group-queue.js';
 import { journalOf } from './journal.js';
 import { KeyedLock } from './keyed-lock.js';
 import { step, type Step } from './step.js';
@@ -35,6 +36,31 @@ export interface SendOptions<K extends ActorKind> {
   readonly also?: (next: RecordOf<K>, current: Stored<RecordOf<K>>) => Write[] | Promise<Write[]>;
   /** Extra effects committed with the transition (e.g. "cancel these obsolete actions"); asked after `also`. */
   readonly effects?: (next: RecordOf<K>, current: Stored<RecordOf<K>>) => readonly Effect[];
+  /**
+   * Group commit (with `known`, and without `dedupe`, `also` and `effects`): the first attempt is committed
+   * together with the other grouped sends to the tenant's actors that arrive in the same loop turn or while
+   * the previous group's commit is under way, in one store commit (see `#commitGroup`). The result is the
+   * send's own, as alone: a send the record ignores, or whose record changed, goes on alone.
+   */
+  readonly group?: boolean;
+}
+
+/** A grouped send, stepped: its writes (record, entries, followed receivers) and effects. */
+interface GroupPart {
+  readonly g: Grouped;
+  readonly writes: Write[];
+  readonly record: Json;
+  readonly effects: readonly (EffectMessage & { readonly eid: string })[];
+}
+
+/** A grouped send waiting for its group's commit. */
+interface Grouped {
+  readonly kind: ActorKind;
+  readonly id: number;
+  readonly event: { readonly type: string };
+  readonly known: Stored<Json>;
+  readonly resolve: (result: SendResult<unknown> | Promise<SendResult<unknown>>) => void;
+  readonly reject: (error: unknown) => void;
 }
 
 /** One event to one actor as the caller read it, for `sendJointly`. */
@@ -108,6 +134,13 @@ const EDIT_ATTEMPTS = 8;
 
 type Json = Record<string, unknown>;
 
+/** An event stepped on a record as read, to be committed with others (`sendJointly`, a group commit). */
+interface JointStep {
+  readonly def: ActorDefinition<ActorKind>;
+  readonly stored: Stored<Json>;
+  readonly next: Step<Json>;
+}
+
 /**
  * The actor runtime, the only writer of actor records (the kinds of domain/kinds.ts `ActorTypes`):
  * - `send`: load the record (the snapshot), compute the next one with the pure `step`, commit it
@@ -124,6 +157,9 @@ export class ActorRuntime {
   readonly #observers: readonly ActorObserver[];
   readonly #lock = new KeyedLock();
   readonly #listener: CommitListener | undefined;
+  readonly #groups = new GroupQueue<Grouped>((tenant, batch) => this.#commitGroup(tenant, batch).catch((error: unknown) => {
+    for (const g of batch) g.reject(error); // those answered already stay answered
+  }));
 
   constructor(store: Store, definitions: ActorDefinitions, observers: readonly ActorObserver[] = [], listener?: CommitListener) {
     this.#store = store;
@@ -159,7 +195,17 @@ export class ActorRuntime {
   send<K extends ActorKind>(
     tenant: Tenant, kind: K, id: number, event: EventOf<K>, options: SendOptions<K> = {},
   ): Promise<SendResult<RecordOf<K>>> {
-    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => this.#send(tenant, kind, id, event, options));
+    return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => {
+      const { known } = options;
+      const alone = options.dedupe !== undefined || options.also !== undefined || options.effects !== undefined;
+      if (options.group !== true || known === undefined || alone) {
+        return this.#send(tenant, kind, id, event, options);
+      }
+      if (known.id !== id) throw new Error(`${kind} ${id}: the known record is ${kind} ${known.id}`);
+      return new Promise<SendResult<RecordOf<K>>>((resolve, reject) => {
+        this.#groups.add(tenant, { kind, id, event, known: known as unknown as Stored<Json>, resolve: resolve as Grouped['resolve'], reject });
+      });
+    });
   }
 
   /**
@@ -326,26 +372,17 @@ export class ActorRuntime {
    * ('ignored'). The steps' status entries take their ids from one reservation per entry kind.
    */
   async sendJointly(tenant: Tenant, events: readonly JointEvent[], effects: readonly Effect[] = []): Promise<JointResult> {
-    const steps: { def: ActorDefinition<ActorKind>; stored: Stored<Json>; next: Step<Json> }[] = [];
-    const needed = new Map<string, number>();
+    const steps: JointStep[] = [];
     for (const [index, e] of events.entries()) {
       const def = this.definition(e.kind) as ActorDefinition<ActorKind>;
       const stored = this.#checked(def, e.stored as unknown as Stored<Json>);
       const next = step<Json>(def.machine, def.stateField, stored.value, e.event);
       if (!next.changed) return { kind: 'ignored', index };
       steps.push({ def, stored, next });
-      const entryKind = def.entries?.kind;
-      if (entryKind !== undefined && next.entries.length > 0) needed.set(entryKind, (needed.get(entryKind) ?? 0) + next.entries.length);
     }
-    const ids = new Map<string, number>();
-    for (const [kind, count] of needed) ids.set(kind, await this.#store.nextIds(tenant, kind, count));
+    const firsts = await this.#entryIds(tenant, steps);
     const writes: Write[] = [];
-    for (const { def, stored, next } of steps) {
-      const kind = def.entries?.kind;
-      const first = kind === undefined ? 0 : (ids.get(kind) ?? 0);
-      if (kind !== undefined) ids.set(kind, first + next.entries.length);
-      writes.push(...this.#writesOf(def, stored, next, first).writes);
-    }
+    for (const [i, { def, stored, next }] of steps.entries()) writes.push(...this.#writesOf(def, stored, next, firsts[i] ?? 0).writes);
     const queued: Effect[] = [];
     for (const { def, next } of steps) queued.push(...(await this.#follow(tenant, def, next.effects, writes, false)));
     const commit = this.#observed(tenant, { writes, effects: [...queued, ...effects].map((e) => ({ ...e, eid: randomUUID() })) });
@@ -355,6 +392,108 @@ export class ActorRuntime {
       return { kind: 'stale' };
     }
     return this.#committed(tenant, commit, undefined, { kind: 'committed' });
+  }
+
+  /**
+   * The status-entry ids of several steps from one reservation per entry kind: each step's first id
+   * (0 for a step without entries).
+   */
+  async #entryIds(tenant: Tenant, steps: readonly JointStep[]): Promise<number[]> {
+    const needed = new Map<string, number>();
+    for (const { def, next } of steps) {
+      const kind = def.entries?.kind;
+      if (kind !== undefined && next.entries.length > 0) needed.set(kind, (needed.get(kind) ?? 0) + next.entries.length);
+    }
+    const ids = new Map<string, number>();
+    await Promise.all([...needed].map(async ([kind, count]) => void ids.set(kind, await this.#store.nextIds(tenant, kind, count))));
+    return steps.map(({ def, next }) => {
+      const kind = def.entries?.kind;
+      if (kind === undefined || next.entries.length === 0) return 0;
+      const first = ids.get(kind) ?? 0;
+      ids.set(kind, first + next.entries.length);
+      return first;
+    });
+  }
+
+  /**
+   * The commit of a group of sends (`SendOptions.group`), as `sendJointly` steps them: each event is
+   * stepped on its known record, the status entries of all take their ids from one reservation per
+   * entry kind, and all are committed in one store commit, so a group of reports costs the store one id
+   * reservation and one commit instead of one of each per report. Each keeps its own outcome:
+   * - an event its known record ignores, or that throws, is answered alone (`#send`, which reads
+   *   afresh) or fails alone; one whose writes touch a record another of the group writes (two actions
+   *   of one target ending together) goes on alone, after the group;
+   * - a lost compare-and-set names the record: the send that wrote it goes on alone (retrying from a
+   *   fresh read) and the rest is committed again; any other refusal sends each on alone;
+   * - a store error fails the whole group, and the commit being atomic, nothing of it was written.
+   * Sends to one actor never meet in a group: the actor's lock lets the next in only after its send
+   * was answered.
+   */
+  async #commitGroup(tenant: Tenant, group: readonly Grouped[]): Promise<void> {
+    const alone = (g: Grouped): void => g.resolve(this.#send(tenant, g.kind, g.id, g.event as EventOf<ActorKind>, {}));
+    const steps: (JointStep & { readonly g: Grouped })[] = [];
+    for (const g of group) {
+      try {
+        const def = this.definition(g.kind);
+        const stored = this.#checked(def, g.known);
+        const next = step<Json>(def.machine, def.stateField, stored.value, g.event);
+        if (next.changed) steps.push({ g, def, stored, next });
+        else alone(g);
+      } catch (error) {
+        g.reject(error);
+      }
+    }
+    if (steps.length === 0) return;
+    const firsts = await this.#entryIds(tenant, steps);
+    const parts: GroupPart[] = [];
+    const written = new Set<string>();
+    const after: Grouped[] = [];
+    for (const [i, { g, def, stored, next }] of steps.entries()) {
+      try {
+        const { writes, record } = this.#writesOf(def, stored, next, firsts[i] ?? 0);
+        const queued = await this.#follow(tenant, def, next.effects, writes, false);
+        if (writes.some((w) => written.has(`${w.kind}\u0000${w.id}`))) {
+          after.push(g);
+          continue;
+        }
+        for (const w of writes) written.add(`${w.kind}\u0000${w.id}`);
+        parts.push({ g, writes, record: record as unknown as Json, effects: queued.map((e) => ({ ...e, eid: randomUUID() })) });
+      } catch (error) {
+        g.reject(error);
+      }
+    }
+    try {
+      await this.#commitParts(tenant, parts, alone);
+    } finally {
+      for (const g of after) alone(g);
+    }
+  }
+
+  /** Commits the parts of a group together, each one losing a compare-and-set taken out and sent alone. */
+  async #commitParts(tenant: Tenant, parts: readonly GroupPart[], alone: (g: Grouped) => void): Promise<void> {
+    let left = parts;
+    while (left.length > 0) {
+      const commit = this.#observed(tenant, { writes: left.flatMap((p) => p.writes), effects: left.flatMap((p) => p.effects) });
+      const result = await this.#store.commit(tenant, commit);
+      if (result.ok) {
+        let at = 0;
+        for (const { g, writes, record, effects } of left) {
+          const version = result.versions[at] ?? g.known.version + 1;
+          at += writes.length;
+          g.resolve(this.#committed(tenant, { writes }, { kind: g.kind, id: g.id, event: g.event }, {
+            kind: 'committed', record, version, effectIds: effects.map((e) => e.eid),
+          }));
+        }
+        return;
+      }
+      const lost = result.reason === 'stale-version' ? left.find((p) => p.writes.some((w) => w.kind === result.kind && w.id === result.id)) : undefined;
+      if (lost === undefined) {
+        for (const p of left) alone(p.g);
+        return;
+      }
+      alone(lost.g);
+      left = left.filter((p) => p !== lost);
+    }
   }
 
   /**

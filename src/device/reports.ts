@@ -33,12 +33,13 @@ export function entryQuotaLeft(deps: { readonly quotas: Pick<Quotas, 'maxStatusE
 
 /**
  * Sends the event, stepping the action as the caller read it first (the runtime reads it again only
- * when that was not the latest version); waits until the effects it caused were handled.
+ * when that was not the latest version), committed with the concurrent reports of other devices (the
+ * runtime's group commit); waits until the effects it caused were handled.
  */
 export async function sendToAction(
   deps: ActionSendDeps, tenant: string, action: Stored<ActionRecord>, event: ActionEvent,
 ): Promise<ActionRecord | undefined> {
-  const r = await deps.runtime.send(tenant, ACTION, action.id, event, { known: action });
+  const r = await deps.runtime.send(tenant, ACTION, action.id, event, { known: action, group: true });
   switch (r.kind) {
     case 'committed':
       await deps.dispatcher.settle(r.effectIds);

@@ -131,4 +131,23 @@ describe.each(STORES)('DDI feedback, %s store', (kind) => {
     expect((await app.device('fb-ts').post(`/deploymentBase/${id}/feedback`, { json: { timestamp: at, status: { execution: 'closed', result: { finished: 'success' } } } })).status).toBe(200);
     expect((await targetOf(app, 'fb-ts')).installedAt).toBe(at);
   });
+
+  it('answers concurrent reports of many devices each on its own: a bad body and a closed action among good reports', async () => {
+    const app = await startDdiApp(kind);
+    const cids = ['fb-many-0', 'fb-many-1', 'fb-many-2', 'fb-many-3', 'fb-many-4', 'fb-many-5'];
+    const ids: number[] = [];
+    for (const cid of cids) ids.push(await withAction(app, cid));
+    expect((await app.device('fb-many-5').post(`/deploymentBase/${ids[5]}/feedback`, feedback('closed', 'success'))).status).toBe(200);
+    // all in flight together, so the good ones share a group commit with the refused ones around them
+    const answers = await Promise.all(cids.map((cid, i) => app.device(cid).post(`/deploymentBase/${ids[i]}/feedback`,
+      i === 4 ? { json: { status: { execution: 'done', result: { finished: 'none' } } } } : feedback(i === 3 ? 'closed' : 'proceeding', i === 3 ? 'success' : 'none', { details: [`report ${i}`] }))));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 400, 410]);
+    for (const i of [0, 1, 2]) {
+      const action = (await app.store.get<ActionRecord>(app.tenant, ACTION, ids[i]!))!.value;
+      expect(action).toMatchObject({ status: 'running', entries: 2 });
+    }
+    expect(await statusOf(app, ids[3]!)).toBe('finished');
+    expect((await targetOf(app, 'fb-many-3')).updateStatus).toBe('in_sync');
+    expect(await statusOf(app, ids[4]!)).toBe('running');
+  });
 });
