@@ -19,6 +19,7 @@ import { TARGET, type TargetRecord } from '../domain/target.js';
 import { TARGET_TYPE } from '../domain/targeting.js';
 import { maintenanceState } from '../device/active-actions.js';
 import { updateAttributes, type AttributeMode } from '../device/attributes.js';
+import { checkShownAttributes, type InstallCheckDeps } from '../device/install-verification.js';
 import { findTarget, registerController } from '../device/registration.js';
 import { checkEntryQuota, checkMessageQuota } from '../device/reports.js';
 import type { Store, Stored, Write } from '../store/port.js';
@@ -28,8 +29,8 @@ import { KnownActions } from './known-actions.js';
 import { DMF_FALLBACK_REMARK, type ActionUpdateStatusBody, type AttributeUpdateBody } from './protocol.js';
 
 /** What the device operations read and write through (the shared services provide it all). */
-export interface DeviceOpsDeps extends AutoConfirmDeps, RemovalDeps {
-  readonly store: Pick<Store, 'get' | 'getMany' | 'members' | 'lookup' | 'nextIds' | 'recordPolls' | 'forgetPolls'>;
+export interface DeviceOpsDeps extends AutoConfirmDeps, RemovalDeps, InstallCheckDeps {
+  readonly store: Pick<Store, 'get' | 'getMany' | 'cached' | 'members' | 'lookup' | 'nextIds' | 'recordPolls' | 'forgetPolls'>;
   readonly runtime: ActorEditor;
   readonly quotas: Pick<Quotas, 'maxAttributeEntriesPerTarget' | 'maxMessagesPerActionStatus' | 'maxStatusEntriesPerAction'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view'>;
@@ -84,7 +85,7 @@ export class DeviceOps {
       });
       target = edited(result, 'Target', thingId)[0] ?? target;
     }
-    if (reg.attributes !== null) await this.updateAttributes(tenant, thingId, reg.attributes, target);
+    if (reg.attributes !== null) await this.updateAttributes(tenant, thingId, reg.attributes, now, target);
     await store.recordPolls(tenant, [{ id: target.id, at: now, address: reg.address }]);
     return target;
   }
@@ -96,12 +97,17 @@ export class DeviceOps {
     await deleteTarget(this.#deps, tenant, target.id, thingId);
   }
 
-  /** UPDATE_ATTRIBUTES (also the attributeUpdate of THING_CREATED). */
-  async updateAttributes(tenant: string, thingId: string, body: AttributeUpdateBody, known?: TargetRecord): Promise<void> {
+  /**
+   * UPDATE_ATTRIBUTES (also the attributeUpdate of THING_CREATED). As DDI configData: with
+   * `verifyInstall.attribute`, a merge or replace that names the version decides the target's install
+   * waiting for confirmation (install-verification.ts).
+   */
+  async updateAttributes(tenant: string, thingId: string, body: AttributeUpdateBody, now: number, known?: TargetRecord): Promise<void> {
     checkThingId(thingId);
     const target = known ?? (await this.#target(tenant, thingId));
     const mode = (body.mode ?? 'MERGE').toLowerCase() as AttributeMode;
     await updateAttributes(this.#deps, tenant, target.id, thingId, mode, body.attributes);
+    if (target.verifyAction != null && mode !== 'remove') await checkShownAttributes(this.#deps, tenant, target, body.attributes, now);
   }
 
   /** UPDATE_AUTO_CONFIRM. */

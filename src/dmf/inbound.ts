@@ -113,7 +113,7 @@ export class DmfInbound {
           case 'UPDATE_ATTRIBUTES': {
             const id = required(thingId, 'ThingId is null');
             const body = parse(msg, attributeUpdateBody);
-            return () => ops.updateAttributes(tenant, id, body);
+            return () => ops.updateAttributes(tenant, id, body, now);
           }
           case 'UPDATE_AUTO_CONFIRM': {
             const id = required(thingId, 'ThingId is null');

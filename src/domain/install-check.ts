@@ -4,10 +4,10 @@
  * into its old A/B slot polls just the same), so only these do:
  * - the running version it reports (DDI `PUT installedBase` {name, version}): the action's set
  *   confirms, another set is a fallback;
- * - with `verifyInstall.attribute`, its attribute report (DDI configData; DMF UPDATE_ATTRIBUTES does not run it; the
- *   poll after a success asks for it, as hawkBit's does): that attribute's value equal to the set's
- *   version or one of its modules' versions (the versions a device sees in its deployment's chunks)
- *   confirms, another value is a fallback; a report without that attribute decides nothing;
+ * - with `verifyInstall.attribute`, its attribute report (DDI configData, DMF UPDATE_ATTRIBUTES and
+ *   THING_CREATED's attributeUpdate; the poll after a success asks for it, as hawkBit's does): that
+ *   attribute's value equal to the set's version or one of its modules' versions (the versions a
+ *   device sees in its deployment's chunks) confirms, another value is a fallback; a report without that attribute decides nothing;
  * - a failure report on the action (DDI feedback, DMF ERROR) is a fallback; DMF's FINISHED confirms.
  * Pure: the caller loads the action and its set.
  */

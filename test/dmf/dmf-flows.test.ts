@@ -194,13 +194,14 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     expect(done.totalTargetsPerStatus).toMatchObject({ finished: 1, error: 1, running: 0, scheduled: 0 });
   });
 
-  it('verifyInstall over DMF: a FINISHED counts once a second FINISHED confirms it; an ERROR after FINISHED is a fallback (error)', async () => {
+  /** Two things of a verifyInstall rollout, each with its action closed with success and waiting for its install to be confirmed. */
+  const verifying = async (verifyInstall: unknown) => {
     const { ds } = await seedDistributionSet(app);
-    const things = [thing(), thing()];
+    const things = [thing(), thing()] as const;
     for (const t of things) await registered(t);
     const rollout = await createRollout(app, {
       name: `dmf-verify-${things[0]}`, distributionSetId: ds.id, targetFilterQuery: things.map((t) => `controllerid==${t}`).join(','),
-      amountGroups: 1, type: 'forced', verifyInstall: true, errorCondition: { condition: 'THRESHOLD', expression: '100' },
+      amountGroups: 1, type: 'forced', verifyInstall, errorCondition: { condition: 'THRESHOLD', expression: '100' },
     });
     await waitStatus(app, rollout.id, 'ready');
     expect((await app.mgmt.post(`/rest/v1/rollouts/${rollout.id}/start`)).status).toBe(204);
@@ -208,8 +209,28 @@ describe.each(STORES)('DMF on the %s store', (kind) => {
     for (const t of things) ids.push((await app.gateway.next(t, 'DOWNLOAD_AND_INSTALL')).body.actionId as number);
     for (const [i, t] of things.entries()) await app.gateway.status(app.tenant, t, ids[i]!, 'FINISHED');
     for (const id of ids) await vi.waitFor(async () => expect(await action(id)).toMatchObject({ status: 'finished', verifying: true }), { timeout: 10_000 });
-    await app.gateway.status(app.tenant, things[0]!, ids[0]!, 'FINISHED');
-    await app.gateway.status(app.tenant, things[1]!, ids[1]!, 'ERROR');
+    return { ds, things, ids, rollout };
+  };
+
+  it('verifyInstall over DMF: a FINISHED counts once a second FINISHED confirms it; an ERROR after FINISHED is a fallback (error)', async () => {
+    const { things, ids, rollout } = await verifying(true);
+    await app.gateway.status(app.tenant, things[0], ids[0]!, 'FINISHED');
+    await app.gateway.status(app.tenant, things[1], ids[1]!, 'ERROR');
+    await actionStatus(ids[1]!, 'error');
+    const done = await waitStatus(app, rollout.id, 'finished');
+    expect(done.totalTargetsPerStatus).toMatchObject({ finished: 1, error: 1, running: 0, scheduled: 0 });
+    expect(await action(ids[0]!)).toMatchObject({ status: 'finished', verifying: false });
+  });
+
+  it('verifyInstall with an attribute over DMF: UPDATE_ATTRIBUTES naming the version confirms, another version is a fallback', async () => {
+    const { ds, things, ids, rollout } = await verifying({ attribute: 'sw_version' });
+    // without the attribute, or removing it, nothing is decided
+    await app.gateway.event(app.tenant, things[0], 'UPDATE_ATTRIBUTES', { attributes: { board: 'rev-b' } });
+    await app.gateway.event(app.tenant, things[0], 'UPDATE_ATTRIBUTES', { attributes: { sw_version: '' }, mode: 'REMOVE' });
+    await vi.waitFor(async () => expect((await app.target(things[0]))?.attributes).toEqual({ board: 'rev-b' }), { timeout: 10_000 });
+    expect(await action(ids[0]!)).toMatchObject({ status: 'finished', verifying: true });
+    await app.gateway.event(app.tenant, things[0], 'UPDATE_ATTRIBUTES', { attributes: { sw_version: ` ${ds.version.toUpperCase()} ` } });
+    await app.gateway.event(app.tenant, things[1], 'UPDATE_ATTRIBUTES', { attributes: { sw_version: '0.9-old' }, mode: 'REPLACE' });
     await actionStatus(ids[1]!, 'error');
     const done = await waitStatus(app, rollout.id, 'finished');
     expect(done.totalTargetsPerStatus).toMatchObject({ finished: 1, error: 1, running: 0, scheduled: 0 });

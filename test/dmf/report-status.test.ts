@@ -4,6 +4,8 @@
  * a copy another instance moved meanwhile comes to (decided again on a fresh read). On both stores.
  */
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { EffectDispatcher } from '../../src/actors/dispatcher.js';
+import { effectHandlers } from '../../src/actors/effect-handlers.js';
 import { ACTORS } from '../../src/actors/kinds.js';
 import { ActorRuntime } from '../../src/actors/runtime.js';
 import { SCHEMA } from '../../src/app/schema.js';
@@ -46,8 +48,12 @@ describe.each(['memory', 'redis'] as const)('DMF status reports (%s store)', (ki
     const instance = (): DeviceOps => {
       const runtime = new ActorRuntime(counted, ACTORS);
       const tenantConfig = new TenantConfigService({ store, globals: builtInDefaults(), ttlMs: 60_000, clock: Date.now });
-      const log = { error: () => undefined };
-      return new DeviceOps({ store: counted, runtime, quotas: { ...QUOTA_DEFAULTS, ...quotas }, tenantConfig, now: () => 5 }, log);
+      const log = { warn: () => undefined, error: () => undefined };
+      // never started: these reports wait for no effect (only the install check does)
+      const handlers = effectHandlers({ store, runtime, dmf: undefined, log });
+      const dispatcher = new EffectDispatcher(store, { consumer: 'c', tenants: () => [tenant], handlers, log });
+      const deps = { store: counted, runtime, dispatcher, quotas: { ...QUOTA_DEFAULTS, ...quotas }, tenantConfig, now: () => 5 };
+      return new DeviceOps(deps, log);
     };
     const runtime = new ActorRuntime(store, ACTORS);
     expect((await runtime.create(tenant, TARGET, aTarget({ id: 1, updateStatus: 'pending', assignedDs: 7 }))).ok).toBe(true);
