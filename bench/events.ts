@@ -5,6 +5,7 @@
  *
  *   node dist/bench/events.js [--devices 10000] [--subscribers 1000] [--groups 5] [--rate 40] [--lag 10]
  *                             [--duration 5] [--rounds 3] [--connections 64] [--stores memory|redis|memory,redis] [--smoke]
+ *                             [--cpu-prof DIR]
  *
  * The subscribers live in their own process (bench/lib/sse-subscribers.ts: one undici Pool allowing
  * every connection, each stream parsed), which reports messages, lag per journal entry (receive time
@@ -21,13 +22,18 @@
  *    throughout, so the rounds differ only in the subscribers. Medians with min/max, the ratio
  *    with/without (median of the per-round ratios; issue 22 wants at most a 5 % drop), lag under that load,
  *    wrk's CPU (generator check) and the subscriber process's CPU (did it keep up).
+ * --cpu-prof DIR: the server's CPU profile of the poll rounds with subscribers only (started and stopped
+ *   through its inspector around them), written to DIR/events-<store>-<round>.cpuprofile.
  * --smoke: 200 devices answering 10 a second, 20 subscribers, 1 s rounds, one round: checks the harness, not the server.
  */
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
-import { request, WebSocket } from 'undici';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
 import { startCeiling } from './lib/ceiling.js';
+import { collectGarbage, inspect, type InspectorSession } from './lib/inspector.js';
 import { answerDevice, Connection, type Outcome } from './lib/devices.js';
 import { ADMIN_AUTH, api, createDevices, createReleaseAndAssign, pollEach, pollRequests, serverConfig, until, type Api } from './lib/fleet.js';
 import { freePort, startRedis, type BenchRedis } from './lib/redis.js';
@@ -47,9 +53,10 @@ const o = new Command()
   .option('--rounds <n>', 'rounds of each kind (without, with, ceiling)', '3')
   .option('--connections <n>', 'connections of the poll load', '64')
   .option('--stores <list>', 'memory, redis or memory,redis', 'memory')
+  .option('--cpu-prof <dir>', "profile the server (inspector) during the poll rounds with subscribers: <dir>/events-<store>-<round>.cpuprofile")
   .option('--smoke', '200 devices, 20 subscribers, 1 s rounds, one round: checks the harness, not the server')
   .parse()
-  .opts<Record<'devices' | 'subscribers' | 'groups' | 'rate' | 'lag' | 'duration' | 'rounds' | 'connections' | 'stores', string> & { smoke?: boolean }>();
+  .opts<Record<'devices' | 'subscribers' | 'groups' | 'rate' | 'lag' | 'duration' | 'rounds' | 'connections' | 'stores', string> & { smoke?: boolean; cpuProf?: string }>();
 const SMOKE = o.smoke === true;
 const DEVICES = SMOKE ? 200 : Number(o.devices);
 const SUBSCRIBERS = SMOKE ? 20 : Number(o.subscribers);
@@ -129,28 +136,6 @@ function answering(base: string, a: Api, rollout: number, tokens: readonly strin
       for (const c of connections) c.close();
     },
   };
-}
-
-/**
- * A full garbage collection in the server, through its inspector (started with --inspect on `port`;
- * HeapProfiler.collectGarbage is the low-memory collection that also shrinks the young generation).
- */
-async function collectGarbage(port: number): Promise<void> {
-  const res = await request(`http://127.0.0.1:${port}/json/list`);
-  const [target] = (await res.body.json()) as { webSocketDebuggerUrl: string }[];
-  const ws = new WebSocket(target!.webSocketDebuggerUrl);
-  try {
-    await new Promise((resolve, reject) => {
-      ws.onopen = resolve;
-      ws.onerror = reject;
-    });
-    await new Promise<void>((resolve) => {
-      ws.onmessage = (m) => (JSON.parse(String(m.data)) as { id?: number }).id === 1 && resolve();
-      ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
-    });
-  } finally {
-    ws.close();
-  }
 }
 
 /** The server's RSS idle, each sample right after a full GC: the median of the samples (min and max too). */
@@ -245,6 +230,7 @@ async function measure(store: 'memory' | 'redis', server: BenchServer, inspectPo
     // 3. poll rounds: without, with, ceiling
     const sample = await request(server.url + polls[0]!.path, { headers: { ...polls[0]!.headers } });
     const body = Buffer.from(await sample.body.arrayBuffer());
+    let profiling: InspectorSession | undefined;
     const ceiling = await startCeiling(body, String(sample.headers['content-type'] ?? 'application/json'), { headers: { etag: String(sample.headers['etag'] ?? '') } });
     try {
       await wrk({ url: ceiling.url, requests: polls, connections: CONNECTIONS, durationS: 1 });
@@ -254,6 +240,10 @@ async function measure(store: 'memory' | 'redis', server: BenchServer, inspectPo
       const reports: SubscriberReport[] = [];
       /** Per round: answers outside 2xx/3xx and errors (connect, read, timeouts), counted, not fatal. */
       const bad: number[] = [];
+      const profiles: unknown[] = [];
+      profiling = o.cpuProf === undefined ? undefined : await inspect(inspectPort);
+      await profiling?.call('Profiler.setSamplingInterval', { interval: 500 });
+      await profiling?.call('Profiler.enable');
       const poll = async (requests: readonly WrkRequest[]): Promise<WrkResult> => {
         const r = await wrk({ url: server.url, requests, connections: CONNECTIONS, durationS: DURATION }, server.pid);
         if (r.requests === 0) throw new Error('poll: no answer at all in a round');
@@ -264,7 +254,9 @@ async function measure(store: 'memory' | 'redis', server: BenchServer, inspectPo
         without.push(await poll(polls));
         await connect();
         await subs.reset();
+        await profiling?.call('Profiler.start');
         withSubs.push(await poll(polls));
+        await profiling?.call('Profiler.stop').then((p) => profiles.push((p as { profile: unknown }).profile));
         const r = await subs.report();
         reports.push(r);
         if (r.open !== SUBSCRIBERS) throw new Error(`${SUBSCRIBERS - r.open} subscribers lost their stream during the round`);
@@ -282,6 +274,8 @@ async function measure(store: 'memory' | 'redis', server: BenchServer, inspectPo
           'server CPU': median(rs.map((r) => r.serverCpu ?? NaN)), ...extra,
         });
       };
+      // one file a round: a profile's node ids are its own
+      profiles.forEach((p, i) => writeFileSync(join(o.cpuProf as string, `events-${store}-${i + 1}.cpuprofile`), JSON.stringify(p)));
       pollRow('poll req/s without subscribers', without);
       pollRow(`poll req/s with ${SUBSCRIBERS} subscribers, events flowing`, withSubs, {
         'subscriber CPU': Number(Math.max(...reports.map((r) => r.cpu)).toFixed(2)),
@@ -299,6 +293,7 @@ async function measure(store: 'memory' | 'redis', server: BenchServer, inspectPo
       const wrkMax = (rs: readonly WrkResult[]): number => Math.max(...rs.map((r) => r.generatorCpu));
       figures[`${store}: generator check: wrk CPU max, poll rounds / ceiling rounds (cores)`] = `${wrkMax([...without, ...withSubs])} / ${wrkMax(ceilings)}`;
     } finally {
+      profiling?.close();
       await ceiling.stop();
     }
     const c = devices.counts;
