@@ -53,7 +53,7 @@ const o = new Command()
   .option('--rounds <n>', 'rounds of each kind (without, with, ceiling)', '3')
   .option('--connections <n>', 'connections of the poll load', '64')
   .option('--stores <list>', 'memory, redis or memory,redis', 'memory')
-  .option('--cpu-prof <dir>', "profile the server (inspector) during the poll rounds with subscribers: <dir>/events-<store>-<round>.cpuprofile")
+  .option('--cpu-prof <dir>', 'profile the server (inspector) during the poll rounds with subscribers: <dir>/events-<store>-<round>.cpuprofile')
   .option('--smoke', '200 devices, 20 subscribers, 1 s rounds, one round: checks the harness, not the server')
   .parse()
   .opts<Record<'devices' | 'subscribers' | 'groups' | 'rate' | 'lag' | 'duration' | 'rounds' | 'connections' | 'stores', string> & { smoke?: boolean; cpuProf?: string }>();

@@ -5,13 +5,13 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 
-/** One event: `type` is the SSE event name (`snapshot`, `target`, `action`, `rollout`, `group`). */
+/** One event: `type` is the SSE event name (`snapshot`, `target`, `action`, `rollout`, `group`, `progress`). */
 export interface LiveEvent {
   readonly type: string;
   readonly data: unknown;
 }
 
-const NAMES = ['snapshot', 'target', 'action', 'rollout', 'group', 'message'];
+const NAMES = ['snapshot', 'target', 'action', 'rollout', 'group', 'progress', 'message'];
 
 /**
  * Subscribes while mounted (`url` null: not at all); `onEvent` may change between renders. `onDown`, when

@@ -2,7 +2,9 @@
  * Live events of a tenant (spec: the Management UI follows rollouts as they run): Server-Sent Events
  * at `GET /rest/v1/events` and `GET /rest/v1/rollouts/{id}/events`, the same as WebSocket messages at
  * `/rest/v1/ws` (`?rollout=ID` for one rollout's). Each kind of event needs what the matching GET
- * needs: rollouts and groups READ_ROLLOUT, actions and targets READ_TARGET.
+ * needs: rollouts and groups READ_ROLLOUT, actions and targets READ_TARGET. A rollout's stream shows
+ * its groups' action changes as one `progress` event per group and delivery (messages.ts); the
+ * tenant's stream with `kinds=action` shows every action change.
  */
 import { JOURNAL_KINDS, type JournalEvent, type JournalKind } from '../../actors/journal.js';
 import { AppError } from '../../domain/errors.js';
@@ -18,6 +20,7 @@ import { loadActorOr404 } from '../kit/actor-store.js';
 import type { KitDeps } from '../kit/deps.js';
 import { callerOf, holds, pathId } from '../kit/request.js';
 import { renderGroups, renderRollouts } from '../rollouts/rollout-json.js';
+import { groupProgress } from './group-progress.js';
 import { liveReply } from './live-feed.js';
 
 export type EventDeps = KitDeps & { readonly events: EventHub };
@@ -31,6 +34,9 @@ const ACTIVE = new Set(['creating', 'ready', 'waiting_for_approval', 'approval_d
 const STREAM_DOC = {
   tags: ['Events'],
   description: 'A snapshot event first, then one event per change (`event:` rollout, group, action or target; `data:` JSON). '
+    + "A rollout's stream shows its groups' action changes as `progress` events instead: one per group and delivery (the "
+    + 'server reads the journal every 0.2-1 s), with the number of changes and the group\'s `totalTargets` and `totalTargetsPerStatus`; '
+    + '`/rest/v1/events?kinds=action` has one event per action change. '
     + 'Last-Event-ID resumes after an event while the server still holds what came after it.',
   response: { status: 200, contentType: 'text/event-stream' },
 } as const;
@@ -45,6 +51,7 @@ export function eventRoutes(deps: EventDeps): Route[] {
     return liveReply(deps.events, tenant, req, {
       key: `rollout:${id}`,
       accepts: (e) => e.type !== 'target' && e.rolloutId === id,
+      progress: (groups) => groupProgress(deps.store, tenant, id, groups),
       snapshot: async () => {
         const rollout = (await deps.store.get<RolloutRecord>(tenant, ROLLOUT, id))?.value;
         if (rollout === undefined) return { rollout: null, groups: [] };
@@ -85,7 +92,7 @@ export function eventRoutes(deps: EventDeps): Route[] {
     {
       method: 'GET', path: '/rest/v1/ws', auth: signedIn, produces: 'other', etag: false, websocket: true,
       doc: {
-        tags: ['Events'], summary: 'The live events as WebSocket messages {id, event, data}',
+        tags: ['Events'], summary: 'The live events as WebSocket messages [{id, event, data}, ...]',
         description: 'A WebSocket upgrade (a plain GET answers 400). Without `rollout`, the tenant stream (`kinds` as for /rest/v1/events). '
           + 'A refused request is upgraded and then closed with 4000 + the HTTP status (4401, 4403, 4404, 4400) and the error message as the reason.',
         query: [{ name: 'rollout', type: 'integer', description: "One rollout's events" }, { name: 'kinds' }, LAST_EVENT_ID],

@@ -4,51 +4,17 @@
  * WebSocket) resumes after that event without a snapshot while the journal still holds everything
  * after it; otherwise the stream starts afresh with a snapshot.
  */
-import type { JournalEvent } from '../../actors/journal.js';
 import { AppError } from '../../domain/errors.js';
 import type { EventHub } from '../../events/hub.js';
-import type { FeedMessage, Reply, Request } from '../../http/types.js';
+import type { FeedSink, Reply, Request } from '../../http/types.js';
 import { compareJournalIds, parseJournalId } from '../../store/journal.js';
 import type { JournalEntry, Tenant } from '../../store/port.js';
 import { show } from '../../query/operands.js';
+import { render, rendered, type Rendered, type StreamFilter } from './messages.js';
 
-export interface LiveStream {
-  /** Names the filter: streams with the same key accept the same events (their messages are made once). */
-  readonly key: string;
-  /** Which events this stream shows. */
-  readonly accepts: (e: JournalEvent) => boolean;
+export interface LiveStream extends StreamFilter {
   /** What the client sees first: the current state the events then change. */
   readonly snapshot: () => Promise<unknown>;
-}
-
-/** How the data of an event reads on the wire: `kind` instead of the journal's `type`. */
-function eventData(e: JournalEvent): string {
-  const { type, ...rest } = e;
-  return JSON.stringify({ kind: type, ...rest });
-}
-
-/**
- * The messages of one read's entries for one filter, made once however many subscribers share them:
- * the hub hands every subscriber the same entries array, and the transports cache their wire form
- * of the same messages array (src/http/feed.ts). null: nothing passes the filter.
- */
-const rendered = new WeakMap<readonly JournalEntry[], Map<string, readonly FeedMessage[] | null>>();
-
-function messagesOf(entries: readonly JournalEntry[], stream: LiveStream): readonly FeedMessage[] | null {
-  let byKey = rendered.get(entries);
-  if (byKey === undefined) rendered.set(entries, (byKey = new Map<string, readonly FeedMessage[] | null>()));
-  const known = byKey.get(stream.key);
-  if (known !== undefined) return known;
-  const out: FeedMessage[] = [];
-  for (const entry of entries) {
-    const before = out.length;
-    for (const e of entry.events as readonly JournalEvent[]) if (stream.accepts(e)) out.push({ event: e.type, data: eventData(e) });
-    // the entry's id goes on its last message: a client that resumes from it has seen the whole entry
-    if (out.length > before) out[out.length - 1] = { ...(out[out.length - 1] as FeedMessage), id: entry.id };
-  }
-  const messages = out.length === 0 ? null : out;
-  byKey.set(stream.key, messages);
-  return messages;
 }
 
 export function resumeId(req: Request): string | undefined {
@@ -72,17 +38,46 @@ export async function liveReply(hub: EventHub, tenant: Tenant, req: Request, str
     feed: {
       start(sink) {
         if (snapshot !== undefined) sink.send([{ id: from, event: 'snapshot', data: snapshot }]);
-        const subscription = hub.subscribe(tenant, from, {
-          deliver(entries) {
-            const messages = messagesOf(entries, stream);
-            if (messages !== null) sink.send(messages);
-          },
-          lost() {
-            sink.end('events were missed (the journal moved on); reconnect for a new snapshot');
-          },
-        });
+        const subscription = hub.subscribe(tenant, from, subscriberOf(sink, stream));
         return () => subscription.close();
       },
+    },
+  };
+}
+
+/**
+ * Sends each delivery's messages in order. Most are made at once; those with group progress wait for
+ * its read, and whatever comes after them waits too. Counts never go back: a shared rendering read
+ * before counts this subscriber has seen already (it caught up on its own reads) is made afresh.
+ */
+function subscriberOf(sink: FeedSink, stream: StreamFilter): { deliver(entries: readonly JournalEntry[]): void; lost(): void } {
+  let queue: Promise<void> | undefined;
+  let seen = 0;
+  let ended = false;
+  const send = (r: Rendered): void => {
+    seen = Math.max(seen, r.read);
+    if (r.messages !== null && !ended) sink.send(r.messages);
+  };
+  const end = (reason: string): void => {
+    if (ended) return;
+    ended = true;
+    sink.end(reason);
+  };
+  return {
+    deliver(entries) {
+      const made = rendered(entries, stream);
+      if (queue === undefined && !(made instanceof Promise)) return send(made);
+      const mine: Promise<void> = (queue ?? Promise.resolve())
+        .then(() => made)
+        .then((r) => (r.read !== 0 && r.read < seen ? render(entries, stream) : r))
+        .then(send, () => end('reading the rollout group counts failed; reconnect for a new snapshot'))
+        .finally(() => {
+          if (queue === mine) queue = undefined;
+        });
+      queue = mine;
+    },
+    lost() {
+      end('events were missed (the journal moved on); reconnect for a new snapshot');
     },
   };
 }

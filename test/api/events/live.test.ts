@@ -1,6 +1,7 @@
 /**
  * Live events (issue 22): Server-Sent Events and WebSocket messages from the store's journal, on every
- * store (a Redis Cluster too): a snapshot on connect, then a rollout's changes as its devices report;
+ * store (a Redis Cluster too): a snapshot on connect, then a rollout's changes as its devices report
+ * (its groups' action changes as progress events);
  * resuming with Last-Event-ID; a second server instance sees the first one's changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,14 +49,17 @@ describe.each(STORES)('live events on the %s store', (kind) => {
     await s.next(is('rollout', (d) => d.rolloutId === rollout.id && d.status === 'running'), 15_000, 'the rollout running');
     const first = snapshot.data.groups[0].id;
     await s.next(is('group', (d) => d.groupId === first && d.status === 'running'), 15_000, 'the first group running');
+    // the group's action changes come as progress events with its counts (progress.test.ts)
+    let finished = 0;
     for (const controllerId of await groupTargets(app, rollout.id, first)) {
-      const actionId = await runDevice(app, controllerId, 'success');
-      const done = await s.next(is('action', (d) => d.actionId === actionId && d.status === 'finished'), 15_000, `action ${actionId} finished`);
-      expect(done.data).toMatchObject({ kind: 'action', rolloutId: rollout.id, groupId: first, controllerId, previous: 'retrieved' });
+      await runDevice(app, controllerId, 'success');
+      finished++;
+      const done = await s.next(is('progress', (d) => d.groupId === first && d.totalTargetsPerStatus.finished === finished), 15_000, `${finished} finished`);
+      expect(done.data).toMatchObject({ kind: 'progress', rolloutId: rollout.id, groupId: first, totalTargets: 2 });
     }
     await s.next(is('group', (d) => d.groupId === first && d.status === 'finished'), 15_000, 'the first group finished');
     // only this rollout's events, ids increasing
-    expect(s.events.every((e) => ['snapshot', 'rollout', 'group', 'action'].includes(e.event))).toBe(true);
+    expect(s.events.every((e) => ['snapshot', 'rollout', 'group', 'progress'].includes(e.event))).toBe(true);
     expect(s.events.filter((e) => e.event !== 'snapshot').every((e) => e.data.rolloutId === rollout.id)).toBe(true);
     const ids = s.events.flatMap((e) => (e.id === undefined ? [] : [e.id]));
     for (let i = 1; i < ids.length; i++) expect(compareJournalIds(ids[i]!, ids[i - 1]!), ids.join(' ')).toBeGreaterThan(0);

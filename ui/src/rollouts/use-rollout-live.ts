@@ -1,6 +1,7 @@
 /**
  * A rollout and one page of its groups, kept current: from the rollout's event stream
- * (`/rest/v1/rollouts/{id}/events`: a snapshot, then rollout, group and action events, after which
+ * (`/rest/v1/rollouts/{id}/events`: a snapshot, then rollout, group and progress events (a group's
+ * action changes, with its counts; actions outside a group come as action events), after which
  * the counts are fetched again, at most every 500 ms), or by polling every 2 s while the stream is
  * down (a lost or refused connection, or no snapshot within 3 s: a proxy that buffers) until its next
  * snapshot. Counts are never computed here.
@@ -93,7 +94,7 @@ export function useRolloutLive(id: number, groupOffset: number, groupLimit: numb
       schedule();
       return;
     }
-    if (event.type === 'rollout' || event.type === 'group' || event.type === 'action') schedule();
+    if (event.type === 'rollout' || event.type === 'group' || event.type === 'progress' || event.type === 'action') schedule();
   };
   useEvents(`${rolloutPath(id)}/events`, onEvent, () => { setMode('polling'); });
 
