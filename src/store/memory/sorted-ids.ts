@@ -20,7 +20,11 @@ interface Block {
 export class SortedIds {
   readonly #blocks: Block[] = [];
   #size = 0;
-  readonly #scoreOf = new Map<number, number>();
+  /**
+   * The score of each id whose score is not the id itself. An index ordered by id (the default score, and
+   * always so for the list of a kind's ids) keeps no entry per id: its score is found in the blocks.
+   */
+  readonly #otherScore = new Map<number, number>();
 
   get size(): number {
     return this.#size;
@@ -28,19 +32,30 @@ export class SortedIds {
 
   /** Adds `id`, or moves it to `score`. */
   add(id: number, score: number): void {
-    const old = this.#scoreOf.get(id);
+    const old = this.#scoreOf(id);
     if (old === score) return;
     if (old !== undefined) this.#delete(old, id);
-    this.#scoreOf.set(id, score);
+    if (score === id) this.#otherScore.delete(id);
+    else this.#otherScore.set(id, score);
     this.#insert(score, id);
   }
 
   remove(id: number): boolean {
-    const old = this.#scoreOf.get(id);
+    const old = this.#scoreOf(id);
     if (old === undefined) return false;
-    this.#scoreOf.delete(id);
+    this.#otherScore.delete(id);
     this.#delete(old, id);
     return true;
+  }
+
+  /** The score `id` is held under, or undefined when it is not held. */
+  #scoreOf(id: number): number | undefined {
+    const other = this.#otherScore.get(id);
+    if (other !== undefined) return other;
+    const b = this.#blocks[this.#blockOf(id, id)];
+    if (b === undefined) return undefined;
+    const i = lowerBound(b, id, id);
+    return b.ids[i] === id && b.scores[i] === id ? id : undefined;
   }
 
   /** Ids by rank: positions [offset, offset + limit) in ascending or descending order. */
