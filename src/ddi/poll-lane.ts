@@ -229,7 +229,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       slot.flushes = recorder.flushes;
     }
     const ifNoneMatch = req.header(IF_NONE_MATCH);
-    if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.notModified.etag)) return memo.lane.notModified;
+    if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.etag)) return memo.lane.notModified;
     return flavour === 'hal' ? memo.lane.hal : memo.lane.json;
   };
 }

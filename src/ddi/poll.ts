@@ -97,7 +97,31 @@ export interface Memo {
   readonly pathTenant: string;
   readonly controllerId: string;
   /** The reply's bytes and ETag as the lane sends them; its JSON text is not kept beside them (read from `body` when the generic path answers). */
-  readonly lane: { readonly hal: LaneReply; readonly json: LaneReply; readonly notModified: LaneReply };
+  readonly lane: LaneReplies;
+}
+
+/**
+ * A memo's reply in the lane's three forms (200 HAL, 200 JSON, 304), each made on its first use: a device asks
+ * for one flavour, and for the 304 only when it sends If-None-Match (three frozen replies and their holder cost
+ * 216 bytes per device made up front).
+ */
+class LaneReplies {
+  #hal: LaneReply | undefined;
+  #json: LaneReply | undefined;
+  #notModified: LaneReply | undefined;
+  constructor(readonly etag: string, readonly body: Buffer) {}
+
+  get hal(): LaneReply {
+    return (this.#hal ??= Object.freeze({ status: 200, etag: this.etag, contentType: HAL_TYPE, body: this.body }));
+  }
+
+  get json(): LaneReply {
+    return (this.#json ??= Object.freeze({ status: 200, etag: this.etag, contentType: JSON_TYPE, body: this.body }));
+  }
+
+  get notModified(): LaneReply {
+    return (this.#notModified ??= Object.freeze({ status: 304, etag: this.etag, contentType: '', body: EMPTY }));
+  }
 }
 // keyed by the target record: a replaced record drops its entry with it
 const memos = new WeakMap<TargetRecord, Memo>();
@@ -118,21 +142,34 @@ function pollReply(
     m !== undefined && m.top === top && m.config === d.config && m.baseUrl === baseUrl
     && m.pathTenant === d.pathTenant && m.controllerId === d.controllerId
   ) {
-    return { status: 200, jsonText: m.lane.json.body.toString(), etag: m.lane.json.etag };
+    return { status: 200, jsonText: m.lane.body.toString(), etag: m.lane.etag };
   }
   const jsonText = pollBody(req, d, target, top, state, now);
   const etag = etagOf(jsonText);
-  const body = Buffer.from(jsonText);
-  const lane = {
-    hal: Object.freeze({ status: 200, etag, contentType: HAL_TYPE, body }),
-    json: Object.freeze({ status: 200, etag, contentType: JSON_TYPE, body }),
-    notModified: Object.freeze({ status: 304, etag, contentType: '', body: EMPTY }),
-  } as const;
+  const lane = new LaneReplies(etag, Buffer.from(jsonText));
   const host = req.fromTrustedProxy ? undefined : req.headers['host'];
-  memos.set(target, { top, config: d.config, baseUrl, host, pathTenant: d.pathTenant, controllerId: d.controllerId, lane });
+  memos.set(target, {
+    top, config: d.config, baseUrl: shared(baseUrl), host: host === undefined ? undefined : shared(host),
+    // the strings held anyway when they are the same (a request's own copies would cost 24-90 bytes each, per device)
+    pathTenant: shared(d.pathTenant),
+    controllerId: d.controllerId === target.controllerId ? target.controllerId : d.controllerId,
+    lane,
+  });
   return { status: 200, jsonText, etag };
 }
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * One copy of each base URL, Host header and path tenant the memos hold (a fleet polls through few), not one per device;
+ * beyond 1,024 distinct ones a memo keeps its own.
+ */
+const sharedStrings = new Map<string, string>();
+function shared(text: string): string {
+  const held = sharedStrings.get(text);
+  if (held !== undefined) return held;
+  if (sharedStrings.size < 1024) sharedStrings.set(text, text);
+  return text;
+}
 
 /**
  * The root body, written directly. Every interpolated piece is JSON-safe without escaping: the base
