@@ -124,6 +124,8 @@ export const actionSchema: KindSchema<ActionRecord, {
 
 export const actionStatusSchema: KindSchema<ActionStatusRecord, { unique: never; multi: 'action' }> = {
   indexes: (s) => ({ multi: [['action', String(s.actionId)]] }),
+  // read per action only (the Management API's status list, DDI's actionHistory, an action's removal)
+  unlisted: true,
 };
 
 /**

@@ -25,4 +25,10 @@ export interface IndexNames {
 export interface KindSchema<T = never, I extends IndexNames = IndexNames> {
   /** Pure: the index entries of one value. Must not depend on anything but `value`. */
   readonly indexes: (value: T) => IndexEntries<I['unique'], I['multi']>;
+  /**
+   * Records of this kind are listed only through one of its multi indexes (an action's status entries,
+   * by action): the store keeps no list of all its ids, a command and an index entry less per create,
+   * and `ids`/`count` of the whole kind are a TypeError.
+   */
+  readonly unlisted?: true;
 }

@@ -71,6 +71,16 @@ export function hasIndexes(schema: Schema, kind: string): boolean {
   return Object.hasOwn(schema, kind);
 }
 
+/** Whether the store keeps a list of every id of the kind (its `all` index; see KindSchema.unlisted). */
+export function isListed(schema: Schema, kind: string): boolean {
+  return schema[kind]?.unlisted !== true;
+}
+
+/** `ids` and `count` of a whole kind: an unlisted kind has no list of its ids, and asking for one is a bug. */
+export function checkListed(schema: Schema, kind: string): void {
+  if (!isListed(schema, kind)) throw new TypeError(`${kind} keeps no list of all its ids: read them through one of its multi indexes`);
+}
+
 /**
  * The index changes one write causes: entries of `after` missing from `before` are claimed/added,
  * entries of `before` missing from `after` are released/removed. A multi entry whose score changed is

@@ -15,6 +15,8 @@ export interface Thing {
 export const THING = 'thing';
 /** A kind that is not in the schema: it has no indexes. */
 export const NOTE = 'note';
+/** An unlisted kind (KindSchema.unlisted): its records are listed by their thing only, no list of all its ids. */
+export const ENTRY = 'entry';
 
 export const CONTRACT_SCHEMA: Schema = {
   [THING]: {
@@ -26,6 +28,10 @@ export const CONTRACT_SCHEMA: Schema = {
         ...(t.tags ?? []).map((tag) => ['tag', tag] as const),
       ],
     }),
+  },
+  [ENTRY]: {
+    indexes: (e: { readonly thing: number }) => ({ multi: [['thing', String(e.thing)]] }),
+    unlisted: true,
   },
 };
 

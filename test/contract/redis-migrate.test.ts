@@ -3,10 +3,10 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Store } from '../../src/store/port.js';
 import { createConnection, deadlineGuard, type RedisTarget } from '../../src/store/redis/connection.js';
 import { openRedisStore } from '../../src/store/redis/index.js';
-import { legacyUniqueKey, tenantTag, uniqueBucket, uniqueKey, UNIQUE_BUCKETS } from '../../src/store/redis/keys.js';
-import { migrateUniqueBuckets, UNIQUE_BUCKETS_DONE } from '../../src/store/redis/migrate.js';
+import { allKey, legacyUniqueKey, multiKey, recordKey, tenantTag, uniqueBucket, uniqueKey, UNIQUE_BUCKETS } from '../../src/store/redis/keys.js';
+import { dropUnusedKeys, migrateUniqueBuckets, UNIQUE_BUCKETS_DONE, UNUSED_KEYS_DONE } from '../../src/store/redis/migrate.js';
 import { uniqueTenant } from '../helpers/redis.js';
-import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
+import { CONTRACT_SCHEMA, ENTRY, THING } from './contract-schema.js';
 
 const TARGETS: [string, () => RedisTarget][] = [
   ['one Redis', () => inject('redisUrl')],
@@ -85,5 +85,46 @@ describe('redis unique-index buckets', () => {
     expect(buckets.size).toBeGreaterThan(250);
     const expected = keys.map((k) => (/^n\d+$/.test(k) ? Number(k.slice(1)) : undefined));
     expect(await store.lookupMany(tenant, THING, 'name', keys)).toEqual(expected);
+  });
+});
+
+/** Keys of earlier layouts that nothing reads: an unlisted kind's `all` set, the action's `active` index. */
+describe('redis keys nothing reads', () => {
+  const closers: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+  });
+
+  it.each(TARGETS)('writes no all set of an unlisted kind, and deletes the ones earlier versions wrote, on %s', async (_, target) => {
+    const raw = await rawClient(target());
+    closers.push(() => raw.close());
+    const store = await openRedisStore(target(), CONTRACT_SCHEMA);
+    closers.push(() => store.close());
+    const tenant = uniqueTenant('unused');
+    const tag = tenantTag(tenant);
+    expect((await store.commit(tenant, { writes: [{ kind: ENTRY, id: 1, expect: 0, after: { thing: 5 } }] })).ok).toBe(true);
+    expect(await raw.exists(recordKey(tag, ENTRY, 1))).toBe(1);
+    expect(await raw.exists(allKey(tag, ENTRY))).toBe(0);
+    // the old layout: the entries' all set, the action's active index (a kind this schema does not have);
+    // and keys that only end like them (a multi key's last segment may hold anything), which stay
+    await raw.zAdd(allKey(tag, ENTRY), [{ score: 1, value: '1' }, { score: 2, value: '2' }]);
+    await raw.zAdd(multiKey(tag, 'action', 'active', 'true'), { score: 3, value: '3' });
+    await raw.zAdd(multiKey(tag, 'action', 'active', 'false'), { score: 4, value: '4' });
+    const lookalikes = [multiKey(tag, THING, 'tag', `}:all:${ENTRY}`), multiKey(tag, THING, 'tag', 'x:m:action:active:true'), allKey(tag, THING)];
+    for (const key of lookalikes) await raw.zAdd(key, { score: 1, value: '1' });
+    await raw.del(UNUSED_KEYS_DONE);
+    const connection = createConnection(target(), { reconnectMaxDelayMs: 100, connectTimeoutMs: 1000, onError: () => {} });
+    await connection.open(2000);
+    closers.push(() => connection.close());
+    // other test files' stores may delete some of them at the same time: at least these three are gone
+    expect(await dropUnusedKeys(connection, deadlineGuard(2000), CONTRACT_SCHEMA)).toBeGreaterThanOrEqual(0);
+    expect(await raw.exists(UNUSED_KEYS_DONE)).toBe(1);
+    expect(await raw.exists([allKey(tag, ENTRY), multiKey(tag, 'action', 'active', 'true'), multiKey(tag, 'action', 'active', 'false')])).toBe(0);
+    for (const key of lookalikes) expect(await raw.exists(key), key).toBe(1);
+    expect(await store.members(tenant, ENTRY, 'thing', '5', { offset: 0, limit: 10 })).toEqual({ ids: [1], total: 1 });
+    // done: a second call reads the mark and deletes nothing
+    await raw.zAdd(allKey(tag, ENTRY), { score: 1, value: '1' });
+    expect(await dropUnusedKeys(connection, deadlineGuard(2000), CONTRACT_SCHEMA)).toBe(0);
+    expect(await raw.exists(allKey(tag, ENTRY))).toBe(1);
   });
 });

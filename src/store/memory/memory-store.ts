@@ -3,6 +3,7 @@ import type {
   Stored, Tenant,
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkPollRecord, checkRange, checkReadOptions, checkTenant } from '../checks.js';
+import { checkListed } from '../indexing.js';
 import { DEDUPE_TTL_MS, planCommit } from '../plan.js';
 import { checkJournalRead } from '../journal.js';
 import { EffectsQueue } from './effects-queue.js';
@@ -104,6 +105,7 @@ export class MemoryStore implements Store {
 
   async ids(tenant: Tenant, kind: string, page: Page): Promise<IdPage> {
     checkPage(page);
+    checkListed(this.#schema, kind);
     return this.#tenants.get(tenant)?.all.get(kind)?.page(page.offset, page.limit, page.desc === true) ?? EMPTY_PAGE;
   }
 
@@ -124,7 +126,10 @@ export class MemoryStore implements Store {
   }
 
   async count(tenant: Tenant, kind: string, index?: string, key?: string): Promise<number> {
-    if (index === undefined) return this.#tenants.get(tenant)?.records.get(kind)?.size ?? 0;
+    if (index === undefined) {
+      checkListed(this.#schema, kind);
+      return this.#tenants.get(tenant)?.records.get(kind)?.size ?? 0;
+    }
     if (key === undefined) throw new TypeError('count by index needs a key');
     return this.#multi(tenant, kind, index, key)?.size ?? 0;
   }

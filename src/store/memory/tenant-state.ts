@@ -84,16 +84,16 @@ export class TenantState {
       let records = this.records.get(w.kind);
       if (records === undefined) this.records.set(w.kind, (records = new Map<number, Stored<unknown>>()));
       let all = this.all.get(w.kind);
-      if (all === undefined) this.all.set(w.kind, (all = new SortedIds()));
+      if (all === undefined && w.listed) this.all.set(w.kind, (all = new SortedIds()));
       const value = values[i];
       if (value === null) {
         records.delete(w.id);
-        all.remove(w.id);
+        all?.remove(w.id);
         return 0;
       }
       const version = w.expect + 1;
       records.set(w.id, Object.freeze({ id: w.id, version, value }));
-      if (w.expect === 0) all.add(w.id, w.id);
+      if (w.expect === 0) all?.add(w.id, w.id);
       return version;
     });
   }

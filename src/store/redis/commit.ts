@@ -15,7 +15,7 @@ const FRESH = 'fresh';
 /** KEYS and ARGV of the commit script (layout documented at the script in scripts.ts). */
 export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
   const fx = effectsKey(tag);
-  // each sorted set once, with all its members: a record's membership in its kind's `all` set too
+  // each sorted set once, with all its members: a record's membership in its kind's `all` set too (a listed kind's)
   const removes = new Map<string, string[]>();
   const adds = new Map<string, string[]>();
   const member = (groups: Map<string, string[]>, key: string, ...values: string[]): void => {
@@ -24,6 +24,7 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
     else for (const v of values) group.push(v);
   };
   for (const w of plan.writes) {
+    if (!w.listed) continue;
     if (w.after === null) member(removes, allKey(tag, w.kind), String(w.id));
     else if (w.expect === 0) member(adds, allKey(tag, w.kind), String(w.id), String(w.id));
   }

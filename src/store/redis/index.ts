@@ -4,7 +4,7 @@ import { createConnection, deadlineGuard, rethrow } from './connection.js';
 import type { ConnectionOptions, RedisConnection, RedisTarget } from './connection.js';
 import { RedisStore } from './redis-store.js';
 import { RedisCachedReads, TrackingCache } from './cached-reads.js';
-import { migrateUniqueBuckets } from './migrate.js';
+import { dropUnusedKeys, migrateUniqueBuckets } from './migrate.js';
 import { checkHashEncoding } from './hash-encoding.js';
 
 export interface RedisStoreOptions {
@@ -41,8 +41,8 @@ export interface RedisStoreOptions {
  * keys share one slot). Fails with StoreUnavailableError when Redis does not answer within
  * `openTimeoutMs`; once open, the store survives outages: commands fail fast with
  * StoreUnavailableError and the client reconnects forever (and, on a cluster, follows failovers).
- * Before it returns, unique indexes of the layout before buckets are moved into buckets (migrate.ts)
- * and, with `onWarning`, Redis's hash encoding setting is checked (hash-encoding.ts).
+ * Before it returns, unique indexes of the layout before buckets are moved into buckets, keys of earlier
+ * layouts that nothing reads are deleted (migrate.ts) and, with `onWarning`, Redis's hash encoding setting is checked (hash-encoding.ts).
  */
 export async function openRedisStore(target: RedisTarget, schema: Schema, options: RedisStoreOptions = {}): Promise<Store> {
   const openTimeoutMs = options.openTimeoutMs ?? 5000;
@@ -75,6 +75,7 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
   try {
     const guard = deadlineGuard(timeouts.commandTimeoutMs);
     await migrateUniqueBuckets(main, guard);
+    await dropUnusedKeys(main, guard, schema);
     if (options.onWarning !== undefined) await checkHashEncoding({ configGet: (name) => guard(main.configGet(name)) }, options.onWarning);
   } catch (err) {
     await main.close();

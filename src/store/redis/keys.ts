@@ -2,7 +2,7 @@
  * Key layout. Every key of a tenant starts with the hash tag `{t:<tenant>}`, so all keys one commit
  * touches hash to one slot: multi-key scripts stay legal, and the same layout runs on Redis Cluster.
  *   {t:T}:r:<kind>:<id>              hash  v = version, d = JSON value
- *   {t:T}:all:<kind>                 zset  every id of the kind (score = id)
+ *   {t:T}:all:<kind>                 zset  every id of the kind (score = id); none for an unlisted kind (KindSchema.unlisted)
  *   {t:T}:u:<kind>:<index>:<bucket>  hash  unique key -> id, for the keys of one bucket (uniqueBucket)
  *   {t:T}:m:<kind>:<index>:<key>     zset  ids under one multi-index key
  *   {t:T}:seq                        hash  kind -> last id handed out

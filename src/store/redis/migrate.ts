@@ -1,3 +1,5 @@
+import { isListed } from '../indexing.js';
+import type { Schema } from '../port.js';
 import type { Guard, RedisConnection } from './connection.js';
 import { layoutKey, uniqueKey } from './keys.js';
 
@@ -55,4 +57,36 @@ async function moveIndex(connection: RedisConnection, guard: Guard, hash: string
     if ((await guard(commands.hLen(hash))) === 0) return moved;
   }
   throw new Error(`redis: could not move the unique index ${hash} into buckets (it keeps changing: is an older version still running?)`);
+}
+
+/** Set once the keys of earlier layouts that nothing reads are gone (dropUnusedKeys), so later starts skip the SCAN. */
+export const UNUSED_KEYS_DONE = layoutKey('unused-keys');
+
+/**
+ * Deletes keys earlier versions wrote and this one neither reads nor writes: the `all` set of each
+ * unlisted kind (`{t:T}:all:actionstatus`: every status entry of a tenant, KindSchema.unlisted) and the
+ * action's `active` index (`{t:T}:m:action:active:true|false`, no longer kept since it follows from the
+ * status). Runs at open, before the store serves, like migrateUniqueBuckets: one SCAN of the server
+ * (every master of a cluster) for sorted sets, UNLINK of those whose whole name matches (a key of a
+ * multi index may end in anything, so a glob alone would not do), then UNUSED_KEYS_DONE is set. Safe to
+ * run again. An instance of an older version still running would write them again (harmless: nothing
+ * reads them; stop it first as for the buckets). Returns how many keys it deleted.
+ */
+export async function dropUnusedKeys(connection: RedisConnection, guard: Guard, schema: Schema): Promise<number> {
+  if ((await guard(connection.commands.get(UNUSED_KEYS_DONE))) !== null) return 0;
+  const unlisted = Object.keys(schema).filter((kind) => !isListed(schema, kind));
+  const shapes = [...unlisted.map((kind) => `all:${kind}`), 'm:action:active:true', 'm:action:active:false'];
+  const unused = new RegExp(`^\\{t:[^}]*\\}:(?:${shapes.map(escapeRegExp).join('|')})$`);
+  let dropped = 0;
+  for await (const keys of connection.scan('{t:*}:*', 'zset')) {
+    const stale = keys.filter((key) => unused.test(key));
+    // one UNLINK per key: on a cluster the keys of one SCAN page lie in many slots
+    dropped += (await guard(Promise.all(stale.map((key) => connection.commands.unlink(key))))).reduce((a, b) => a + Number(b), 0);
+  }
+  await guard(connection.commands.set(UNUSED_KEYS_DONE, new Date().toISOString()));
+  return dropped;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

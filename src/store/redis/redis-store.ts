@@ -5,6 +5,7 @@ import type {
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkPollRecord, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { checkJournalRead, journalGap } from '../journal.js';
+import { checkListed } from '../indexing.js';
 import { planCommit } from '../plan.js';
 import { commitCall, commitResult } from './commit.js';
 import { deadlineGuard, withDeadline } from './connection.js';
@@ -153,6 +154,7 @@ export class RedisStore implements Store {
 
   async ids(tenant: Tenant, kind: string, page: Page): Promise<IdPage> {
     checkPage(page);
+    checkListed(this.#schema, kind);
     return this.#rankPage(allKey(tenantTag(tenant), kind), page);
   }
 
@@ -170,6 +172,7 @@ export class RedisStore implements Store {
   async count(tenant: Tenant, kind: string, index?: string, key?: string): Promise<number> {
     const tag = tenantTag(tenant);
     if (index !== undefined && key === undefined) throw new TypeError('count by index needs a key');
+    if (index === undefined) checkListed(this.#schema, kind);
     const zkey = index === undefined ? allKey(tag, kind) : multiKey(tag, kind, index, key!);
     return Number(await this.#guard(this.#client.zCard(zkey)));
   }

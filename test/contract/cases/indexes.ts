@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { THING, updateOf } from '../contract-schema.js';
+import { ENTRY, THING, updateOf } from '../contract-schema.js';
 import type { StoreContext, Thing } from '../contract-schema.js';
 
 export function indexCases(ctx: () => StoreContext): void {
@@ -130,6 +130,24 @@ export function indexCases(ctx: () => StoreContext): void {
       expect(await store.ids(tenant, 'empty-kind', { offset: 0, limit: 3 })).toEqual({ ids: [], total: 0 });
       expect(await store.count(tenant, THING)).toBe(4);
       expect(await store.count(tenant, 'empty-kind')).toBe(0);
+    });
+
+    it('keeps no list of an unlisted kind: its records are listed through their multi index, ids and count of the kind are refused', async () => {
+      const { store, tenant, commit, mustGet } = ctx();
+      const first = await store.nextIds(tenant, ENTRY, 3);
+      const writes = [0, 1, 2].map((i) => ({ kind: ENTRY, id: first + i, expect: 0, fresh: i > 0, after: { thing: i === 2 ? 2 : 1 } }));
+      expect((await commit({ writes })).ok).toBe(true);
+      expect(await store.members(tenant, ENTRY, 'thing', '1', { offset: 0, limit: 10, desc: true })).toEqual({ ids: [first + 1, first], total: 2 });
+      expect(await store.count(tenant, ENTRY, 'thing', '2')).toBe(1);
+      await expect(store.ids(tenant, ENTRY, { offset: 0, limit: 10 })).rejects.toThrow(TypeError);
+      await expect(store.cached.ids(tenant, ENTRY, { offset: 0, limit: 10 })).rejects.toThrow(TypeError);
+      await expect(store.count(tenant, ENTRY)).rejects.toThrow(TypeError);
+      // moved and deleted as any indexed record
+      const moved = await mustGet(first, ENTRY);
+      expect((await commit({ writes: [updateOf(ENTRY, first, moved, { thing: 2 })] })).ok).toBe(true);
+      expect((await commit({ writes: [updateOf(ENTRY, first + 2, await mustGet(first + 2, ENTRY), null)] })).ok).toBe(true);
+      expect(await store.members(tenant, ENTRY, 'thing', '2', { offset: 0, limit: 10 })).toEqual({ ids: [first], total: 1 });
+      expect(await store.get(tenant, ENTRY, first + 2)).toBeUndefined();
     });
 
     it.each([
