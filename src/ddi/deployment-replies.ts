@@ -35,6 +35,8 @@ export interface DeploymentMemo {
   readonly set: SetModules;
   readonly etag: string;
   readonly lane: { readonly hal: LaneReply; readonly json: LaneReply; readonly notModified: LaneReply };
+  /** The generic path's reply, decoded from the bytes on its first answer from the memo and kept (memoReply). */
+  reply: Reply | undefined;
 }
 
 // keyed by the cached action record: a replaced record drops its entry with it
@@ -79,13 +81,14 @@ export function remember(action: Stored<ActionRecord>, req: Request, d: Device, 
       json: Object.freeze({ status: 200, etag, contentType: JSON_TYPE, body }),
       notModified: Object.freeze({ status: 304, etag, contentType: '', body: EMPTY }),
     },
+    reply: undefined,
   };
   memos.set(action, memo);
   return memo;
 }
 const EMPTY = Buffer.alloc(0);
 
-/** The generic path's reply from a memo: the JSON text (only the bytes are kept) with its ETag. */
+/** The generic path's reply from a memo: the JSON text (decoded from the bytes once, then kept) with its ETag. */
 export function memoReply(m: DeploymentMemo): Reply {
-  return { status: 200, jsonText: m.lane.json.body.toString(), etag: m.etag };
+  return (m.reply ??= { status: 200, jsonText: m.lane.json.body.toString(), etag: m.etag });
 }

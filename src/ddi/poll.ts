@@ -96,8 +96,13 @@ export interface Memo {
   readonly host: string | undefined;
   readonly pathTenant: string;
   readonly controllerId: string;
-  /** The reply's bytes and ETag as the lane sends them; its JSON text is not kept beside them (read from `body` when the generic path answers). */
+  /** The reply's bytes and ETag as the lane sends them. */
   readonly lane: LaneReplies;
+  /**
+   * The generic path's reply (JSON text and ETag), decoded from the bytes on its first hit and kept: a device the
+   * lane answers never pays for the text, one the generic path answers (CBOR, certificates, ...) decodes it once.
+   */
+  reply: Reply | undefined;
 }
 
 /**
@@ -142,7 +147,7 @@ function pollReply(
     m !== undefined && m.top === top && m.config === d.config && m.baseUrl === baseUrl
     && m.pathTenant === d.pathTenant && m.controllerId === d.controllerId
   ) {
-    return { status: 200, jsonText: m.lane.body.toString(), etag: m.lane.etag };
+    return (m.reply ??= { status: 200, jsonText: m.lane.body.toString(), etag: m.lane.etag });
   }
   const jsonText = pollBody(req, d, target, top, state, now);
   const etag = etagOf(jsonText);
@@ -154,6 +159,7 @@ function pollReply(
     pathTenant: shared(d.pathTenant),
     controllerId: d.controllerId === target.controllerId ? target.controllerId : d.controllerId,
     lane,
+    reply: undefined,
   });
   return { status: 200, jsonText, etag };
 }

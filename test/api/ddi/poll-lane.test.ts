@@ -127,6 +127,46 @@ describe.each(STORES)('poll express lane, %s store', (kind) => {
     await linked('cancelAction');
   });
 
+  it("answers the generic path from the lane's reply, and never a text the data has moved past", async () => {
+    const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' } });
+    const cid = 'lane-text';
+    const gateway = { authorization: `GatewayToken ${GATEWAY_KEY}` };
+    const generic = { authorization: `gatewaytoken ${GATEWAY_KEY}` }; // a spelling the lane leaves alone
+    await app.device(cid).get();
+    /** Polls through the lane until it answers, then twice through the generic path (the second from the kept text): all the same. */
+    const same = async (): Promise<Seen> => {
+      const viaLane = await vi.waitFor(async () => {
+        const seen = await pollCounted(app, cid, gateway);
+        expect(seen.lane).toBe(true);
+        return seen;
+      }, { timeout: 2000, interval: 20 });
+      const { lane: _, ...answer } = viaLane;
+      for (let i = 0; i < 2; i++) {
+        const seen = await pollCounted(app, cid, generic);
+        expect(seen.lane).toBe(false);
+        const { lane: __, ...other } = seen;
+        expect(other).toEqual(answer);
+      }
+      return answer;
+    };
+    const idle = await same();
+    expect(idle.text).not.toContain('deploymentBase');
+    // an assignment, its cancellation, the tenant's polling time: each a new reply on both paths
+    const { ds } = await seedDistributionSet(app);
+    const actionId = await assign(app, cid, ds.id);
+    await vi.waitFor(async () => expect((await poll(app, cid, generic)).text).toContain(`/deploymentBase/${actionId}`), { timeout: 2000, interval: 20 });
+    expect((await same()).text).toContain(`/deploymentBase/${actionId}`);
+    expect((await app.mgmt.delete(`/rest/v1/targets/${cid}/actions/${actionId}`)).status).toBe(204);
+    await vi.waitFor(async () => expect((await poll(app, cid, generic)).text).toContain(`/cancelAction/${actionId}`), { timeout: 2000, interval: 20 });
+    const canceling = await same();
+    expect(canceling.text).toContain(`/cancelAction/${actionId}`);
+    const polling = await app.mgmt.put('/rest/v1/system/configs/pollingTime', { json: { value: '00:07:00' } });
+    expect(polling.status).toBe(200);
+    const slower = await same();
+    expect(slower.text).toContain('"sleep":"00:07:00"');
+    expect(slower.etag).not.toBe(canceling.etag);
+  });
+
   it('follows a target replaced under the same controller id and a configuration change at once', async () => {
     const app = await startDdiApp(kind, { tenantConfig: { minPollingTime: '00:00:00' } });
     const cid = 'lane-6';
