@@ -1,9 +1,9 @@
 import { ACTION, ACTION_STATUS, SERVER_MESSAGE_PREFIX, type ActionRecord, type ActionStatusRecord, type ActionType, type MaintenanceWindow } from '../domain/action.js';
+import { assignmentSettings, replacedEffects } from '../domain/assignment.js';
 import { AppError, concurrent, notFound } from '../domain/errors.js';
 import { DS, type DistributionSetRecord } from '../domain/repository.js';
 import { TARGET, type TargetRecord } from '../domain/target.js';
 import type { TenantConfigView } from '../domain/tenant-config.js';
-import type { Effect } from '../domain/effects.js';
 import type { Reads, Store, Tenant, Write } from '../store/port.js';
 import { activeActionsOf } from '../store/named-reads.js';
 import { loadMap } from '../store/reads.js';
@@ -50,9 +50,8 @@ class AlreadyAssigned extends Error {}
 export async function assignOnline(
   deps: AssignDeps, tenant: Tenant, req: AssignmentRequest, cfg: TenantConfigView, now: number,
 ): Promise<AssignmentOutcome> {
-  const multi = cfg.bool('multi.assignments.enabled');
-  const flow = cfg.bool('user.confirmation.flow.enabled');
-  const autoclose = cfg.bool('repository.actions.autoclose.enabled');
+  const settings = assignmentSettings(cfg);
+  const { multi, flow } = settings;
   let actionId = 0;
   let obsolete: ActionRecord[] = [];
   // Everything is decided in `also`, against the target version the commit compares and sets:
@@ -76,11 +75,7 @@ export async function assignOnline(
       const status = waits ? 'wait_for_confirmation' as const : 'running' as const;
       return newActionWrites(deps, tenant, newAction(actionId, target, req, status, now), status, messages, now);
     },
-    effects: () => obsolete.map((a): Effect => ({
-      type: 'send',
-      to: { kind: ACTION, id: a.id },
-      event: autoclose ? { type: 'mgmt.close', at: now, by: req.by } : { type: 'mgmt.cancel', at: now, by: req.by, reason: 'obsolete' },
-    })),
+    effects: () => replacedEffects(settings, obsolete, req.by, now),
   }));
 }
 

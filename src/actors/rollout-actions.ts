@@ -1,4 +1,6 @@
 import { ACTION, WEIGHT_IF_ABSENT, rolloutTargetKey, type ActionRecord } from '../domain/action.js';
+import type { ActionEvent } from '../domain/action.events.js';
+import { assignedEvent, assignmentSettings, startDecision, startReplaces } from '../domain/assignment.js';
 import type { Effect } from '../domain/effects.js';
 import { verifyFields } from '../domain/install-check.js';
 import type { RolloutGroupRecord, RolloutRecord } from '../domain/rollout.js';
@@ -141,13 +143,12 @@ async function startJointly(
   cfg: TenantConfigView, by: string, now: number,
 ): Promise<ActionRecord[]> {
   const { store, runtime } = deps;
-  const multi = cfg.bool('multi.assignments.enabled');
-  const flow = cfg.bool('user.confirmation.flow.enabled');
-  const autoclose = cfg.bool('repository.actions.autoclose.enabled');
+  const s = assignmentSettings(cfg);
+  const start = { by, now };
   // through the client-side cache: the poll of each device keeps its target and active actions there. A stale
   // target fails the commit; its active actions change only with a write of the target, so they are read after it
   const targets = await store.cached.getMany<TargetRecord>(tenant, TARGET, batch.map((a) => a.value.targetId));
-  const obsolete = multi ? [] : await Promise.all(batch.map((a) => obsoleteActions(store.cached, tenant, a.value.targetId)));
+  const obsolete = s.multi ? [] : await Promise.all(batch.map((a) => obsoleteActions(store.cached, tenant, a.value.targetId)));
   const events: JointEvent[] = [];
   const effects: Effect[] = [];
   const joined: ActionRecord[] = [];
@@ -156,9 +157,8 @@ async function startJointly(
   for (const [j, action] of batch.entries()) {
     const a = action.value;
     const target = targets[j];
-    const group = groupOf(a);
-    // gone: not scheduled any more, its target deleted (startRolloutAction answers 'gone' for both)
-    if (a.status !== 'scheduled' || target === undefined || group === undefined) continue;
+    const decision = startDecision(s, a, target?.value, groupOf(a), start);
+    if (target === undefined || decision.kind === 'gone') continue;
     // a record is written once per commit: a second action of one target waits for the one-by-one path
     if (seen.has(a.targetId)) {
       later.push(a);
@@ -166,75 +166,64 @@ async function startJointly(
     }
     seen.add(a.targetId);
     joined.push(a);
-    if (!multi && target.value.assignedDs === a.ds) {
-      events.push({ kind: ACTION, stored: action, event: { type: 'group.skipped', at: now } });
+    if (decision.kind === 'skipped') {
+      events.push({ kind: ACTION, stored: action, event: decision.event });
       continue;
     }
-    const confirm = flow && group.confirmationRequired && target.value.autoConfirm === null;
-    events.push({ kind: TARGET, stored: target, event: { type: 'mgmt.assigned', ds: a.ds, at: now, by } });
-    events.push({ kind: ACTION, stored: action, event: { type: 'group.started', at: now, confirm } });
-    for (const o of obsolete[j] ?? []) {
-      if (o.id === a.id) continue;
-      effects.push({
-        type: 'send', to: { kind: ACTION, id: o.id },
-        event: autoclose ? { type: 'mgmt.close', at: now, by } : { type: 'mgmt.cancel', at: now, by, reason: 'obsolete' },
-      });
-    }
+    events.push({ kind: TARGET, stored: target, event: decision.assigned });
+    events.push({ kind: ACTION, stored: action, event: decision.event });
+    effects.push(...startReplaces(s, a, obsolete[j] ?? [], start));
   }
   if (events.length === 0) return later;
   const result = await runtime.sendJointly(tenant, events, effects);
   return result.kind === 'committed' ? later : [...joined, ...later];
 }
 
-class AlreadyAssigned extends Error {}
+class AlreadyAssigned extends Error {
+  constructor(readonly skipped: ActionEvent) {
+    super('already assigned');
+  }
+}
 class NotScheduled extends Error {}
 
 export type StartOutcome = 'started' | 'skipped' | 'gone';
 
 /**
- * Starts one scheduled action of a group, in one commit on its target: the target gets the set
- * assigned (pending), the action runs (or waits for confirmation: the group asks for it, the tenant's
- * confirmation flow is on and the target has no auto-confirmation), and the target's obsolete active
- * actions are canceled (closed with autoclose). A target that has the set assigned already gets its
- * action finished with "Distribution Set is already assigned. Skipping this action."
+ * Starts one scheduled action of a group, in one commit on its target, as startDecision
+ * (domain/assignment.ts) decides against the target's version the commit compares and sets: the
+ * target gets the set assigned (pending), the action runs (or waits for confirmation), and the
+ * target's obsolete active actions are canceled (closed with autoclose). A target that has the set
+ * assigned already gets its action finished with "Distribution Set is already assigned. Skipping this action."
  */
 export async function startRolloutAction(
   deps: RolloutActionDeps, tenant: Tenant, action: ActionRecord, group: Pick<RolloutGroupRecord, 'confirmationRequired'>,
   cfg: TenantConfigView, by: string, now: number, retry = false,
 ): Promise<StartOutcome> {
   const { store, runtime } = deps;
-  const multi = cfg.bool('multi.assignments.enabled');
-  const flow = cfg.bool('user.confirmation.flow.enabled');
-  const autoclose = cfg.bool('repository.actions.autoclose.enabled');
+  const s = assignmentSettings(cfg);
+  const start = { by, now, retry };
   let effects: readonly Effect[] = [];
-  let obsolete: ActionRecord[] = [];
   try {
-    const result = await runtime.send(tenant, TARGET, action.targetId, { type: 'mgmt.assigned', ds: action.ds, at: now, by }, {
+    const result = await runtime.send(tenant, TARGET, action.targetId, assignedEvent(action, start), {
       also: async (_next, current) => {
         const stored = await store.get<ActionRecord>(tenant, ACTION, action.id);
-        if (stored === undefined || stored.value.status !== 'scheduled') throw new NotScheduled();
-        // a retry (the rollout's `retry`) deploys the set its target has assigned once more
-        if (!multi && !retry && current.value.assignedDs === action.ds) throw new AlreadyAssigned();
-        obsolete = multi ? [] : (await obsoleteActions(store, tenant, action.targetId)).filter((a) => a.id !== action.id);
-        const confirm = flow && group.confirmationRequired && current.value.autoConfirm === null;
-        const step = await runtime.transition(tenant, ACTION, stored, { type: 'group.started', at: now, confirm });
+        if (stored === undefined) throw new NotScheduled();
+        const decision = startDecision(s, stored.value, current.value, group, start);
+        if (decision.kind === 'gone') throw new NotScheduled();
+        if (decision.kind === 'skipped') throw new AlreadyAssigned(decision.event);
+        const obsolete = s.multi ? [] : await obsoleteActions(store, tenant, action.targetId);
+        const step = await runtime.transition(tenant, ACTION, stored, decision.event);
         if (step === undefined) throw new NotScheduled();
-        effects = step.effects;
+        effects = [...step.effects, ...startReplaces(s, action, obsolete, start)];
         return [...step.writes];
       },
-      effects: () => [
-        ...effects,
-        ...obsolete.map((a): Effect => ({
-          type: 'send', to: { kind: ACTION, id: a.id },
-          event: autoclose ? { type: 'mgmt.close', at: now, by } : { type: 'mgmt.cancel', at: now, by, reason: 'obsolete' },
-        })),
-      ],
+      effects: () => effects,
     });
     return result.kind === 'committed' ? 'started' : 'gone';
   } catch (err) {
     if (err instanceof NotScheduled) return 'gone';
     if (!(err instanceof AlreadyAssigned)) throw err;
-    await runtime.send(tenant, ACTION, action.id, { type: 'group.skipped', at: now });
+    await runtime.send(tenant, ACTION, action.id, err.skipped);
     return 'skipped';
   }
 }
