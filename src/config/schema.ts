@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { MANAGEMENT_API_GENERATIONS } from '../domain/compat.js';
-import { TENANT_NAME, USERNAME } from '../domain/ids.js';
+import { TENANT_NAME, TENANT_NAME_EXPECTED, USERNAME, USERNAME_EXPECTED } from '../domain/ids.js';
 import { QUOTA_DEFAULTS } from '../domain/quotas.js';
 import { WEBHOOK_KINDS, webhookUrlProblem } from '../domain/webhook.js';
 import { parseCidr } from './cidr.js';
@@ -176,11 +176,11 @@ const compat = z.strictObject({
 /** A tenant's name as written in config.yaml; stored upper-case. */
 const tenantName = z
   .string()
-  .regex(TENANT_NAME, { error: (iss) => `expected 1-64 of A-Z a-z 0-9 _ -, got ${show(iss.input)}` })
+  .regex(TENANT_NAME, { error: (iss) => `${TENANT_NAME_EXPECTED}, got ${show(iss.input)}` })
   .transform((name) => name.toUpperCase());
 
 const user = z.strictObject({
-  username: z.string().regex(USERNAME, { error: (iss) => `expected 1-128 characters without spaces, ':' or '\\', got ${show(iss.input)}` }),
+  username: z.string().regex(USERNAME, { error: (iss) => `${USERNAME_EXPECTED}, got ${show(iss.input)}` }),
   password: z.string().refine(isPasswordHash, {
     error: 'expected an scrypt hash (scrypt$N$r$p$salt$hash); create one with `peregrine hash-password`',
   }),

@@ -20,9 +20,13 @@ export function isValidControllerId(raw: string): boolean {
 
 /** A tenant's name, in config.yaml and in POST /rest/v1/system/admin/tenants: 1-64 of A-Z a-z 0-9 _ -. */
 export const TENANT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** What a name that fails TENANT_NAME is told. */
+export const TENANT_NAME_EXPECTED = 'expected 1-64 of A-Z a-z 0-9 _ -';
 
 /** A Management user's name (config.yaml, a runtime tenant's users): no spaces, ':' (Basic) or backslash (TENANT\user). */
 export const USERNAME = /^[^\\:\s]{1,128}$/;
+/** What a name that fails USERNAME is told. */
+export const USERNAME_EXPECTED = "expected 1-128 characters without spaces, ':' or '\\'";
 
 /** Tenants are case-insensitive in hawkBit and stored upper-case. */
 export function canonicalTenant(raw: string): string {

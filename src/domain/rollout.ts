@@ -26,6 +26,9 @@ export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 /** The statuses before the start, in which PUT may still change a rollout's controls. */
 export const NOT_STARTED: readonly RolloutStatus[] = ['creating', 'ready', 'waiting_for_approval', 'approval_denied'];
 
+/** The statuses a regroup may still change the members in: before the start, and `starting` before its actions exist. */
+export const REGROUPABLE: readonly RolloutStatus[] = [...NOT_STARTED, 'starting'];
+
 /** RolloutGroup.RolloutGroupStatus (reference §4.1). */
 export const GROUP_STATUSES = ['creating', 'ready', 'scheduled', 'finished', 'error', 'running'] as const;
 export type GroupStatus = (typeof GROUP_STATUSES)[number];

@@ -9,9 +9,9 @@ import { TARGET_FILTER } from '../domain/targeting.js';
 import { cancelLapsedWindows } from './maintenance-lapse.js';
 import { overdueGauge, refreshOverdue } from './overdue.js';
 import { TaskRunner, type Task } from './runner.js';
-import type { MultiIndexOf } from '../domain/kinds.js';
 import type { RolloutEngine } from './rollouts.js';
 import { resolveSettings, type SchedulerSettings } from './settings.js';
+import { holdsNone } from '../store/reads.js';
 
 export type { SchedulerSettings } from './settings.js';
 
@@ -50,8 +50,7 @@ export function schedulerModule(
   const autoAssigner = new AutoAssigner(services, settings.autoAssignBatch);
   const engine = services.rolloutEngine;
   // the idle looks (runner.ts): what a task works on is listed in an index; empty, read through the cached view, costs no command
-  const holdsNone = async <K extends string>(t: string, kind: K, index: MultiIndexOf<K>, key: string): Promise<boolean> =>
-    (await services.store.cached.members(t, kind, index, key, { offset: 0, limit: 1 })).total === 0;
+  const { cached } = services.store;
   const rollouts: Task & { readonly reportAs: 'rollouts' } = {
     name: 'rollouts', reportAs: 'rollouts', intervalMs: settings.rolloutMs, leased: true, leaseMs: settings.rolloutLeaseMs,
     run: (t, now, keep) => engine.run(t, now, keep), idle: (t) => engine.idle(t),
@@ -59,13 +58,13 @@ export function schedulerModule(
   const tasks: (Task & { readonly reportAs: Exclude<keyof PassReport, 'skipped'> })[] = [
     {
       name: 'auto-assign', reportAs: 'autoAssigned', intervalMs: settings.autoAssignMs, leased: true, run: (t, now) => autoAssigner.run(t, now),
-      idle: (t) => holdsNone(t, TARGET_FILTER, 'autoAssign', 'on'),
+      idle: (t) => holdsNone(cached, t, TARGET_FILTER, ['autoAssign', 'on']),
     },
     { name: 'action-cleanup', reportAs: 'cleanedUp', intervalMs: settings.cleanupMs, leased: true, run: (t, now) => cleanupActions(services, t, now) },
     {
       name: 'maintenance', reportAs: 'lapsedCanceled', intervalMs: settings.maintenanceMs, leased: true, run: (t, now) => cancelLapsedWindows(services, t, now),
       // no open action (one index per active status, as openActionIds reads them)
-      idle: async (t) => (await Promise.all(ACTIVE_STATUSES.map((s) => holdsNone(t, ACTION, 'status', s)))).every(Boolean),
+      idle: async (t) => (await Promise.all(ACTIVE_STATUSES.map((s) => holdsNone(cached, t, ACTION, ['status', s])))).every(Boolean),
     },
     rollouts,
     { name: 'overdue', reportAs: 'overdue', intervalMs: settings.overdueMs, leased: false, run: (t, now) => refreshOverdue(services, gauge, t, now) },

@@ -1,5 +1,5 @@
 import type { ActorEditor } from '../actors/roles.js';
-import { NOT_STARTED, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord } from '../domain/rollout.js';
+import { REGROUPABLE, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS, type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord } from '../domain/rollout.js';
 import { orderTargets, regroupMembers } from '../domain/rollout-plan.js';
 import { DEFAULT_TARGET_SORT, queryTargets } from '../query/targets.js';
 import type { Store, Tenant } from '../store/port.js';
@@ -10,9 +10,6 @@ export interface RegroupDeps {
   readonly store: Store;
   readonly runtime: Pick<ActorEditor, 'update'>;
 }
-
-/** The statuses a regroup may still change the members in: before the start, and `starting` before its actions exist. */
-const REGROUPABLE = [...NOT_STARTED, 'starting'];
 
 /**
  * Divides a rollout's targets over its groups again in its `groupOrder`, once a PUT changed it before

@@ -7,7 +7,7 @@ import { AppError } from '../domain/errors.js';
 import type { MultiIndexOf } from '../domain/kinds.js';
 import type { Quotas } from '../domain/quotas.js';
 import {
-  ENGINE_STATUSES, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS,
+  ENGINE_STATUSES, REGROUPABLE, ROLLOUT, ROLLOUT_GROUP, ROLLOUT_MEMBERS,
   type RolloutGroupRecord, type RolloutMembersRecord, type RolloutRecord,
 } from '../domain/rollout.js';
 import { evaluateGroup, groupCounterKey, rolloutCounterKey } from '../domain/rollout-counts.js';
@@ -18,7 +18,7 @@ import type { RolloutGroupEvent } from '../domain/rollout-group.machine.js';
 import type { RolloutEvent } from '../domain/rollout.machine.js';
 import { actionsOfGroup, actionsOfRollout, groupTargets } from '../store/named-reads.js';
 import type { Store, Tenant, Write } from '../store/port.js';
-import { SCAN_ALL, loadRecords } from '../store/reads.js';
+import { SCAN_ALL, holdsNone, loadRecords } from '../store/reads.js';
 import { growDynamicRollout } from './dynamic-groups.js';
 import { ACTION_CHECK_MS, closeTimedOut } from './action-timeouts.js';
 import { retryFailed } from './action-retries.js';
@@ -44,8 +44,6 @@ const ENGINE = 'system';
 
 /** The rollout index entries the engine works on: the statuses, then aborted rollouts whose actions wait (rollout-safety.ts). */
 const WORK: readonly (readonly [MultiIndexOf<typeof ROLLOUT>, string])[] = [...ENGINE_STATUSES.map((s) => ['status', s] as const), ['abortPending', '1']];
-/** Whether an index holds anything: its first id and the count. */
-const ANY = { offset: 0, limit: 1 } as const;
 
 export interface RolloutEngineDeps {
   readonly store: Store;
@@ -119,9 +117,7 @@ export class RolloutEngine {
    * it at once, see noticed) finds it; a tenant with nothing to do costs no Redis command a pass.
    */
   async idle(tenant: Tenant): Promise<boolean> {
-    for (const [index, key] of WORK) {
-      if ((await this.#deps.store.cached.members(tenant, ROLLOUT, index, key, ANY)).total > 0) return false;
-    }
+    for (const work of WORK) if (!(await holdsNone(this.#deps.store.cached, tenant, ROLLOUT, work))) return false;
     return true;
   }
 
@@ -197,7 +193,7 @@ export class RolloutEngine {
     if (stored === undefined) return 0;
     const rollout = stored.value;
     // a groupOrder changed by a PUT whose regroup a stop cut short: before the groups are filled or their actions made
-    if (rollout.regroup === true && (rollout.status === 'creating' || rollout.status === 'ready' || rollout.status === 'starting')) {
+    if (rollout.regroup === true && REGROUPABLE.includes(rollout.status)) {
       await this.regroup(tenant, id, now);
     }
     if (ended(rollout.release, now) && (rollout.status === 'ready' || rollout.status === 'starting' || rollout.status === 'running')) {

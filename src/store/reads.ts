@@ -6,6 +6,9 @@ export const SCAN_LIMIT = 1_000_000;
 /** The page that reads everything, up to SCAN_LIMIT. */
 export const SCAN_ALL: Page = { offset: 0, limit: SCAN_LIMIT };
 
+/** The page that reads the first id and the count. */
+const FIRST: Page = Object.freeze({ offset: 0, limit: 1 });
+
 /** Ids per getMany round trip. */
 const BATCH = 1000;
 
@@ -18,6 +21,17 @@ export async function loadRecords<T>(
     for (const r of await store.getMany<T>(tenant, kind, ids.slice(i, i + BATCH))) if (r !== undefined) out.push(r);
   }
   return out;
+}
+
+/**
+ * Whether a kind holds no record, or one key of its multi index (`under`) no id. The idle looks
+ * (scheduler/runner.ts) read it through the store's cached view: it costs no command while it stays as it is.
+ */
+export async function holdsNone<K extends string>(
+  reads: Pick<Store, 'ids' | 'members'>, tenant: Tenant, kind: K, under?: readonly [MultiIndexOf<K>, string],
+): Promise<boolean> {
+  const page = under === undefined ? await reads.ids(tenant, kind, FIRST) : await reads.members(tenant, kind, under[0], under[1], FIRST);
+  return page.total === 0;
 }
 
 /** The distinct records of these ids (nulls skipped) that exist, by id. */

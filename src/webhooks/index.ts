@@ -16,6 +16,7 @@ import { WEBHOOK, WEBHOOK_KINDS } from '../domain/webhook.js';
 import { webhookRoutes, type WebhookDeps } from '../mgmt/webhooks/webhook-routes.js';
 import { TaskRunner, type Task } from '../scheduler/runner.js';
 import type { Tenant } from '../store/port.js';
+import { holdsNone } from '../store/reads.js';
 import { applyConfiguredWebhooks } from './config-webhooks.js';
 import { deliverDue } from './deliver.js';
 import { fanOut } from './fan-out.js';
@@ -57,7 +58,7 @@ export function webhooksModule(deps: WebhooksDeps): AppModule {
   const task: Task = {
     name: 'webhooks', intervalMs: settings.intervalMs, leased: true, leaseMs: settings.leaseMs, run: (t, _now, keep) => pass(t, keep),
     // no webhook, no delivery (a webhook's deletion takes its deliveries with it): a cached read, no lease
-    idle: async (t) => (await deps.store.cached.ids(t, WEBHOOK, { offset: 0, limit: 1 })).total === 0,
+    idle: (t) => holdsNone(deps.store.cached, t, WEBHOOK),
   };
 
   return {

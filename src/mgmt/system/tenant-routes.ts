@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ArtifactStorage } from '../../artifacts/index.js';
 import { hashPasswordAsync, isPermission } from '../../config/index.js';
 import { AppError, notFound } from '../../domain/errors.js';
-import { canonicalTenant, TENANT_NAME, USERNAME } from '../../domain/ids.js';
+import { canonicalTenant, TENANT_NAME, TENANT_NAME_EXPECTED, USERNAME, USERNAME_EXPECTED } from '../../domain/ids.js';
 import type { MgmtPrincipal, Request, Route } from '../../http/types.js';
 import type { RuntimeTenant } from '../../tenancy/directory.js';
 import type { TenantAccounts, TenantRegistry } from '../../tenancy/registry.js';
@@ -27,12 +27,12 @@ export interface TenantRouteDeps extends Pick<KitDeps, 'mgmtAuth' | 'now'> {
 
 const SYSTEM_ADMIN = 'SYSTEM_ADMIN';
 
-const tenantName = z.string().regex(TENANT_NAME, { error: 'expected 1-64 of A-Z a-z 0-9 _ -' });
+const tenantName = z.string().regex(TENANT_NAME, { error: TENANT_NAME_EXPECTED });
 const permission = z.string().refine((p) => isPermission(p) && p !== SYSTEM_ADMIN, {
   error: (iss) => (iss.input === SYSTEM_ADMIN ? 'SYSTEM_ADMIN is for users of config.yaml only' : `unknown permission ${JSON.stringify(iss.input)}`),
 });
 const userBody = z.object({
-  username: z.string().regex(USERNAME, { error: 'expected 1-128 characters without spaces, \':\' or \'\\\'' }),
+  username: z.string().regex(USERNAME, { error: USERNAME_EXPECTED }),
   password: z.string().min(8, { error: 'expected at least 8 characters' }).max(1024),
   permissions: z.array(permission).min(1).max(64),
 });
