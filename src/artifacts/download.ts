@@ -14,7 +14,7 @@ import { segment } from '../http/links.js';
 import type { Reply, Request } from '../http/types.js';
 import { evaluatePreconditions, httpDate } from './conditional.js';
 import { multipartBody, rangeBody } from './file-body.js';
-import { ifRangeAllowsPartial, parseRange, type RangeRequest } from './range.js';
+import { ifRangeAllowsPartial, parseRange, type ByteRange, type RangeRequest } from './range.js';
 
 export interface ArtifactFile {
   /** From ArtifactStorage.open. */
@@ -55,19 +55,12 @@ const FULL: RangeRequest = { kind: 'full' };
  */
 export function artifactReply(req: Request, file: ArtifactFile, opts: ArtifactReplyOptions = {}): Reply {
   const etag = `"${file.sha1}"`;
-  const validators = { ETag: etag, 'Last-Modified': httpDate(file.mtimeMs) };
+  const validators = validatorHeaders(file);
   const pre = evaluatePreconditions(req.headers, file.sha1, file.mtimeMs);
   if (pre.kind === 'failed') throw new AppError('PRECONDITION_FAILED', pre.reason, { headers: validators });
   if (pre.kind === 'not-modified') return { status: 304, headers: validators };
 
-  const headers: Record<string, string> = {
-    ...validators,
-    'Accept-Ranges': 'bytes',
-    'Content-Disposition': contentDisposition(file.filename),
-    'Content-Type': 'application/octet-stream',
-    // as hawkBit: no MIME sniffing of downloaded binaries in browsers
-    'X-Content-Type-Options': 'nosniff',
-  };
+  const headers: Record<string, string> = downloadHeaders(file);
   // Range applies to GET only (RFC 7233 section 3.1); hawkBit ignores it on other methods too.
   const rangeHeader = opts.headOnly === true || req.method !== 'GET' ? undefined : req.headers['range'];
   const wanted = rangeHeader !== undefined && ifRangeAllowsPartial(req.headers['if-range'], etag, file.mtimeMs) ? parseRange(rangeHeader, file.size) : FULL;
@@ -87,7 +80,7 @@ export function artifactReply(req: Request, file: ArtifactFile, opts: ArtifactRe
       if (only !== undefined && more.length === 0) {
         // nginx writes the Content-Range of the range it sends
         if (accel !== undefined) return accelReply(206, headers, accel);
-        headers['Content-Range'] = `bytes ${only.start}-${only.end}/${file.size}`;
+        headers['Content-Range'] = contentRange(only, file.size);
         return { status: 206, headers, stream: rangeBody(file, only) };
       }
       const multipart = multipartBody(file, wanted.ranges, file.size);
@@ -95,6 +88,30 @@ export function artifactReply(req: Request, file: ArtifactFile, opts: ArtifactRe
       return { status: 206, headers, stream: multipart.body };
     }
   }
+}
+
+type Described = Pick<ArtifactFile, 'sha1' | 'mtimeMs' | 'filename'>;
+
+/** The headers of a 304 (and of a 412's error body), in the order they are written. */
+export function validatorHeaders(file: Described): Record<string, string> {
+  return { ETag: `"${file.sha1}"`, 'Last-Modified': httpDate(file.mtimeMs) };
+}
+
+/** The headers of a 200 or 206 with the bytes (a 206 adds its Content-Range after them), in the order they are written. */
+export function downloadHeaders(file: Described): Record<string, string> {
+  return {
+    ...validatorHeaders(file),
+    'Accept-Ranges': 'bytes',
+    'Content-Disposition': contentDisposition(file.filename),
+    'Content-Type': 'application/octet-stream',
+    // as hawkBit: no MIME sniffing of downloaded binaries in browsers
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+/** The Content-Range of a 206 of one range. */
+export function contentRange(range: ByteRange, size: number): string {
+  return `bytes ${range.start}-${range.end}/${size}`;
 }
 
 /**

@@ -1,3 +1,3 @@
 /** Artifact binaries: content-addressed storage, hashing off the event loop (hash-pool.ts), Range downloads. */
 export { ArtifactStorage } from './storage.js';
-export { artifactReply, md5sumReply } from './download.js';
+export { artifactReply, contentRange, downloadHeaders, md5sumReply, validatorHeaders } from './download.js';

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { AppError, type ErrorCode } from '../domain/errors.js';
 import type { Hashes } from '../domain/repository.js';
 import type { Digests, HashPool } from './hash-pool.js';
-import { HotArtifacts } from './hot-cache.js';
+import { HotArtifacts, type HotBinary } from './hot-cache.js';
 import { uploadAborted, writeTemp } from './write-temp.js';
 
 export interface ArtifactStorageOptions {
@@ -134,13 +134,26 @@ export class ArtifactStorage {
    */
   async openHot(tenant: string, sha1: string): Promise<StoredBinary> {
     const storedAs = storedAsOf(tenant, sha1);
-    const hot = this.#hot.get(storedAs);
+    const hot = this.hotAt(storedAs);
     if (hot !== undefined) {
       return { path: join(this.#root, 'artifacts', storedAs), size: hot.bytes.length, mtimeMs: hot.mtimeMs, storedAs, bytes: hot.bytes };
     }
     const binary = await this.open(tenant, sha1);
     this.#hot.missed(storedAs, binary.path, binary.size, binary.mtimeMs);
     return binary;
+  }
+
+  /** Where the binary of `sha1` lies under the artifacts directory (StoredBinary.storedAs): the key of `hotAt`. */
+  storedAs(tenant: string, sha1: string): string {
+    return storedAsOf(tenant, sha1);
+  }
+
+  /**
+   * The binary stored as `storedAs` while it is in memory (now the most recently used), else undefined;
+   * no file system call, and no count towards making it hot (openHot counts).
+   */
+  hotAt(storedAs: string): HotBinary | undefined {
+    return this.#hot.get(storedAs);
   }
 
   /** Bytes of binaries held in memory for downloads. */

@@ -16,13 +16,13 @@
 import { peekTarget } from '../device/registration.js';
 import { ACTION, type ActionRecord } from '../domain/action.js';
 import { isValidControllerId, parsePositiveInt } from '../domain/ids.js';
-import type { TenantConfigView } from '../domain/tenant-config.js';
 import { noneMatch } from '../http/etag.js';
 import { laneHeader } from '../http/lane.js';
 import { negotiate } from '../http/negotiate.js';
 import type { Lane, LaneRequest } from '../http/types.js';
 import { MISS } from '../store/port.js';
-import { laneAuthorized, laneToken, tokenModes, type TokenModes } from './auth.js';
+import { laneAuthorized, laneToken } from './auth.js';
+import { laneModes } from './lane-keys.js';
 import type { DdiDeps } from './deps.js';
 import { setModulesOf } from './deployment-json.js';
 import { deploymentMemoOf, keepable, type DeploymentMemo } from './deployment-replies.js';
@@ -50,16 +50,7 @@ export function deploymentLane(services: DdiDeps): Lane {
   const sets = setModulesOf(reads);
   // the canonical tenant of a path's spelling; a bounded number of spellings is remembered
   const spellings = new Map<string, string>();
-  // the token modes of a configuration view, the gateway key as the lane compares it (laneToken)
-  const modesOf = new WeakMap<TenantConfigView, TokenModes>();
-  const modes = (config: TenantConfigView): TokenModes => {
-    let m = modesOf.get(config);
-    if (m === undefined) {
-      const t = tokenModes(config, system);
-      modesOf.set(config, (m = { targetToken: t.targetToken, gatewayKey: laneToken(t.gatewayKey) }));
-    }
-    return m;
-  };
+  const modes = laneModes(system);
   /** The memo was made for this request's base URL. */
   const suits = (memo: DeploymentMemo, req: LaneRequest): boolean =>
     req.fromTrustedProxy ? memo.baseUrl === req.baseUrl() : memo.host === req.header(HOST);

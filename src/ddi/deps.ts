@@ -15,7 +15,7 @@ export interface DdiDeps {
   /** A request waits for the effects it committed (a device's feedback reaches its rollout before the answer). */
   readonly dispatcher: Pick<EffectDispatcher, 'settle'>;
   readonly tenantConfig: Pick<TenantConfigService, 'view' | 'cachedView'>;
-  readonly artifacts: Pick<ArtifactStorage, 'openHot'>;
+  readonly artifacts: Pick<ArtifactStorage, 'openHot' | 'storedAs' | 'hotAt'>;
   readonly quotas: Pick<Quotas, 'maxActionsPerTarget' | 'maxStatusEntriesPerAction' | 'maxAttributeEntriesPerTarget' | 'maxMessagesPerActionStatus'>;
   /** The tenants there are (config.yaml's and runtime ones): requests for others are refused. */
   readonly tenants: Pick<Tenants, 'has'>;

@@ -14,6 +14,7 @@ import {
 } from './confirmation.js';
 import { deploymentBaseHandler, installedBaseHandler, setRunningVersionHandler } from './deployment-base.js';
 import { deploymentLane } from './deployment-lane.js';
+import { downloadLane } from './download-lane.js';
 import { deviceAuthenticator } from './device.js';
 import { cancelActionHandler, cancelFeedbackHandler, deploymentFeedbackHandler } from './feedback.js';
 import { pollHandler } from './poll.js';
@@ -72,7 +73,7 @@ export function ddiModule(services: DdiDeps): AppModule {
     route('GET', '/softwaremodules/:softwareModuleId/artifacts', artifactListHandler(services),
       { ...json({ summary: "A module's artifacts", response: z.array(ddiArtifactResponse) }), etag: false }),
     route('GET', '/softwaremodules/:softwareModuleId/artifacts/:fileName', artifactDownloadHandler(services), {
-      produces: 'other',
+      produces: 'other', fileLane: downloadLane(services),
       doc: { summary: 'Download an artifact (or its .MD5SUM); Range requests honoured', response: { status: 200, contentType: 'application/octet-stream' } },
     }),
   ];

@@ -33,7 +33,8 @@ import type { Lane, LaneRequest } from '../http/types.js';
 import { peekActiveActionsOf } from '../store/named-reads.js';
 import { MISS, type CachedReads } from '../store/port.js';
 import { laneAuthorized, laneToken, tokenModes, type TokenModes } from './auth.js';
-import { clientIpOf, deviceAddress, knownTenant } from './device.js';
+import { clientIpOf, deviceAddress } from './device.js';
+import { bySpelling } from './lane-keys.js';
 import { memoOf, minPollingMs, type Memo, type PollDeps } from './poll.js';
 import type { Bucket } from './poll-limiter.js';
 import type { Note } from './poll-recorder.js';
@@ -98,20 +99,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
   const slotLimit = maxSlots(serverConfig.store.kind, serverConfig.store.redisCacheEntries);
   const addressRefreshMs = serverConfig.ddi.pollAddressRefreshMs;
   let slotCount = 0;
-  // a bounded number of spellings is remembered
-  const spellings = new Map<string, Spelling>();
-  const spellingOf = (pathTenant: string): Spelling | undefined => {
-    let spelling = spellings.get(pathTenant);
-    // a tenant deleted at runtime: its spelling no longer counts (a Set lookup, src/tenancy/registry.ts)
-    if (spelling !== undefined && !known.has(spelling.tenant)) return undefined;
-    if (spelling === undefined) {
-      const tenant = knownTenant(pathTenant, known);
-      if (tenant === undefined) return undefined;
-      spelling = { tenant, slots: new Map() };
-      if (spellings.size < 1024) spellings.set(pathTenant, spelling);
-    }
-    return spelling;
-  };
+  const spellings = bySpelling(known, (tenant): Spelling => ({ tenant, slots: new Map<string, Slot>() }));
   const settings = (config: TenantConfigView): Settings => {
     let s = settingsOf.get(config);
     if (s === undefined) {
@@ -182,7 +170,7 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
 
   return (req) => {
     const pathTenant = req.param(0);
-    const spelling = spellingOf(pathTenant);
+    const spelling = spellings.of(pathTenant);
     if (spelling === undefined) return undefined;
     const { tenant } = spelling;
     const config = services.tenantConfig.cachedView(tenant);

@@ -12,7 +12,7 @@ import type { RouteMetrics } from '../observability/metrics.js';
 import type { Shared } from './exchange.js';
 import { baseUrlOf, ipText, ipv4Offset } from './request.js';
 import { statusLine } from './respond.js';
-import type { Lane, LaneHeader, LaneReply, LaneRequest } from './types.js';
+import type { Lane, LaneHeader, LaneRequest } from './types.js';
 
 /** A header name for LaneRequest.header (uWS compares the bytes as given: lower case). */
 export function laneHeader(name: string): LaneHeader {
@@ -52,6 +52,14 @@ class UwsLaneRequest implements LaneRequest {
     return ((b[at] as number) * 0x1000000) + (((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number));
   }
 
+  url(): string {
+    return (this.req as UwsRequest).getUrl();
+  }
+
+  forEachHeader(visit: (name: string, value: string) => void): void {
+    (this.req as UwsRequest).forEach(visit);
+  }
+
   baseUrl(): string {
     const headers: Record<string, string> = {};
     for (const [name, bytes] of BASE_URL_HEADERS) {
@@ -64,32 +72,41 @@ class UwsLaneRequest implements LaneRequest {
 const adapter = new UwsLaneRequest();
 const BASE_URL_HEADERS = ['host', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port'].map((n) => [n, laneHeader(n)] as const);
 
-type UwsHandler = (res: HttpResponse, req: UwsRequest) => void;
+export type UwsHandler = (res: HttpResponse, req: UwsRequest) => void;
+
+/**
+ * Runs `lane` on the request with `arg` (the adapter only lives during this call): its answer, or
+ * undefined when it has none or throws (logged); then the request takes the generic path.
+ */
+export function callLane<A, R>(
+  s: Shared, res: HttpResponse, req: UwsRequest, lane: (r: LaneRequest, arg: A) => R | undefined, arg: A,
+): R | undefined {
+  adapter.req = req;
+  adapter.res = res;
+  adapter.peer = undefined;
+  adapter.fallbackHost = s.fallbackHost;
+  adapter.fromTrustedProxy = false;
+  if (s.trusted !== undefined) {
+    adapter.peer = new Uint8Array(res.getRemoteAddress());
+    adapter.fromTrustedProxy = s.trusted.has(ipText(adapter.peer));
+  }
+  try {
+    return lane(adapter, arg);
+  } catch (err) {
+    s.logger.error({ err }, 'an express lane failed; the request takes the generic path');
+    return undefined;
+  } finally {
+    adapter.req = undefined;
+    adapter.res = undefined;
+  }
+}
 
 /** The uWS handler of a route with a lane: the lane first, else `generic` with the same request. */
 export function laneHandler(s: Shared, lane: Lane, metrics: RouteMetrics, generic: UwsHandler): UwsHandler {
   return (res, req) => {
     if (s.closing) return generic(res, req);
     const started = performance.now();
-    let reply: LaneReply | undefined;
-    adapter.req = req;
-    adapter.res = res;
-    adapter.peer = undefined;
-    adapter.fallbackHost = s.fallbackHost;
-    adapter.fromTrustedProxy = false;
-    if (s.trusted !== undefined) {
-      adapter.peer = new Uint8Array(res.getRemoteAddress());
-      adapter.fromTrustedProxy = s.trusted.has(ipText(adapter.peer));
-    }
-    try {
-      reply = lane(adapter);
-    } catch (err) {
-      s.logger.error({ err }, 'an express lane failed; the request takes the generic path');
-      reply = undefined;
-    } finally {
-      adapter.req = undefined;
-      adapter.res = undefined;
-    }
+    const reply = callLane(s, res, req, lane, undefined);
     if (reply === undefined) {
       metrics.laneMiss();
       return generic(res, req);

@@ -9,6 +9,7 @@ import type { Config } from '../config/index.js';
 import type { Metrics, RouteMetrics } from '../observability/metrics.js';
 import { Exchange, type Shared } from './exchange.js';
 import { WsConnection, type FeedSocketData } from './feed.js';
+import { fileLaneHandler } from './file-lane.js';
 import { laneHandler } from './lane.js';
 import { normalizeIp } from './request.js';
 import { Router, type RouteEntry } from './router.js';
@@ -72,6 +73,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   };
   for (const route of routes) {
     if (route.lane !== undefined) app.get(route.path, laneHandler(s, route.lane, metrics.forRoute(route.name ?? route.path), generic));
+    if (route.fileLane !== undefined) {
+      const laneMetrics = metrics.forRoute(route.name ?? route.path);
+      app.get(route.path, fileLaneHandler(s, route.fileLane, laneMetrics, generic, false));
+      app.head(route.path, fileLaneHandler(s, route.fileLane, laneMetrics, generic, true));
+    }
     if (route.websocket === true) app.ws<FeedSocketData>(route.path, feedSocket(s));
   }
   app.any('/*', generic);

@@ -135,6 +135,11 @@ export interface Route {
    */
   readonly lane?: Lane;
   /**
+   * An express lane that answers with bytes (a download), for GET and HEAD: as `lane`, it answers the
+   * common case from what it has at hand or returns undefined for the generic path (src/http/file-lane.ts).
+   */
+  readonly fileLane?: FileLane;
+  /**
    * The route is a WebSocket endpoint: an upgrade request is upgraded at once, then runs auth and
    * handler like any GET; a reply with a `feed` streams on the socket, any other reply closes it with
    * 4000 + its status and its message. A GET that asks for no upgrade is refused (400).
@@ -199,6 +204,10 @@ export interface LaneRequest {
   readonly fromTrustedProxy: boolean;
   /** As Request.baseUrl. */
   baseUrl(): string;
+  /** The path as received (Request.path). */
+  url(): string;
+  /** Every header, lower-case name and value, in the order received (repeats included; '' values too). */
+  forEachHeader(visit: (name: string, value: string) => void): void;
 }
 
 /** A lower-case header name as bytes, encoded once (laneHeader in lane.ts): no conversion per read. */
@@ -213,6 +222,21 @@ export interface LaneReply {
 }
 
 export type Lane = (req: LaneRequest) => LaneReply | undefined;
+
+/**
+ * A file lane's answer: the status and headers (name, value, name, value...) as the generic path writes
+ * them, then `contentRange` when set; the body is `body` (sent as is, with backpressure), or for HEAD and
+ * 304 none, a HEAD announcing `length`.
+ */
+export interface LaneFileReply {
+  readonly status: 200 | 206 | 304;
+  readonly headers: readonly string[];
+  readonly contentRange: string | undefined;
+  readonly body: Buffer | undefined;
+  readonly length: number;
+}
+
+export type FileLane = (req: LaneRequest, head: boolean) => LaneFileReply | undefined;
 
 /** One message of a feed: an SSE event (`id:`, `event:`, `data:`), or `{id, event, data}` in a WebSocket message's array. */
 export interface FeedMessage {
