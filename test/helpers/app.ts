@@ -65,6 +65,11 @@ export async function startAppOn(
     { tenants: [{ name: tenant, users: [{ username: 'admin', password: ADMIN_HASH, permissions: ['ALL'] }, ...extraUsers] }], ...overrides } as DeepPartial<ConfigInput>,
     store,
   );
+  return appOf(server, tenant);
+}
+
+/** The clients and paths of a started server for one of its tenants. */
+export function appOf(server: TestServer, tenant: string): App {
   const client = http(server.url);
   return {
     url: server.url,

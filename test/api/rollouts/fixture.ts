@@ -16,8 +16,8 @@ import type { ConfigValue } from '../../../src/domain/tenant-config.js';
 import { buildModules } from '../../../src/app/modules.js';
 import type { PassReport, SchedulerModule } from '../../../src/scheduler/index.js';
 import type { RolloutEngine } from '../../../src/scheduler/rollouts.js';
-import { storeOptions, tenantFor, withAuth, type App, type StoreKind } from '../../helpers/app.js';
-import { ADMIN, ADMIN_HASH, http, startTestServer, type TestResponse } from '../../helpers/server.js';
+import { appOf, storeOptions, tenantFor, type App, type StoreKind } from '../../helpers/app.js';
+import { ADMIN_HASH, startTestServer, type http, type TestResponse } from '../../helpers/server.js';
 import { BASE_TENANT_CONFIG, GATEWAY } from '../ddi/fixture.js';
 import { completeSet, ds as createDs, dsType as createDsType, smType as createSmType } from '../repository/fixture.js';
 
@@ -130,16 +130,10 @@ export async function startRolloutApp(kind: StoreKind, opts: RolloutAppOptions =
       return modules;
     },
   });
-  const client = http(server.url);
+  const app = appOf(server, tenant);
   return {
-    url: server.url,
-    tenant,
-    server,
-    store: server.server.store,
-    mgmt: withAuth(client, ADMIN),
-    anon: client,
-    ddi: `/${tenant}/controller/v1`,
-    device: (controllerId) => gatewayDevice(client, tenant, controllerId),
+    ...app,
+    device: (controllerId) => gatewayDevice(app.anon, tenant, controllerId),
     engine: () => {
       if (engine === undefined) throw new Error('the app has no rollout engine');
       return engine;

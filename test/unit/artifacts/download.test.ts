@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { artifactReply, contentDisposition, md5sumReply, type ArtifactFile } from '../../../src/artifacts/download.js';
-import { AppError } from '../../../src/domain/errors.js';
 import { HttpRequest } from '../../../src/http/request.js';
 import type { Reply } from '../../../src/http/types.js';
+import { appErrorOf as thrown } from '../../helpers/app-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'peregrine-download-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,16 +36,6 @@ async function bodyOf(reply: Reply): Promise<Buffer> {
   const body = Buffer.concat(parts);
   expect(body.length).toBe(reply.stream!.length); // the announced length is exact
   return body;
-}
-
-function thrown(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error('expected an AppError');
 }
 
 describe('artifactReply', () => {

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/domain/errors.js';
 import { MAX_DEPTH, parseFilter, type Filter } from '../../../src/query/index.js';
+import { appErrorOf as errorOf } from '../../helpers/app-error.js';
 import { devFields, type Dev } from './fixture.js';
-
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
-}
 
 /** A compact text form of a filter: (a & b), (a | b), name op [values]. */
 function show(f: Filter<Dev>): string {

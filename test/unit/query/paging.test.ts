@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../src/domain/errors.js';
 import { parseListParams, parseSort, type ListOptions } from '../../../src/query/index.js';
+import { appErrorOf as errorOf } from '../../helpers/app-error.js';
 import { devFields, type Dev } from './fixture.js';
 
 const opts: ListOptions<Dev> = {
@@ -10,16 +10,6 @@ const opts: ListOptions<Dev> = {
   defaultSort: [{ field: 'controllerid', dir: 'ASC' }],
 };
 const parse = (qs: string, o: ListOptions<Dev> = opts) => parseListParams(new URLSearchParams(qs), o);
-
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
-}
 
 describe('parseListParams', () => {
   it('applies the defaults when nothing is given', () => {
