@@ -5,6 +5,7 @@ import type { Column } from '../../components/data-table.js';
 import { Dialog } from '../../components/dialog.js';
 import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { FormActions } from '../../components/form-actions.js';
 import { formatTime } from '../../components/format.js';
 import { TextInput } from '../../components/text-input.js';
 import { useSubmit } from '../../hooks/use-submit.js';
@@ -49,10 +50,7 @@ function CreateModuleDialog({ onClose }: { readonly onClose: () => void }) {
           onChange={(_id, item) => { setType(item); }} describe={(t) => `${t.name} (${t.key})`} />
         <TextInput id="cm-vendor" label="Vendor" value={vendor} onValue={setVendor} maxLength={256} />
         <TextInput id="cm-desc" label="Description" value={description} onValue={setDescription} maxLength={512} />
-        <div class="form-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={busy} disabled={type === undefined}>Create</Button>
-        </div>
+        <FormActions label="Create" busy={busy} disabled={type === undefined} onCancel={onClose} />
       </form>
     </Dialog>
   );

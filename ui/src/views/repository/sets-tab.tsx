@@ -5,6 +5,7 @@ import type { Column } from '../../components/data-table.js';
 import { Dialog } from '../../components/dialog.js';
 import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { FormActions } from '../../components/form-actions.js';
 import { formatTime } from '../../components/format.js';
 import { TextInput } from '../../components/text-input.js';
 import { useSubmit } from '../../hooks/use-submit.js';
@@ -54,10 +55,7 @@ function CreateSetDialog({ onClose }: { readonly onClose: () => void }) {
           value={type?.id} onChange={(_id, item) => { setType(item); }} describe={(t) => `${t.name} (${t.key})`} />
         <TextInput id="cs-desc" label="Description" value={description} onValue={setDescription} maxLength={512} />
         <p class="muted">Add software modules on the set's page.</p>
-        <div class="form-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={busy}>Create</Button>
-        </div>
+        <FormActions label="Create" busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -4,6 +4,7 @@ import { Button } from '../../components/button.js';
 import type { Column } from '../../components/data-table.js';
 import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { FormActions } from '../../components/form-actions.js';
 import { TextInput } from '../../components/text-input.js';
 import { useSubmit } from '../../hooks/use-submit.js';
 import { PERM } from '../../model/permissions.js';
@@ -48,10 +49,7 @@ function CreateTypeDialog({ kind, onClose }: { readonly kind: Kind; readonly onC
         <TextInput id="ty-key" label="Key" value={key} onValue={setKey} required maxLength={64} mono />
         {kind.maxAssignments && <TextInput id="ty-max" label="Modules of this type per set" type="number" value={max} onValue={setMax} required />}
         <TextInput id="ty-desc" label="Description" value={description} onValue={setDescription} maxLength={512} />
-        <div class="form-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={busy}>Create</Button>
-        </div>
+        <FormActions label="Create" busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
-import { Button } from '../../components/button.js';
 import { Dialog } from '../../components/dialog.js';
 import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { FormActions } from '../../components/form-actions.js';
 import { useSubmit } from '../../hooks/use-submit.js';
 import { nameVersion, type DistributionSet } from '../../model/repository.js';
 import { inChunks } from './all-matching.js';
@@ -54,10 +54,7 @@ export function AssignDialog({ open, controllerIds, onClose, onDone }: Props) {
           <label class="inline"><input type="radio" name="assign-type" checked={type === 'soft'} onChange={() => { setType('soft'); }} /> Soft</label>
         </fieldset>
         {busy && progress !== undefined && <p class="muted" role="status">{progress}</p>}
-        <div class="form-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={busy} disabled={setId === undefined}>Assign</Button>
-        </div>
+        <FormActions label="Assign" busy={busy} disabled={setId === undefined} onCancel={onClose} />
       </form>
     </Dialog>
   );

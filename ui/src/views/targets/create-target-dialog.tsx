@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
-import { Button } from '../../components/button.js';
 import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { FormActions } from '../../components/form-actions.js';
 import { useSubmit } from '../../hooks/use-submit.js';
 import { navigate } from '../../router.js';
 
@@ -32,10 +32,7 @@ export function CreateTargetDialog({ open, onClose }: { readonly open: boolean; 
         <input id="ct-name" class="input" maxLength={128} value={name} onInput={(e) => { setName(e.currentTarget.value); }} />
         <label for="ct-desc">Description</label>
         <input id="ct-desc" class="input" maxLength={512} value={description} onInput={(e) => { setDescription(e.currentTarget.value); }} />
-        <div class="form-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={busy}>Create</Button>
-        </div>
+        <FormActions label="Create" busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );

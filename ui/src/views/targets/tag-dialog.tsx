@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
-import { Button } from '../../components/button.js';
 import { Dialog } from '../../components/dialog.js';
 import { EntityPicker } from '../../components/entity-picker.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { FormActions } from '../../components/form-actions.js';
 import { useSubmit } from '../../hooks/use-submit.js';
 import { useSession } from '../../session.js';
 import { inChunks } from './all-matching.js';
@@ -55,10 +55,7 @@ export function TagDialog({ open, controllerIds, onClose, onDone }: Props) {
           </>
         )}
         {busy && progress !== undefined && <p class="muted" role="status">{progress}</p>}
-        <div class="form-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={busy} disabled={tag === undefined && newName.trim() === ''}>Tag</Button>
-        </div>
+        <FormActions label="Tag" busy={busy} disabled={tag === undefined && newName.trim() === ''} onCancel={onClose} />
       </form>
     </Dialog>
   );
