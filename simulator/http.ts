@@ -1,10 +1,12 @@
 /**
  * The device side of HTTP: one undici Pool per server with keep-alive connections (requests beyond
- * them queue in the pool instead of opening thousands of sockets), timing and counting per request
- * kind, and the scenario's injected network faults (a share of requests dropped or delayed).
+ * them wait for a free one instead of opening thousands of sockets, a device's follow-up requests
+ * before new polls: admission.ts), timing and counting per request kind, and the scenario's injected
+ * network faults (a share of requests dropped or delayed).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
+import { Admission } from './admission.js';
 import type { Kind, Stats } from './stats.js';
 
 export interface SimResponse {
@@ -31,6 +33,7 @@ export class DroppedError extends Error {}
 
 export class SimHttp {
   private readonly pool: Pool;
+  private readonly admission: Admission;
   readonly origin: string;
 
   constructor(server: string, connections: number, private readonly stats: Stats, private readonly random: () => number) {
@@ -38,6 +41,7 @@ export class SimHttp {
     this.pool = new Pool(this.origin, {
       connections, keepAliveTimeout: 60_000, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000,
     });
+    this.admission = new Admission(connections);
   }
 
   /**
@@ -56,20 +60,25 @@ export class SimHttp {
     let body: string | undefined;
     if (spec.json !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(spec.json); }
     const started = process.hrtime.bigint();
-    let res: Dispatcher.ResponseData;
+    await this.admission.enter(spec.kind !== 'poll');
     try {
-      res = await this.pool.request({ method: spec.method, path: url.pathname + url.search, headers, body });
-    } catch (e) {
-      this.stats.record(spec.kind, started, 'network');
-      throw e;
-    }
-    this.stats.record(spec.kind, started, res.statusCode);
-    try {
-      if (use) await use({ status: res.statusCode, headers: res.headers, body: res.body }, dropped);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await this.pool.request({ method: spec.method, path: url.pathname + url.search, headers, body });
+      } catch (e) {
+        this.stats.record(spec.kind, started, 'network');
+        throw e;
+      }
+      this.stats.record(spec.kind, started, res.statusCode);
+      try {
+        if (use) await use({ status: res.statusCode, headers: res.headers, body: res.body }, dropped);
+      } finally {
+        if (!res.body.bodyUsed && !res.body.destroyed) await res.body.dump().catch(() => undefined);
+      }
+      return res.statusCode;
     } finally {
-      if (!res.body.bodyUsed && !res.body.destroyed) await res.body.dump().catch(() => undefined);
+      this.admission.leave();
     }
-    return res.statusCode;
   }
 
   async close(): Promise<void> { await this.pool.close(); }

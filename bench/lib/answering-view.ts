@@ -57,6 +57,9 @@ export function answeringView(store: string, r: AnsweringResult, o: { devices: n
     + `poll lag p99 ${f.polls.lagMs.p99} ms (max ${f.polls.lagMs.max} ms), ${f.polls.lateOver1s} polls late by over 1 s, errors ${errors}, `
     + `${f.counters.updates} updates; the fleet used ${fleetCores.toFixed(2)} of a core in the median round (at most ${fleetMax.toFixed(2)})`
     + (fleetMax >= SATURATED ? ': SATURATED, so the rollout time is (also) the fleet\'s, not only the server\'s' : ': not saturated'),
+    `${store}: the fleet's requests by kind (count, latency p50 / p99 ms, to the response headers): `
+    + Object.entries(f.requests.byKind).filter(([, k]) => k.count > 0)
+      .map(([kind, k]) => `${kind} ${k.count} (${k.latencyMs.p50} / ${k.latencyMs.p99})`).join(', '),
     ...(r.observer503 > 0 ? [`${store}: the benchmark's Management reads got ${r.observer503} 503s (the store late under load) and retried them`] : []),
   ];
   return { row, figures, notes };

@@ -3,6 +3,8 @@
  * step order, group references), command-line overrides, expectations and the fleet scheduler.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { bar, groupBars, stateBars } from '../../simulator/bars.js';
 import { LiveDisplay } from '../../simulator/display.js';
@@ -138,6 +140,35 @@ describe('simulator fleet pieces', () => {
     s.stop();
     await new Promise((r) => setTimeout(r, 20)); // deliberately: a stopped scheduler fires nothing later
     expect(fired).not.toContain('late');
+  });
+});
+
+describe('simulator connections', () => {
+  it('gives a free connection to a device\'s follow-up request before the polls waiting for one', async () => {
+    const seen: string[] = [];
+    let first: ServerResponse | undefined;
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      if (first === undefined) first = res; // holds the only connection until every request below waits
+      else res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const http = new SimHttp(url, 1, new Stats(), Math.random);
+    const faults = { drop: 0, delay: 0, delayMs: 0 };
+    const get = (kind: 'poll' | 'deployment', path: string): Promise<number> => http.send({ kind, method: 'GET', url: `${url}${path}`, headers: {}, faults });
+    try {
+      const sent = [get('poll', '/held'), get('poll', '/poll-1'), get('poll', '/poll-2')];
+      const feedback = http.send({ kind: 'feedback', method: 'POST', url: `${url}/feedback`, headers: {}, json: {}, faults });
+      sent.push(feedback, get('deployment', '/deploymentBase'), get('poll', '/poll-3'));
+      await vi.waitFor(() => expect(first).toBeDefined(), { timeout: 5000, interval: 5 });
+      first!.end('{}');
+      expect(await Promise.all(sent)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(seen).toEqual(['/held', '/feedback', '/deploymentBase', '/poll-1', '/poll-2', '/poll-3']);
+    } finally {
+      await http.close();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 
