@@ -9,14 +9,9 @@ import { checkJournalRead } from '../journal.js';
 import { EffectsQueue } from './effects-queue.js';
 import { MemoryJournal } from './journal.js';
 import { freezeJson } from './freeze-json.js';
+import { PollTable } from './poll-table.js';
 import type { SortedIds } from './sorted-ids.js';
 import { TenantState } from './tenant-state.js';
-
-/** A poll record as the memory store holds it: updated in place, handed out as a copy. */
-interface HeldPoll {
-  at: number;
-  address: string | null;
-}
 
 const EMPTY_PAGE: IdPage = Object.freeze({ ids: Object.freeze([]), total: 0 });
 
@@ -41,7 +36,7 @@ export class MemoryStore implements Store {
   readonly #journal = new MemoryJournal();
   readonly #leases = new Map<string, { owner: string; expiresAt: number }>();
   /** Updated in place: a large fleet's polls replace no objects (each one would outlive a young-generation GC). */
-  readonly #polls = new Map<Tenant, Map<number, HeldPoll>>();
+  readonly #polls = new Map<Tenant, PollTable>();
   #changes = 0;
 
   constructor(schema: Schema) {
@@ -165,37 +160,27 @@ export class MemoryStore implements Store {
   async recordPolls(tenant: Tenant, polls: readonly (PollRecord & { readonly id: number })[]): Promise<void> {
     checkTenant(tenant);
     for (const p of polls) checkPollRecord(p);
-    let map = this.#polls.get(tenant);
-    if (map === undefined) this.#polls.set(tenant, (map = new Map<number, HeldPoll>()));
-    for (const p of polls) {
-      const held = map.get(p.id);
-      if (held === undefined) map.set(p.id, { at: p.at, address: p.address });
-      else {
-        held.at = p.at;
-        if (p.address !== null) held.address = p.address;
-      }
-    }
+    let table = this.#polls.get(tenant);
+    if (table === undefined) this.#polls.set(tenant, (table = new PollTable()));
+    for (const p of polls) table.record(p.id, p.at, p.address);
   }
 
   async getPolls(tenant: Tenant, ids: readonly number[]): Promise<(PollRecord | undefined)[]> {
-    const map = this.#polls.get(tenant);
-    return ids.map((id) => {
-      const held = map?.get(id);
-      return held === undefined ? undefined : { at: held.at, address: held.address };
-    });
+    const table = this.#polls.get(tenant);
+    return ids.map((id) => table?.get(id));
   }
 
   async pollRange(tenant: Tenant, min: number, max: number, page: Page): Promise<IdPage> {
     checkPage(page);
-    const hits = [...(this.#polls.get(tenant) ?? new Map<number, PollRecord>())].filter(([, p]) => p.at >= min && p.at <= max);
-    hits.sort(([ia, a], [ib, b]) => a.at - b.at || String(ia).localeCompare(String(ib)));
+    const hits = this.#polls.get(tenant)?.within(min, max) ?? [];
+    hits.sort(([ia, a], [ib, b]) => a - b || String(ia).localeCompare(String(ib)));
     if (page.desc) hits.reverse();
     return { ids: hits.slice(page.offset, page.offset + page.limit).map(([id]) => id), total: hits.length };
   }
 
   async forgetPolls(tenant: Tenant, ids: readonly number[]): Promise<void> {
-    const map = this.#polls.get(tenant);
-    for (const id of ids) map?.delete(id);
+    const table = this.#polls.get(tenant);
+    for (const id of ids) table?.delete(id);
   }
 
   async dropTenant(tenant: Tenant): Promise<void> {

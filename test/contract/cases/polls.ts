@@ -50,6 +50,23 @@ export function pollCases(ctx: () => StoreContext): void {
       expect(await store.pollRange(tenant, 0, Infinity, { offset: 1, limit: 2, desc: true })).toEqual({ ids: [4, 3], total: 5 });
     });
 
+    it('keeps far-apart and adjacent ids apart, and a forgotten record gone until polled again', async () => {
+      const { store, tenant } = ctx();
+      const ids = [1, 255, 256, 257, 511, 512, 2 ** 40 + 3, Number.MAX_SAFE_INTEGER];
+      await store.recordPolls(tenant, ids.map((id, i) => ({ id, at: 10 + i, address: `a${i}` })));
+      expect(await store.getPolls(tenant, [...ids, 2, 258, 2 ** 40 + 2])).toEqual([
+        ...ids.map((_, i) => ({ at: 10 + i, address: `a${i}` })), undefined, undefined, undefined,
+      ]);
+      await store.forgetPolls(tenant, [256, 257, 2 ** 40 + 3, 2 ** 40 + 3]);
+      await store.recordPolls(tenant, [{ id: 257, at: 5, address: null }, { id: 255, at: 4, address: null }]);
+      expect(await store.getPolls(tenant, [255, 256, 257, 2 ** 40 + 3])).toEqual([
+        { at: 4, address: 'a1' }, undefined, { at: 5, address: null }, undefined,
+      ]);
+      expect(await store.pollRange(tenant, -Infinity, Infinity, { offset: 0, limit: 20 })).toEqual({
+        ids: [255, 257, 1, 511, 512, Number.MAX_SAFE_INTEGER], total: 6,
+      });
+    });
+
     it('forgets the polls of deleted targets', async () => {
       const { store, tenant } = ctx();
       await store.recordPolls(tenant, [{ id: 7, at: 1, address: 'x' }, { id: 8, at: 2, address: 'y' }]);
