@@ -1,5 +1,7 @@
 import { createActor, type AnyStateMachine, type EventObject } from 'xstate';
-import type { EntryParams } from '../domain/action.machine.js';
+import type { ActionRecord } from '../domain/action.js';
+import type { ActionEvent } from '../domain/action.events.js';
+import { actionMachine, reportStay, type EntryParams } from '../domain/action.machine.js';
 import type { Effect } from '../domain/effects.js';
 
 /** What one event does to a persisted actor record, computed without I/O. */
@@ -44,14 +46,29 @@ function scopeOf(machine: AnyStateMachine): Scope {
   return scope;
 }
 
+type Event = EventObject & { readonly [field: string]: unknown };
+
 /**
- * The pure step of the actor runtime: hydrate the record as a snapshot (its `stateField` is the state
- * value, the record the context), apply the event as XState's `transition` does, collect the outputs.
- * The runtime commits the result; the machine tests call it directly.
+ * The pure step of the actor runtime: what `machineStep` gives, computed without xstate for a device's
+ * intermediate deployment report (the action machine's `reportStay`, proven equal to it by
+ * test/unit/domain/action-report-step.test.ts), the commonest step. The runtime commits the result; the
+ * machine tests call it directly.
  */
-export function step<R extends object>(
-  machine: AnyStateMachine, stateField: keyof R & string, record: R, event: EventObject & { readonly [field: string]: unknown },
-): Step<R> {
+export function step<R extends object>(machine: AnyStateMachine, stateField: keyof R & string, record: R, event: Event): Step<R> {
+  if (machine === actionMachine) {
+    const stay = reportStay(record as unknown as ActionRecord, event as unknown as ActionEvent);
+    if (stay !== undefined) {
+      return { changed: true, state: stay.record.status, record: stay.record as unknown as R, effects: [], entries: [stay.entry] };
+    }
+  }
+  return machineStep(machine, stateField, record, event);
+}
+
+/**
+ * The step as xstate computes it: hydrate the record as a snapshot (its `stateField` is the state
+ * value, the record the context), apply the event as XState's `transition` does, collect the outputs.
+ */
+export function machineStep<R extends object>(machine: AnyStateMachine, stateField: keyof R & string, record: R, event: Event): Step<R> {
   const current = machine.resolveState({ value: record[stateField] as string, context: record });
   const scope = scopeOf(machine);
   const actions: Executed[] = [];

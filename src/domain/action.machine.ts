@@ -152,6 +152,20 @@ const verifies = (context: Ctx, event: Ev): boolean =>
 const verifiedEffect = ({ context, event }: { context: Ctx; event: Ev }): Effect =>
   ({ type: 'send', to: { kind: TARGET, id: context.targetId }, event: { type: 'action.verified', action: context.id, at: event.at } });
 
+/** The audit fields every transition sets (the `touch` action). */
+const touched = (context: Ctx, event: Ev): Partial<Ctx> => ({
+  lastModifiedAt: event.at,
+  lastModifiedBy: 'by' in event ? event.by : context.lastModifiedBy,
+  lastStatusCode: 'code' in event && event.code !== null ? event.code : context.lastStatusCode,
+});
+
+/** The entry counters of a transition that writes a status entry (the `count` action). */
+function counted(context: Ctx, event: Ev): Partial<Ctx> {
+  const e = entryFor(event);
+  if (e === undefined) return {};
+  return { lastEntry: e.type, entries: context.entries + 1, lastDownload: event.type === 'device.downloading' ? event.uri : undefined };
+}
+
 /** Every transition: audit fields, the status-history entry, the entry counters. */
 const STEP = [
   'touch',
@@ -189,16 +203,8 @@ export const actionMachine = setup({
     entry: (_, _params: EntryParams | undefined) => {},
     /** A message through the effects queue; the runtime commits it with the snapshot. */
     effect: (_, _effect: Effect | undefined) => {},
-    touch: assign(({ context, event }) => ({
-      lastModifiedAt: event.at,
-      lastModifiedBy: 'by' in event ? event.by : context.lastModifiedBy,
-      lastStatusCode: 'code' in event && event.code !== null ? event.code : context.lastStatusCode,
-    })),
-    count: assign(({ context, event }) => {
-      const e = entryFor(event);
-      if (e === undefined) return {};
-      return { lastEntry: e.type, entries: context.entries + 1, lastDownload: event.type === 'device.downloading' ? event.uri : undefined };
-    }),
+    touch: assign(({ context, event }) => touched(context, event)),
+    count: assign(({ context, event }) => counted(context, event)),
     force: assign({ actionType: 'forced' as const }),
     started: assign(({ event }) => ({ startedAt: event.at })),
     timedOut: assign({ timedOut: true }),
@@ -275,3 +281,22 @@ export const actionMachine = setup({
     },
   },
 });
+
+/** The states whose `device.feedback` transitions end in `stay` (OPEN, and canceling's). */
+const REPORTING: ReadonlySet<ActionStatus> = new Set(['running', 'retrieved', 'canceling']);
+
+/**
+ * What the machine does with the commonest event, a device's intermediate deployment report (any execution
+ * but `closed` and `downloaded`, the only ones its guards look at) on an action in a reporting state: the
+ * `stay` transition, whose actions are STEP's, with no guard, target or effect. Computed here without
+ * xstate's snapshot and transition, from the same action functions; undefined for every other event and
+ * state (the machine decides those). test/unit/domain/action-report-step.test.ts proves it equal to the
+ * machine over every state and report.
+ */
+export function reportStay(record: ActionRecord, event: Ev): { readonly record: ActionRecord; readonly entry: EntryParams } | undefined {
+  if (event.type !== 'device.feedback' || event.execution === 'closed' || event.execution === 'downloaded' || !REPORTING.has(record.status)) return undefined;
+  const entry = entryFor(event);
+  if (entry === undefined) return undefined;
+  const touchedRecord = { ...record, ...touched(record, event) };
+  return { record: { ...touchedRecord, ...counted(touchedRecord, event) }, entry };
+}
