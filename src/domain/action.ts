@@ -126,6 +126,8 @@ export const actionStatusSchema: KindSchema<ActionStatusRecord, { unique: never;
   indexes: (s) => ({ multi: [['action', String(s.actionId)]] }),
   // read per action only (the Management API's status list, DDI's actionHistory, an action's removal)
   unlisted: true,
+  // created once, never changed, read seldom: about 4 per finished update (docs/capacity.md)
+  packed: true,
 };
 
 /**

@@ -76,6 +76,11 @@ export function isListed(schema: Schema, kind: string): boolean {
   return schema[kind]?.unlisted !== true;
 }
 
+/** Whether the store may keep the kind's records several in one place (KindSchema.packed). */
+export function isPacked(schema: Schema, kind: string): boolean {
+  return schema[kind]?.packed === true;
+}
+
 /** `ids` and `count` of a whole kind: an unlisted kind has no list of its ids, and asking for one is a bug. */
 export function checkListed(schema: Schema, kind: string): void {
   if (!isListed(schema, kind)) throw new TypeError(`${kind} keeps no list of all its ids: read them through one of its multi indexes`);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { diffIndexes, hasIndexes, isListed } from './indexing.js';
+import { diffIndexes, hasIndexes, isListed, isPacked } from './indexing.js';
 import type { IndexChanges, MultiChange, UniqueChange } from './indexing.js';
 import { checkId, checkKind } from './checks.js';
 import { journalJson } from './journal.js';
@@ -14,6 +14,8 @@ export interface PlannedWrite {
   readonly fresh: boolean;
   /** The kind keeps a list of all its ids, which a create adds to and a delete removes from (isListed). */
   readonly listed: boolean;
+  /** The kind's records are kept several in one place (isPacked). */
+  readonly packed: boolean;
   readonly after: unknown;
 }
 
@@ -66,7 +68,10 @@ export function planCommit(schema: Schema, commit: Commit): CommitPlan {
     releases.push(...changes.releases);
     adds.push(...changes.adds);
     removes.push(...changes.removes);
-    writes.push({ kind: w.kind, id: w.id, expect: w.expect, fresh: w.fresh === true, listed: isListed(schema, w.kind), after: w.after });
+    writes.push({
+      kind: w.kind, id: w.id, expect: w.expect, fresh: w.fresh === true,
+      listed: isListed(schema, w.kind), packed: isPacked(schema, w.kind), after: w.after,
+    });
   }
   const effects = (commit.effects ?? []).map((effect): PlannedEffect => {
     if (typeof effect?.type !== 'string' || effect.type.length === 0) throw new TypeError('an effect needs a non-empty string type');

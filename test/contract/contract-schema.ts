@@ -15,7 +15,10 @@ export interface Thing {
 export const THING = 'thing';
 /** A kind that is not in the schema: it has no indexes. */
 export const NOTE = 'note';
-/** An unlisted kind (KindSchema.unlisted): its records are listed by their thing only, no list of all its ids. */
+/**
+ * An unlisted kind (KindSchema.unlisted): its records are listed by their thing only, no list of all its ids;
+ * and packed (KindSchema.packed): on Redis, 32 consecutive ids share one hash.
+ */
 export const ENTRY = 'entry';
 
 export const CONTRACT_SCHEMA: Schema = {
@@ -32,6 +35,7 @@ export const CONTRACT_SCHEMA: Schema = {
   [ENTRY]: {
     indexes: (e: { readonly thing: number }) => ({ multi: [['thing', String(e.thing)]] }),
     unlisted: true,
+    packed: true,
   },
 };
 

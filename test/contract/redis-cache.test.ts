@@ -5,7 +5,7 @@ import { MISS, type Store } from '../../src/store/port.js';
 import { TrackingCache } from '../../src/store/redis/cached-reads.js';
 import { uniqueBucket } from '../../src/store/redis/keys.js';
 import { startRedis, uniqueTenant } from '../helpers/redis.js';
-import { CONTRACT_SCHEMA, THING } from './contract-schema.js';
+import { CONTRACT_SCHEMA, ENTRY, THING } from './contract-schema.js';
 
 /** One Redis and a Redis Cluster: the targets of the tests that run on both. */
 const TARGETS: [string, () => RedisTarget][] = [
@@ -40,6 +40,19 @@ describe('redis cached reads', () => {
     expect(await a.cached.lookup(tenant, THING, 'name', 'uno')).toBe(1);
     expect((await a.cached.members(tenant, THING, 'group', 'h', { offset: 0, limit: 5 })).ids).toEqual([1]);
     expect((await a.cached.members(tenant, THING, 'group', 'g', { offset: 0, limit: 5 })).ids).toEqual([]);
+  });
+
+  // a packed record's cached read hangs on its packed hash (keys.ts recordPlace), which is what a write of it touches
+  it.each(TARGETS)('drops a cached record of a packed kind that another instance wrote or deleted on %s', async (_, target) => {
+    const tenant = uniqueTenant('cache');
+    const [a, b] = [await open(target()), await open(target())];
+    await a.commit(tenant, { writes: [33, 34].map((id) => ({ kind: ENTRY, id, expect: 0, after: { thing: 1 } })) });
+    expect((await a.cached.getMany(tenant, ENTRY, [33, 34])).map((s) => s?.version)).toEqual([1, 1]);
+    await b.commit(tenant, { writes: [{ kind: ENTRY, id: 33, expect: 1, before: { thing: 1 }, after: { thing: 2 } }] });
+    await expect.poll(async () => (await a.cached.get(tenant, ENTRY, 33))?.value, { timeout: 1000, interval: 5 }).toEqual({ thing: 2 });
+    await b.commit(tenant, { writes: [{ kind: ENTRY, id: 34, expect: 1, before: { thing: 1 }, after: null }] });
+    await expect.poll(async () => a.cached.get(tenant, ENTRY, 34), { timeout: 1000, interval: 5 }).toBeUndefined();
+    expect((await a.cached.get(tenant, ENTRY, 33))?.version).toBe(2);
   });
 
   // the scheduler's idle looks: whether a kind or an index holds anything, cached until another instance writes it

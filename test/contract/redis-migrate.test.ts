@@ -3,8 +3,8 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Store } from '../../src/store/port.js';
 import { createConnection, deadlineGuard, type RedisTarget } from '../../src/store/redis/connection.js';
 import { openRedisStore } from '../../src/store/redis/index.js';
-import { allKey, legacyUniqueKey, multiKey, recordKey, tenantTag, uniqueBucket, uniqueKey, UNIQUE_BUCKETS } from '../../src/store/redis/keys.js';
-import { dropUnusedKeys, migrateUniqueBuckets, UNIQUE_BUCKETS_DONE, UNUSED_KEYS_DONE } from '../../src/store/redis/migrate.js';
+import { allKey, legacyUniqueKey, multiKey, recordKey, recordPlace, tenantTag, uniqueBucket, uniqueKey, UNIQUE_BUCKETS } from '../../src/store/redis/keys.js';
+import { dropUnusedKeys, migrateUniqueBuckets, packRecords, PACKED_RECORDS_DONE, UNIQUE_BUCKETS_DONE, UNUSED_KEYS_DONE } from '../../src/store/redis/migrate.js';
 import { uniqueTenant } from '../helpers/redis.js';
 import { CONTRACT_SCHEMA, ENTRY, THING } from './contract-schema.js';
 
@@ -88,8 +88,11 @@ describe('redis unique-index buckets', () => {
   });
 });
 
-/** Keys of earlier layouts that nothing reads: an unlisted kind's `all` set, the action's `active` index. */
-describe('redis keys nothing reads', () => {
+/**
+ * Keys of earlier layouts: those nothing reads (an unlisted kind's `all` set, the action's `active` index),
+ * and a packed kind's records in a hash each.
+ */
+describe('redis keys of earlier layouts', () => {
   const closers: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     await Promise.all(closers.splice(0).map((c) => c()));
@@ -103,7 +106,7 @@ describe('redis keys nothing reads', () => {
     const tenant = uniqueTenant('unused');
     const tag = tenantTag(tenant);
     expect((await store.commit(tenant, { writes: [{ kind: ENTRY, id: 1, expect: 0, after: { thing: 5 } }] })).ok).toBe(true);
-    expect(await raw.exists(recordKey(tag, ENTRY, 1))).toBe(1);
+    expect(await raw.hExists(recordPlace(tag, ENTRY, 1, true).key, 'v1')).toBe(1);
     expect(await raw.exists(allKey(tag, ENTRY))).toBe(0);
     // the old layout: the entries' all set, the action's active index (a kind this schema does not have);
     // and keys that only end like them (a multi key's last segment may hold anything), which stay
@@ -126,5 +129,39 @@ describe('redis keys nothing reads', () => {
     await raw.zAdd(allKey(tag, ENTRY), { score: 1, value: '1' });
     expect(await dropUnusedKeys(connection, deadlineGuard(2000), CONTRACT_SCHEMA)).toBe(0);
     expect(await raw.exists(allKey(tag, ENTRY))).toBe(1);
+  });
+
+  // records of a packed kind, which earlier versions kept in a hash each (keys.ts recordPlace, migrate.ts packRecords)
+  it.each(TARGETS)('moves the records of a packed kind kept one per hash into their packed hashes at open, once, on %s', async (_, target) => {
+    const raw = await rawClient(target());
+    closers.push(() => raw.close());
+    const tenant = uniqueTenant('pack');
+    const tag = tenantTag(tenant);
+    // the old layout: a hash per entry (ids 1-40 and 70, over three packed hashes), and one record moved
+    // before a crash (40: its old hash still there, its packed place holds the newer one, which wins)
+    const ids = [...Array.from({ length: 40 }, (_, i) => i + 1), 70];
+    for (const id of ids) await raw.hSet(recordKey(tag, ENTRY, id), { v: id === 2 ? '3' : '1', d: JSON.stringify({ thing: id % 2 }) });
+    await raw.hSet(recordPlace(tag, ENTRY, 40, true).key, { v40: '2', d40: '{"thing":9}' });
+    // keys that only look alike stay: a listed kind's record, a kind named alike, a key with more after the id
+    const lookalikes = [recordKey(tag, THING, 1), recordKey(tag, `${ENTRY}x`, 1), `${recordKey(tag, ENTRY, 1)}:x`];
+    for (const key of lookalikes) await raw.hSet(key, { v: '1', d: '{"name":"x"}' });
+    await raw.del(PACKED_RECORDS_DONE);
+    const connection = createConnection(target(), { reconnectMaxDelayMs: 100, connectTimeoutMs: 1000, onError: () => {} });
+    await connection.open(2000);
+    closers.push(() => connection.close());
+    // other test files' stores may move some of them at the same time (the move is idempotent)
+    expect(await packRecords(connection, deadlineGuard(2000), CONTRACT_SCHEMA)).toBeLessThanOrEqual(ids.length);
+    expect(await raw.exists(PACKED_RECORDS_DONE)).toBe(1);
+    expect(await raw.exists(ids.map((id) => recordKey(tag, ENTRY, id)))).toBe(0);
+    for (const key of lookalikes) expect(await raw.exists(key), key).toBe(1);
+    const store = await openRedisStore(target(), CONTRACT_SCHEMA);
+    closers.push(() => store.close());
+    const got = await store.getMany(tenant, ENTRY, ids);
+    const expected = ids.map((id) => (id === 40 ? [2, { thing: 9 }] : [id === 2 ? 3 : 1, { thing: id % 2 }]));
+    expect(got.map((s) => [s?.version, s?.value])).toEqual(expected);
+    // done: a second call reads the mark and moves nothing
+    await raw.hSet(recordKey(tag, ENTRY, 99), { v: '1', d: '{"thing":1}' });
+    expect(await packRecords(connection, deadlineGuard(2000), CONTRACT_SCHEMA)).toBe(0);
+    expect(await raw.exists(recordKey(tag, ENTRY, 99))).toBe(1);
   });
 });

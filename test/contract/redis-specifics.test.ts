@@ -5,7 +5,7 @@ import type { Store } from '../../src/store/port.js';
 import { openRedisStore } from '../../src/store/redis/index.js';
 import { uniqueBucket } from '../../src/store/redis/keys.js';
 import { uniqueTenant } from '../helpers/redis.js';
-import { CONTRACT_SCHEMA, NOTE, sleep, THING } from './contract-schema.js';
+import { CONTRACT_SCHEMA, ENTRY, NOTE, sleep, THING } from './contract-schema.js';
 
 /** What only the Redis adapter has: its key layout, its connections, its error mapping, durability across clients. */
 describe('redis store specifics', () => {
@@ -45,6 +45,21 @@ describe('redis store specifics', () => {
     const ttl = await raw.pTTL(`${tag}:done:evt`);
     expect(ttl).toBeGreaterThan(7 * 24 * 3600 * 1000 - 60_000);
     expect(ttl).toBeLessThanOrEqual(7 * 24 * 3600 * 1000);
+  });
+
+  it('keeps the records of a packed kind 32 ids to a hash, a version and a JSON field each', async () => {
+    const store = await open();
+    const tenant = uniqueTenant('packed');
+    const tag = `{t:${tenant}}`;
+    const first = await store.nextIds(tenant, ENTRY, 40);
+    expect(first).toBe(1);
+    const writes = Array.from({ length: 40 }, (_, i) => ({ kind: ENTRY, id: i + 1, expect: 0, fresh: true, after: { thing: 7 } }));
+    expect((await store.commit(tenant, { writes })).ok).toBe(true);
+    expect((await raw.keys(`${tag}:[pr]:*`)).sort()).toEqual([`${tag}:p:entry:0`, `${tag}:p:entry:1`]);
+    expect(await raw.hLen(`${tag}:p:entry:0`)).toBe(62); // ids 1-31
+    expect(await raw.hLen(`${tag}:p:entry:1`)).toBe(18); // ids 32-40
+    expect(await raw.hmGet(`${tag}:p:entry:1`, ['v32', 'd32'])).toEqual(['1', '{"thing":7}']);
+    expect(await raw.objectEncoding(`${tag}:p:entry:0`)).toBe('listpack');
   });
 
   it('does not check that a fresh create (an id its caller reserved) is free: a command fewer per status entry', async () => {

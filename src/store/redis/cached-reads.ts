@@ -1,7 +1,8 @@
 import { BasicPooledClientSideCache, type RedisArgument } from 'redis';
-import { MISS, type CachedReads, type IdPage, type Miss, type Page, type Stored, type Tenant } from '../port.js';
+import { MISS, type CachedReads, type IdPage, type Miss, type Page, type Schema, type Stored, type Tenant } from '../port.js';
 import { freezeJson } from '../memory/freeze-json.js';
-import { allKey, multiKey, recordKey, tenantTag, uniqueKey } from './keys.js';
+import { isPacked } from '../indexing.js';
+import { allKey, multiKey, recordPlace, tenantTag, uniqueKey } from './keys.js';
 
 type HandleCache = BasicPooledClientSideCache['handleCache'];
 
@@ -106,6 +107,7 @@ function pageKey(page: Page): string | number {
  */
 export class RedisCachedReads implements CachedReads {
   readonly #inner: CachedReads;
+  readonly #schema: Schema;
   readonly #max: number;
   // tenant -> kind -> (id -> value)
   #records = new Map<string, Nest<Bucket>>();
@@ -135,8 +137,9 @@ export class RedisCachedReads implements CachedReads {
    */
   readonly #evicted = new Set<string>();
 
-  constructor(inner: CachedReads, tracking: TrackingCache, maxEntries: number) {
+  constructor(inner: CachedReads, schema: Schema, tracking: TrackingCache, maxEntries: number) {
     this.#inner = inner;
+    this.#schema = schema;
     this.#max = Math.max(1, maxEntries);
     tracking.onInvalidate((key) => this.#invalidate(key));
   }
@@ -148,7 +151,8 @@ export class RedisCachedReads implements CachedReads {
       const kinds = nest(this.#records, tenant, () => new Map<string, Bucket>());
       return nest(kinds, kind, () => new Bucket(kinds, kind));
     };
-    return this.#read(recordKey(tenantTag(tenant), kind, id), id, bucket, () => this.#inner.get<T>(tenant, kind, id));
+    const { key } = recordPlace(tenantTag(tenant), kind, id, isPacked(this.#schema, kind));
+    return this.#read(key, id, bucket, () => this.#inner.get<T>(tenant, kind, id));
   }
 
   getMany<T>(tenant: Tenant, kind: string, ids: readonly number[]): Promise<(Stored<T> | undefined)[]> {

@@ -2,7 +2,7 @@ import type { CommitResult } from '../port.js';
 import { DEDUPE_TTL_MS } from '../plan.js';
 import type { CommitPlan } from '../plan.js';
 import { JOURNAL_LENGTH } from '../journal.js';
-import { allKey, counterKey, doneKey, effectsKey, journalKey, multiKey, recordKey, scoreArg, uniqueKey } from './keys.js';
+import { allKey, counterKey, doneKey, effectsKey, journalKey, multiKey, recordPlace, scoreArg, uniqueKey } from './keys.js';
 
 export interface ScriptCall {
   readonly keys: string[];
@@ -38,8 +38,8 @@ export function commitCall(tag: string, plan: CommitPlan): ScriptCall {
     plan.journal ?? '', String(JOURNAL_LENGTH),
   ];
   for (const w of plan.writes) {
-    keys.push(recordKey(tag, w.kind, w.id));
-    args.push(String(w.id), w.fresh ? FRESH : String(w.expect), w.after === null ? '' : toJson(w.after, `${w.kind} ${w.id}`));
+    keys.push(recordPlace(tag, w.kind, w.id, w.packed).key);
+    args.push(w.packed ? String(w.id) : '', w.fresh ? FRESH : String(w.expect), w.after === null ? '' : toJson(w.after, `${w.kind} ${w.id}`));
   }
   for (const c of plan.claims) {
     keys.push(uniqueKey(tag, c.kind, c.index, c.key));

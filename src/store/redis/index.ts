@@ -4,7 +4,7 @@ import { createConnection, deadlineGuard, rethrow } from './connection.js';
 import type { ConnectionOptions, RedisConnection, RedisTarget } from './connection.js';
 import { RedisStore } from './redis-store.js';
 import { RedisCachedReads, TrackingCache } from './cached-reads.js';
-import { dropUnusedKeys, migrateUniqueBuckets } from './migrate.js';
+import { dropUnusedKeys, migrateUniqueBuckets, packRecords } from './migrate.js';
 import { checkHashEncoding } from './hash-encoding.js';
 
 export interface RedisStoreOptions {
@@ -42,7 +42,8 @@ export interface RedisStoreOptions {
  * `openTimeoutMs`; once open, the store survives outages: commands fail fast with
  * StoreUnavailableError and the client reconnects forever (and, on a cluster, follows failovers).
  * Before it returns, unique indexes of the layout before buckets are moved into buckets, keys of earlier
- * layouts that nothing reads are deleted (migrate.ts) and, with `onWarning`, Redis's hash encoding setting is checked (hash-encoding.ts).
+ * layouts that nothing reads are deleted, records of packed kinds kept one per hash by earlier versions
+ * are moved into their packed hashes (migrate.ts) and, with `onWarning`, Redis's hash encoding setting is checked (hash-encoding.ts).
  */
 export async function openRedisStore(target: RedisTarget, schema: Schema, options: RedisStoreOptions = {}): Promise<Store> {
   const openTimeoutMs = options.openTimeoutMs ?? 5000;
@@ -76,6 +77,7 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
     const guard = deadlineGuard(timeouts.commandTimeoutMs);
     await migrateUniqueBuckets(main, guard);
     await dropUnusedKeys(main, guard, schema);
+    await packRecords(main, guard, schema);
     if (options.onWarning !== undefined) await checkHashEncoding({ configGet: (name) => guard(main.configGet(name)) }, options.onWarning);
   } catch (err) {
     await main.close();
@@ -97,7 +99,7 @@ export async function openRedisStore(target: RedisTarget, schema: Schema, option
     throw err;
   }
   const reader = new RedisStore(cacheConnection, schema, timeouts);
-  const reads = new RedisCachedReads(reader, tracking, cacheEntries);
+  const reads = new RedisCachedReads(reader, schema, tracking, cacheEntries);
   const cache = { reads, written: (keys: readonly string[]) => tracking.written(keys), close: () => reader.close() };
   return (store = new RedisStore(main, schema, timeouts, cache));
 }

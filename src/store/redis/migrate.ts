@@ -1,7 +1,7 @@
-import { isListed } from '../indexing.js';
+import { isListed, isPacked } from '../indexing.js';
 import type { Schema } from '../port.js';
 import type { Guard, RedisConnection } from './connection.js';
-import { layoutKey, uniqueKey } from './keys.js';
+import { layoutKey, recordPlace, uniqueKey } from './keys.js';
 
 /** Set once no unique index of the layout before buckets is left, so later starts skip the SCAN. */
 export const UNIQUE_BUCKETS_DONE = layoutKey('unique-buckets');
@@ -89,4 +89,40 @@ export async function dropUnusedKeys(connection: RedisConnection, guard: Guard, 
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Set once no record of a packed kind is left in a hash of its own (packRecords), so later starts skip the SCAN. */
+export const PACKED_RECORDS_DONE = layoutKey('packed-records');
+
+/**
+ * Moves the records of packed kinds (KindSchema.packed: the action status entries) that earlier versions
+ * kept in a hash each (`{t:T}:r:<kind>:<id>`) into their packed hashes (keys.ts recordPlace), deleting
+ * the old hashes. Runs at open, before the store serves, like migrateUniqueBuckets: one SCAN of the server
+ * (every master of a cluster) for record hashes, each page's records of packed kinds moved with one
+ * script call per tenant (one slot), then PACKED_RECORDS_DONE is set. Safe to run again after a crash
+ * part way. Instances of an older version must be stopped first: they would go on writing (and reading)
+ * the old hashes. Returns how many records moved.
+ */
+export async function packRecords(connection: RedisConnection, guard: Guard, schema: Schema): Promise<number> {
+  if ((await guard(connection.commands.get(PACKED_RECORDS_DONE))) !== null) return 0;
+  const packed = Object.keys(schema).filter((kind) => isPacked(schema, kind));
+  let moved = 0;
+  if (packed.length > 0) {
+    const old = new RegExp(`^(\\{t:[^}]*\\}):r:(${packed.map(escapeRegExp).join('|')}):(\\d+)$`);
+    for await (const keys of connection.scan('{t:*}:r:*', 'hash')) {
+      const calls = new Map<string, { keys: string[]; ids: string[] }>(); // per tenant tag: one slot
+      for (const key of keys) {
+        const m = old.exec(key);
+        if (m === null) continue;
+        const call = calls.get(m[1]!) ?? { keys: [], ids: [] };
+        call.keys.push(key, recordPlace(m[1]!, m[2]!, Number(m[3]), true).key);
+        call.ids.push(m[3]!);
+        calls.set(m[1]!, call);
+      }
+      const replies = await guard(Promise.all([...calls.values()].map((c) => connection.commands.peregrinePackRecords(c.keys, c.ids))));
+      moved += replies.reduce((a: number, b) => a + Number(b), 0);
+    }
+  }
+  await guard(connection.commands.set(PACKED_RECORDS_DONE, new Date().toISOString()));
+  return moved;
 }

@@ -5,13 +5,13 @@ import type {
 } from '../port.js';
 import { checkCount, checkKind, checkLease, checkPage, checkPollRecord, checkRange, checkReadOptions, checkTenant } from '../checks.js';
 import { checkJournalRead, journalGap } from '../journal.js';
-import { checkListed } from '../indexing.js';
+import { checkListed, isPacked } from '../indexing.js';
 import { planCommit } from '../plan.js';
 import { commitCall, commitResult } from './commit.js';
 import { deadlineGuard, withDeadline } from './connection.js';
 import type { Guard, RedisCommands, RedisConnection } from './connection.js';
 import { RedisEffects } from './effects-queue.js';
-import { allKey, counterKey, journalKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordKey, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
+import { allKey, counterKey, journalKey, leaseKey, multiKey, pollAddrKey, pollAtKey, recordPlace, scoreArg, seqKey, tenantTag, uniqueKey } from './keys.js';
 import { pollRecordArgs } from './poll-records.js';
 
 export interface RedisStoreTimeouts {
@@ -96,14 +96,19 @@ export class RedisStore implements Store {
   }
 
   async get<T>(tenant: Tenant, kind: string, id: number): Promise<Stored<T> | undefined> {
-    const [v, d] = await this.#guard(this.#client.hmGet(recordKey(tenantTag(tenant), kind, id), ['v', 'd']));
+    const place = recordPlace(tenantTag(tenant), kind, id, isPacked(this.#schema, kind));
+    const [v, d] = await this.#guard(this.#client.hmGet(place.key, [place.v, place.d]));
     return toStored<T>(id, v, d);
   }
 
   /** One HMGET per id, written in one batch (node-redis pipelines commands issued in the same tick). */
   async getMany<T>(tenant: Tenant, kind: string, ids: readonly number[]): Promise<(Stored<T> | undefined)[]> {
     const tag = tenantTag(tenant);
-    const replies = await this.#guard(Promise.all(ids.map((id) => this.#client.hmGet(recordKey(tag, kind, id), ['v', 'd']))));
+    const packed = isPacked(this.#schema, kind);
+    const replies = await this.#guard(Promise.all(ids.map((id) => {
+      const place = recordPlace(tag, kind, id, packed);
+      return this.#client.hmGet(place.key, [place.v, place.d]);
+    })));
     return replies.map(([v, d], i) => toStored<T>(ids[i]!, v, d));
   }
 

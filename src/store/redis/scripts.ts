@@ -12,12 +12,13 @@ import type { CommandParser } from 'redis';
  * failed check leaves no trace. Index entries come grouped by key (commit.ts), so
  * a commit of many records moves each sorted set with one ZREM and one ZADD (per GROUP members), and
  * the records it creates are checked absent with one EXISTS (per GROUP keys), not one command each;
- * a create of an id its caller reserved (Write.fresh: a status entry) is not checked.
+ * a create of an id its caller reserved (Write.fresh: a status entry) is not checked. A record has its own
+ * hash (fields `v`, `d`) or, of a packed kind, a pair of fields `v<id>`, `d<id>` in its hash (keys.ts recordPlace).
  * KEYS: fx, done, then per write its record, then claims, releases, remove keys, add keys, counters
  *   (one key each), then the journal when there is an entry.
  * ARGV: hasDedupe, dedupeTtlMs, #writes, #claims, #releases, #removeKeys, #addKeys, #effects, #counters,
  *   journal entry json or '', journal length, then
- *   per write (id, expect or 'fresh', json or '' to delete), per claim (key, id), per release (key, id),
+ *   per write (id for a packed record else '', expect or 'fresh', json or '' to delete), per claim (key, id), per release (key, id),
  *   per remove key (n, id * n), per add key (n, (score, id) * n), per effect (eventId, json),
  *   per counter (field, increment).
  * Reply: {'ok', version...} | {'stale-version', writeIndex} | {'unique-conflict', claimIndex} | {'duplicate'}.
@@ -35,13 +36,15 @@ local ak = mk + nRk
 local kk = ak + nAk
 local creates = {}
 for i = 0, nW - 1 do
-  local expect = tonumber(ARGV[wa + 3 * i + 1])
+  local expect, packed = tonumber(ARGV[wa + 3 * i + 1]), ARGV[wa + 3 * i]
   if expect == nil then
     -- 'fresh': a create of an id the caller reserved (Write.fresh), which nothing else can hold
-  elseif expect == 0 then
+  elseif expect == 0 and packed == '' then
     creates[#creates + 1] = i
+  elseif expect == 0 then
+    if redis.call('HEXISTS', KEYS[wk + i], 'v' .. packed) == 1 then return {'stale-version', i} end
   else
-    local current = tonumber(redis.call('HGET', KEYS[wk + i], 'v') or '0')
+    local current = tonumber(redis.call('HGET', KEYS[wk + i], 'v' .. packed) or '0')
     if current ~= expect then return {'stale-version', i} end
   end
 end
@@ -103,12 +106,12 @@ for i = 0, nAk - 1 do
 end
 local out = {'ok'}
 for i = 0, nW - 1 do
-  local expect, json = tonumber(ARGV[wa + 3 * i + 1]) or 0, ARGV[wa + 3 * i + 2]
+  local expect, json, packed = tonumber(ARGV[wa + 3 * i + 1]) or 0, ARGV[wa + 3 * i + 2], ARGV[wa + 3 * i]
   if json == '' then
-    redis.call('DEL', KEYS[wk + i])
+    if packed == '' then redis.call('DEL', KEYS[wk + i]) else redis.call('HDEL', KEYS[wk + i], 'v' .. packed, 'd' .. packed) end
     out[#out + 1] = 0
   else
-    redis.call('HSET', KEYS[wk + i], 'v', tostring(expect + 1), 'd', json)
+    redis.call('HSET', KEYS[wk + i], 'v' .. packed, tostring(expect + 1), 'd' .. packed, json)
     out[#out + 1] = expect + 1
   end
 end
@@ -214,6 +217,27 @@ return moved
 `;
 
 /**
+ * Moves records of a packed kind from their own hashes (the layout before packing) into their packed
+ * places (migrate.ts, keys.ts recordPlace) and deletes the old hashes in the same step, so a crash
+ * between two calls loses nothing and a repeated call moves nothing twice. A place that already holds
+ * the record keeps its own (written by the new layout).
+ * KEYS: per record its old hash, then its packed hash. ARGV: per record its id. Reply: records moved.
+ */
+const PACK_RECORDS = `
+local moved = 0
+for i = 1, #ARGV do
+  local old, packed, id = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i]
+  local v, d = unpack(redis.call('HMGET', old, 'v', 'd'))
+  if v and d then
+    if redis.call('HSETNX', packed, 'v' .. id, v) == 1 then redis.call('HSET', packed, 'd' .. id, d) end
+    moved = moved + 1
+  end
+  redis.call('DEL', old)
+end
+return moved
+`;
+
+/**
  * Writes a batch of poll records, packed into two arguments by pollRecordArgs (poll-records.ts): the
  * times as "id score id score ..." (JavaScript number strings, never a space; ZADD parses them), the
  * addresses as "id length address" one after another (length in bytes: an address may hold anything).
@@ -263,6 +287,7 @@ export const SCRIPTS = {
   peregrineAcquireLease: script(ACQUIRE_LEASE),
   peregrineReleaseLease: script(RELEASE_LEASE),
   peregrineMoveUnique: script(MOVE_UNIQUE),
+  peregrinePackRecords: script(PACK_RECORDS),
   peregrineRecordPolls: script(RECORD_POLLS),
   peregrineJournal: script(JOURNAL, true),
 };

@@ -150,6 +150,28 @@ export function indexCases(ctx: () => StoreContext): void {
       expect(await store.get(tenant, ENTRY, first + 2)).toBeUndefined();
     });
 
+    // on Redis, 32 consecutive ids of a packed kind share one hash: neighbours in it and across its edge stay apart
+    it('keeps records of a packed kind apart from their neighbours: create, check, update, delete', async () => {
+      const { store, tenant, commit, create, mustGet } = ctx();
+      const ids = [31, 32, 33, 64];
+      for (const id of ids) await create(id, { thing: id }, ENTRY);
+      const values = (await store.getMany(tenant, ENTRY, [...ids, 65])).map((s) => s?.value);
+      expect(values).toEqual([...ids.map((thing) => ({ thing })), undefined]);
+      // a create of a held id and an update of a stale version fail, and change nothing
+      expect(await commit({ writes: [{ kind: ENTRY, id: 32, expect: 0, after: { thing: 1 } }] })).toEqual({ ok: false, reason: 'stale-version', kind: ENTRY, id: 32 });
+      expect(await commit({ writes: [{ kind: ENTRY, id: 33, expect: 2, before: { thing: 33 }, after: { thing: 1 } }] }))
+        .toEqual({ ok: false, reason: 'stale-version', kind: ENTRY, id: 33 });
+      expect(await commit({ writes: [updateOf(ENTRY, 33, await mustGet(33, ENTRY), { thing: 1 })] })).toEqual({ ok: true, versions: [2] });
+      expect(await commit({ writes: [updateOf(ENTRY, 32, await mustGet(32, ENTRY), null)] })).toEqual({ ok: true, versions: [0] });
+      expect((await store.getMany(tenant, ENTRY, ids)).map((s) => s === undefined ? undefined : [s.version, s.value])).toEqual([
+        [1, { thing: 31 }], undefined, [2, { thing: 1 }], [1, { thing: 64 }],
+      ]);
+      expect(await store.members(tenant, ENTRY, 'thing', '1', { offset: 0, limit: 10 })).toEqual({ ids: [33], total: 1 });
+      // a deleted id is free again
+      await create(32, { thing: 2 }, ENTRY);
+      expect(await mustGet(32, ENTRY)).toEqual({ id: 32, version: 1, value: { thing: 2 } });
+    });
+
     it.each([
       { offset: -1, limit: 1 },
       { offset: 0, limit: -1 },
