@@ -145,7 +145,7 @@ export const scenarioSchema = z.object({
   durationSeconds: z.number().positive().max(7 * 24 * 3600)
     .describe('longest run; it ends earlier once every expectation is decided'),
   rampSeconds: z.number().min(0).max(86_400).default(1).describe('first polls spread over this many seconds'),
-  connections: z.number().int().min(1).max(10_000).default(64).describe('HTTP keep-alive connections to the server; further requests queue'),
+  connections: z.number().int().min(1).max(10_000).default(64).describe('HTTP keep-alive connections to the server; further requests wait for one, a device\'s follow-up requests (deploymentBase, feedback, downloads) before new polls'),
   connectAttempts: z.number().int().min(1).max(20).default(5)
     .describe('attempts to reach the server before giving up (backoff from 250 ms)'),
   fleet: z.object({

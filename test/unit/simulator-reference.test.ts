@@ -28,7 +28,7 @@ describe('the scenario reference (docs/reference/simulator.md)', () => {
       expect(rows.some((r) => r.startsWith(`| ${key} |`)), key).toBe(true);
     }
     expect(rows.filter((r) => r.endsWith('|  |'))).toEqual([]); // every key described
-    expect(rows).toContain('| `connections` | integer 1-10000 | `64` | HTTP keep-alive connections to the server; further requests queue |');
+    expect(rows).toContain('| `connections` | integer 1-10000 | `64` | HTTP keep-alive connections to the server; further requests wait for one, a device\'s follow-up requests (deploymentBase, feedback, downloads) before new polls |');
     expect(rows).toContain('| `durationSeconds` | number > 0, <= 604800 | required | longest run; it ends earlier once every expectation is decided |');
   });
 });
