@@ -20,6 +20,9 @@ export type SendResult<R> =
   /** Lost the compare-and-set more often than the retry budget allows. */
   | { readonly kind: 'contended' };
 
+/** A `knownOnly` send's commit on the known record lost (it, or a record its event writes with it, moved on): nothing written. */
+export type Stale = { readonly kind: 'stale' };
+
 export interface SendOptions<K extends ActorKind> {
   /** Apply at most once for this key (the id of the effect being handled). */
   readonly dedupe?: string;
@@ -37,13 +40,28 @@ export interface SendOptions<K extends ActorKind> {
   /** Extra effects committed with the transition (e.g. "cancel these obsolete actions"); asked after `also`. */
   readonly effects?: (next: RecordOf<K>, current: Stored<RecordOf<K>>) => readonly Effect[];
   /**
-   * Group commit (with `known`, and without `dedupe`, `also` and `effects`): the first attempt is committed
-   * together with the other grouped sends to the tenant's actors that arrive in the same loop turn or while
-   * the previous group's commit is under way, in one store commit (see `#commitGroup`). The result is the
-   * send's own, as alone: a send the record ignores, or whose record changed, goes on alone.
+   * Group commit (with `known`, and without `dedupe` and `also`): the first attempt is committed, with its
+   * `effects`, together with the other grouped sends to the tenant's actors that arrive in the same loop
+   * turn or while the previous group's commit is under way, in one store commit (see `#commitGroup`). The
+   * result is the send's own, as alone: a send the record ignores, or whose record changed, goes on alone.
    */
   readonly group?: boolean;
 }
+
+/**
+ * A send decided on the caller's copy of the record (`known`) and committed only on it: nothing is read,
+ * nothing retried. 'stale' when its compare-and-set lost (the record is not at the known version any more,
+ * or a record the event writes with it moved on): the caller decides again on a fresh read (DMF's
+ * KnownActions); 'ignored' (with the known record) when the event changes nothing on it. Grouped like any
+ * send with `group`.
+ */
+export type KnownOnlyOptions<K extends ActorKind> = Pick<SendOptions<K>, 'effects' | 'group'> & {
+  readonly known: Stored<RecordOf<K>>;
+  readonly knownOnly: true;
+};
+
+/** What `#send` is told: a send's options, or a known-only send's. */
+type SendMode<K extends ActorKind> = SendOptions<K> & { readonly knownOnly?: boolean };
 
 /** A grouped send, stepped: its writes (record, entries, followed receivers) and effects. */
 interface GroupPart {
@@ -59,7 +77,9 @@ interface Grouped {
   readonly id: number;
   readonly event: { readonly type: string };
   readonly known: Stored<Json>;
-  readonly resolve: (result: SendResult<unknown> | Promise<SendResult<unknown>>) => void;
+  readonly effects: ((next: Json, current: Stored<Json>) => readonly Effect[]) | undefined;
+  readonly knownOnly: boolean;
+  readonly resolve: (result: SendResult<unknown> | Stale | Promise<SendResult<unknown> | Stale>) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -193,17 +213,26 @@ export class ActorRuntime {
   }
 
   send<K extends ActorKind>(
-    tenant: Tenant, kind: K, id: number, event: EventOf<K>, options: SendOptions<K> = {},
-  ): Promise<SendResult<RecordOf<K>>> {
+    tenant: Tenant, kind: K, id: number, event: EventOf<K>, options: KnownOnlyOptions<K>,
+  ): Promise<SendResult<RecordOf<K>> | Stale>;
+  send<K extends ActorKind>(
+    tenant: Tenant, kind: K, id: number, event: EventOf<K>, options?: SendOptions<K>,
+  ): Promise<SendResult<RecordOf<K>>>;
+  send<K extends ActorKind>(
+    tenant: Tenant, kind: K, id: number, event: EventOf<K>, options: SendMode<K> = {},
+  ): Promise<SendResult<RecordOf<K>> | Stale> {
     return this.#lock.run(`${tenant}\u0000${kind}\u0000${id}`, () => {
       const { known } = options;
-      const alone = options.dedupe !== undefined || options.also !== undefined || options.effects !== undefined;
-      if (options.group !== true || known === undefined || alone) {
+      if (options.group !== true || known === undefined || options.dedupe !== undefined || options.also !== undefined) {
         return this.#send(tenant, kind, id, event, options);
       }
       if (known.id !== id) throw new Error(`${kind} ${id}: the known record is ${kind} ${known.id}`);
-      return new Promise<SendResult<RecordOf<K>>>((resolve, reject) => {
-        this.#groups.add(tenant, { kind, id, event, known: known as unknown as Stored<Json>, resolve: resolve as Grouped['resolve'], reject });
+      return new Promise<SendResult<RecordOf<K>> | Stale>((resolve, reject) => {
+        this.#groups.add(tenant, {
+          kind, id, event, known: known as unknown as Stored<Json>,
+          effects: options.effects as Grouped['effects'], knownOnly: options.knownOnly === true,
+          resolve: resolve as Grouped['resolve'], reject,
+        });
       });
     });
   }
@@ -295,17 +324,22 @@ export class ActorRuntime {
   }
 
   async #send<K extends ActorKind>(
-    tenant: Tenant, kind: K, id: number, event: EventOf<K>, options: SendOptions<K>,
-  ): Promise<SendResult<RecordOf<K>>> {
+    tenant: Tenant, kind: K, id: number, event: EventOf<K>, options: SendMode<K>,
+  ): Promise<SendResult<RecordOf<K>> | Stale> {
     const def = this.definition(kind);
     const dedupe = options.dedupe === undefined ? {} : { dedupe: options.dedupe };
     const known = options.known as Stored<Json> | undefined;
     if (known !== undefined && known.id !== id) throw new Error(`${kind} ${id}: the known record is ${kind} ${known.id}`);
-    type Result = SendResult<RecordOf<K>>;
+    type Result = SendResult<RecordOf<K>> | Stale;
     const outcome = await retryCommit<Result>(this.#store, tenant, async (n): Promise<Attempt<Result>> => {
       const reused = n === 1 && known !== undefined
         ? await this.#step(tenant, def, this.#checked(def, known), event)
         : undefined;
+      if (options.knownOnly === true && known !== undefined) {
+        // decided on the known record only: its compare-and-set lost, or the event changes nothing on it
+        if (n > 1) return { done: { kind: 'stale' } };
+        if (reused === undefined) return { done: { kind: 'ignored', record: known.value as unknown as RecordOf<K> } };
+      }
       let stored: Stored<Json>;
       let stepped: Stepped<K> | undefined;
       if (known !== undefined && reused !== undefined) {
@@ -417,20 +451,25 @@ export class ActorRuntime {
 
   /**
    * The commit of a group of sends (`SendOptions.group`), as `sendJointly` steps them: each event is
-   * stepped on its known record, the status entries of all take their ids from one reservation per
-   * entry kind, and all are committed in one store commit, so a group of reports costs the store one id
-   * reservation and one commit instead of one of each per report. Each keeps its own outcome:
+   * stepped on its known record, with its own `effects`, the status entries of all take their ids from
+   * one reservation per entry kind, and all are committed in one store commit, so a group of reports
+   * costs the store one id reservation and one commit instead of one of each per report. Each keeps its
+   * own outcome:
    * - an event its known record ignores, or that throws, is answered alone (`#send`, which reads
-   *   afresh) or fails alone; one whose writes touch a record another of the group writes (two actions
-   *   of one target ending together) goes on alone, after the group;
+   *   afresh, or for a known-only send answers 'ignored') or fails alone; one whose writes touch a record
+   *   another of the group writes (two actions of one target ending together) goes on alone, after the group;
    * - a lost compare-and-set names the record: the send that wrote it goes on alone (retrying from a
-   *   fresh read) and the rest is committed again; any other refusal sends each on alone;
+   *   fresh read; a known-only send is answered 'stale') and the rest is committed again; any other
+   *   refusal sends each on alone;
    * - a store error fails the whole group, and the commit being atomic, nothing of it was written.
    * Sends to one actor never meet in a group: the actor's lock lets the next in only after its send
    * was answered.
    */
   async #commitGroup(tenant: Tenant, group: readonly Grouped[]): Promise<void> {
-    const alone = (g: Grouped): void => g.resolve(this.#send(tenant, g.kind, g.id, g.event as EventOf<ActorKind>, {}));
+    const alone = (g: Grouped): void => {
+      const options = g.knownOnly ? { known: g.known, knownOnly: true, effects: g.effects } : { effects: g.effects };
+      g.resolve(this.#send(tenant, g.kind, g.id, g.event as EventOf<ActorKind>, options as SendMode<ActorKind>));
+    };
     const steps: (JointStep & { readonly g: Grouped })[] = [];
     for (const g of group) {
       try {
@@ -451,7 +490,8 @@ export class ActorRuntime {
     for (const [i, { g, def, stored, next }] of steps.entries()) {
       try {
         const { writes, record } = this.#writesOf(def, stored, next, firsts[i] ?? 0);
-        const queued = await this.#follow(tenant, def, next.effects, writes, false);
+        const extra = g.effects === undefined ? [] : g.effects(record as unknown as Json, stored);
+        const queued = await this.#follow(tenant, def, [...next.effects, ...extra], writes, false);
         if (writes.some((w) => written.has(`${w.kind}\u0000${w.id}`))) {
           after.push(g);
           continue;
@@ -491,7 +531,8 @@ export class ActorRuntime {
         for (const p of left) alone(p.g);
         return;
       }
-      alone(lost.g);
+      if (lost.g.knownOnly) lost.g.resolve({ kind: 'stale' });
+      else alone(lost.g);
       left = left.filter((p) => p !== lost);
     }
   }

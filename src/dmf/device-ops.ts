@@ -8,7 +8,6 @@ import { activateAutoConfirm, deactivateAutoConfirm, type AutoConfirmDeps } from
 import { edited } from '../actors/outcomes.js';
 import { deleteTarget, type RemovalDeps } from '../actors/removal.js';
 import type { ActorEditor } from '../actors/roles.js';
-import type { SendResult } from '../actors/runtime.js';
 import { ACTION, SERVER_MESSAGE_PREFIX, type ActionRecord } from '../domain/action.js';
 import type { ActionEvent } from '../domain/action.events.js';
 import type { DmfEffect } from '../domain/effects.js';
@@ -22,7 +21,7 @@ import { updateAttributes, type AttributeMode } from '../device/attributes.js';
 import { checkShownAttributes, type InstallCheckDeps } from '../device/install-verification.js';
 import { findTarget, registerController } from '../device/registration.js';
 import { checkEntryQuota, checkMessageQuota } from '../device/reports.js';
-import type { Store, Stored, Write } from '../store/port.js';
+import type { Store, Stored } from '../store/port.js';
 import type { TenantConfigService } from '../tenancy/tenant-config-service.js';
 import { statusEvent } from './action-status.js';
 import { KnownActions } from './known-actions.js';
@@ -126,9 +125,11 @@ export class DeviceOps {
    * the action closed, or its maintenance window is open, the device is sent what to do next (in the
    * same commit, through the effects queue). A report the machine ignores (a repeated RETRIEVED) is a no-op.
    * An action this connector committed a report for is decided and stepped without reading it
-   * (KnownActions, handed to the runtime as `known`), and committed only if it is still at that
-   * version; otherwise, and for every refusal, the report is decided again on a fresh read, which is
-   * the one way the outcome is ever decided. The action read here is the runtime's `known` too.
+   * (KnownActions, handed to the runtime as a known-only send), and committed only if it is still at
+   * that version; otherwise, and for every refusal, the report is decided again on a fresh read, which
+   * is the one way the outcome is ever decided. The action read here is the runtime's `known` too.
+   * Both sends are grouped: reports to different actions of the tenant that arrive together commit
+   * in one store commit (the runtime's group commit), each with its own outcome.
    */
   async reportStatus(
     tenant: string, thingId: string | null, body: ActionUpdateStatusBody, correlationId: string | null, now: number,
@@ -139,7 +140,7 @@ export class DeviceOps {
     if (stored === undefined) throw new DmfRejection(`Got intermediate notification about action ${body.actionId} but action does not exist`);
     const a = stored.value;
     const event = await this.#decide(tenant, thingId, body, correlationId, now, a);
-    const r = await this.#deps.runtime.send(tenant, ACTION, a.id, event, { known: stored, effects: nextFor(a.targetId, now) });
+    const r = await this.#deps.runtime.send(tenant, ACTION, a.id, event, { known: stored, effects: nextFor(a.targetId, now), group: true });
     if (r.kind === 'committed') this.#known.committed(tenant, r.record, r.version);
     else if (r.kind === 'missing') throw new DmfRejection(`action ${a.id} does not exist`);
     else if (r.kind === 'contended') throw concurrent('action', a.id);
@@ -156,24 +157,15 @@ export class DeviceOps {
     } catch {
       return false; // refused on what may be an old copy: the fresh read decides
     }
-    const also = (_next: ActionRecord, current: Stored<ActionRecord>): Write[] => {
-      if (current.version !== known.version) throw MOVED;
-      return NO_WRITES;
-    };
-    let r: SendResult<ActionRecord>;
-    try {
-      r = await this.#deps.runtime.send(tenant, ACTION, known.id, event, { known, also, effects: nextFor(known.value.targetId, now) });
-    } catch (err) {
-      if (err === MOVED) return false;
-      throw err;
-    }
+    const r = await this.#deps.runtime.send(tenant, ACTION, known.id, event, {
+      known, knownOnly: true, effects: nextFor(known.value.targetId, now), group: true,
+    });
     if (r.kind === 'committed') {
       this.#known.committed(tenant, r.record, r.version);
       return true;
     }
     this.#known.forget(tenant, known.id);
-    if (r.kind === 'contended') throw concurrent('action', known.id);
-    return false; // ignored (nothing written, decided again on a fresh read) or missing (the fresh read says so)
+    return false; // stale or ignored on the copy: nothing written, decided again on a fresh read
   }
 
   /** The action machine's event for the report on `a`, after hawkBit's checks; throws when refused. */
@@ -213,10 +205,6 @@ export class DeviceOps {
 function nextFor(targetId: number, now: number): (record: ActionRecord) => DmfEffect[] {
   return (record) => (!record.active || maintenanceState(record, now)?.available === true ? [{ type: 'dmf.next', targetId }] : []);
 }
-
-/** Thrown from a commit's `also` when the action moved on from the copy a report was decided on. */
-const MOVED = new Error('the action changed since this connector committed it');
-const NO_WRITES: Write[] = [];
 
 function checkThingId(thingId: string): void {
   if (!isValidControllerId(thingId)) throw new DmfRejection(`thingId must be 1-256 characters without whitespace, control characters or '/', got ${JSON.stringify(thingId.slice(0, 64))}`);

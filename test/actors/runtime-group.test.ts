@@ -43,7 +43,13 @@ describe.each(STORES)('actor runtime (%s): grouped sends', (kind) => {
     const read = async (id: number) => (await store.get<ActionRecord>(tenant, ACTION, id))!;
     const grouped = (action: Stored<ActionRecord>, event: ActionEvent) =>
       runtime.send(tenant, ACTION, action.id, event, { known: action, group: true });
-    return { tenant, store, runtime, ids, commits, read, grouped };
+    /** A grouped known-only send whose effects tell the action's target what is next once it closed. */
+    const onKnown = (action: Stored<ActionRecord>, event: ActionEvent) => runtime.send(tenant, ACTION, action.id, event, {
+      known: action, knownOnly: true, group: true, effects: (next) => (next.active ? [] : [{ type: 'dmf.next', targetId: next.targetId }]),
+    });
+    const queued = async () =>
+      (await store.readEffects([tenant], { consumer: 'c', count: 100, blockMs: 0, reclaimIdleMs: 60_000 })).map((q) => q.effect);
+    return { tenant, store, runtime, ids, commits, read, grouped, onKnown, queued };
   }
 
   it('concurrent reports for different actions all land, in one commit', async () => {
@@ -119,5 +125,47 @@ describe.each(STORES)('actor runtime (%s): grouped sends', (kind) => {
     const next = await Promise.all([grouped(known[0]!, proceeding(1)), grouped(known[3]!, proceeding(4))]);
     expect(next.map((r) => r.kind)).toEqual(['committed', 'committed']);
     expect((await read(101)).version).toBe(2);
+  });
+
+  it('grouped sends with effects commit each send\'s effects in the one commit, as its effectIds', async () => {
+    const { ids, commits, read, onKnown, queued } = await setUp(4);
+    const known = await Promise.all(ids.map((id) => read(100 + id)));
+    commits.n = 0;
+    // two close (their effects say what is next), two go on (theirs say nothing)
+    const results = await Promise.all(known.map((a, i) => onKnown(a, i < 2 ? closedOk : proceeding(i))));
+    expect(results.map((r) => r.kind)).toEqual(['committed', 'committed', 'committed', 'committed']);
+    expect(commits.n).toBe(1);
+    const mine = results.map((r) => (r.kind === 'committed' ? r.effectIds : []));
+    expect(mine.map((e) => e.length)).toEqual([1, 1, 0, 0]);
+    const effects = await queued();
+    for (const [i, targetId] of [1, 2].entries()) {
+      expect(effects).toContainEqual(expect.objectContaining({ type: 'dmf.next', targetId, eid: mine[i]?.[0] }));
+    }
+  });
+
+  it('known-only sends: a record that moved is answered stale and written nothing; the others commit together', async () => {
+    const { tenant, ids, commits, read, onKnown, runtime, queued } = await setUp(5);
+    const known = await Promise.all(ids.map((id) => read(100 + id)));
+    // 101 moves on after it was read; 102 is finished, so a proceeding report changes nothing on its copy either way
+    expect((await runtime.send(tenant, ACTION, 101, proceeding(100))).kind).toBe('committed');
+    expect((await runtime.send(tenant, ACTION, 102, closedOk)).kind).toBe('committed');
+    const before = (await queued()).length;
+    commits.n = 0;
+    const results = await Promise.all([
+      onKnown(known[0]!, closedOk), onKnown(await read(102), proceeding(1)),
+      ...known.slice(2).map((a, i) => onKnown(a, proceeding(i))),
+    ]);
+    expect(results.map((r) => r.kind)).toEqual(['stale', 'ignored', 'committed', 'committed', 'committed']);
+    // one commit lost on 101 (answered stale, never read again nor retried), one committed the other three
+    expect(commits.n).toBe(2);
+    const first = await read(101);
+    expect(first.version).toBe(2);
+    expect(first.value).toMatchObject({ status: 'running', entries: 2 });
+    for (const id of [103, 104, 105]) expect((await read(id)).version).toBe(2);
+    expect((await queued()).length).toBe(before); // the stale send's effect was not committed
+    // alone (no group) the same: stale on the old copy, committed on the fresh one
+    const alone = (a: Stored<ActionRecord>) => runtime.send(tenant, ACTION, 101, closedOk, { known: a, knownOnly: true });
+    expect((await alone(known[0]!)).kind).toBe('stale');
+    expect((await alone(first)).kind).toBe('committed');
   });
 });

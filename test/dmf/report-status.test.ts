@@ -35,9 +35,16 @@ describe.each(['memory', 'redis'] as const)('DMF status reports (%s store)', (ki
     const store = await openStore({ kind, redisUrl: kind === 'redis' ? inject('redisUrl') : undefined, schema: SCHEMA });
     open.push(store);
     const actionReads = { count: 0 };
+    const commits = { count: 0 };
     const counted = new Proxy(store, {
       get(on, name) {
         const v = Reflect.get(on, name, on) as unknown;
+        if (name === 'commit') {
+          return (...args: Parameters<Store['commit']>) => {
+            commits.count++;
+            return on.commit(...args);
+          };
+        }
         if (name !== 'get') return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(on) : v;
         return (t: string, k: string, id: number) => {
           if (k === ACTION) actionReads.count++;
@@ -60,7 +67,7 @@ describe.each(['memory', 'redis'] as const)('DMF status reports (%s store)', (ki
     expect((await runtime.create(tenant, ACTION, anAction({ id: 10, targetId: 1, ds: 7 }))).ok).toBe(true);
     const action = async () => (await store.get<ActionRecord>(tenant, ACTION, 10))!;
     const entries = () => store.count(tenant, ACTION_STATUS, 'action', '10');
-    return { tenant, instance, actionReads, action, entries };
+    return { tenant, runtime, instance, actionReads, commits, action, entries };
   }
 
   it('reads the action once for its first report and never for the reports after it', async () => {
@@ -113,6 +120,26 @@ describe.each(['memory', 'redis'] as const)('DMF status reports (%s store)', (ki
     await instance().reportStatus(tenant, 'dev-1', body('FINISHED'), null, 5);
     await expect(here.reportStatus(tenant, 'dev-1', body('RUNNING'), null, 5)).rejects.toThrow(DmfRejection);
     expect((await action()).value).toMatchObject({ status: 'finished', entries: 3 });
+    expect(await entries()).toBe(2);
+  });
+
+  it('reports to different actions that arrive together commit in one commit, each with its outcome', async () => {
+    const { tenant, runtime, instance, commits, entries } = await setUp();
+    for (const id of [2, 3, 4]) {
+      expect((await runtime.create(tenant, TARGET, aTarget({ id, controllerId: `dev-${id}`, updateStatus: 'pending', assignedDs: 7 }))).ok).toBe(true);
+      expect((await runtime.create(tenant, ACTION, anAction({ id: 10 * id, targetId: id, controllerId: `dev-${id}`, ds: 7 }))).ok).toBe(true);
+    }
+    const ops = instance();
+    const report = (id: number, status: DmfActionStatus) => ops.reportStatus(tenant, `dev-${id / 10}`, { ...body(status), actionId: id }, null, 5);
+    const all = (status: DmfActionStatus) => Promise.allSettled([10, 20, 30, 40].map((id) => report(id, status)));
+    commits.count = 0;
+    expect((await all('RUNNING')).map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(commits.count).toBe(1); // read afresh, committed together
+    commits.count = 0;
+    // known now: stepped on the copies; one is refused on its own (CANCELED needs a cancel first)
+    const outcomes = await Promise.allSettled([report(10, 'RUNNING'), report(20, 'CANCELED'), report(30, 'FINISHED'), report(40, 'RUNNING')]);
+    expect(outcomes.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(commits.count).toBe(1);
     expect(await entries()).toBe(2);
   });
 });
