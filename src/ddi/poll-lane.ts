@@ -217,8 +217,8 @@ export function pollLane({ services, recorder, limiter }: PollDeps): Lane {
       slot.flushes = recorder.flushes;
     }
     const ifNoneMatch = req.header(IF_NONE_MATCH);
-    if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.lane.etag)) return memo.lane.notModified;
-    return flavour === 'hal' ? memo.lane.hal : memo.lane.json;
+    if (ifNoneMatch !== '' && noneMatch(ifNoneMatch, memo.etag)) return memo.notModified;
+    return flavour === 'hal' ? memo.hal : memo.json;
   };
 }
 

@@ -88,33 +88,33 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
  * window, and no time-forced action before its force time (its link hash changes then). The express
  * lane (poll-lane.ts) answers from the same memo, with the bytes prepared once.
  */
-export interface Memo {
-  readonly top: Stored<ActionRecord> | undefined;
-  readonly config: TenantConfigView;
-  readonly baseUrl: string;
-  /** The Host header the base URL came from; undefined when a trusted proxy's headers made it. */
-  readonly host: string | undefined;
-  readonly pathTenant: string;
-  readonly controllerId: string;
-  /** The reply's bytes and ETag as the lane sends them. */
-  readonly lane: LaneReplies;
+export class Memo {
   /**
    * The generic path's reply (JSON text and ETag), decoded from the bytes on its first hit and kept: a device the
    * lane answers never pays for the text, one the generic path answers (CBOR, certificates, ...) decodes it once.
    */
-  reply: Reply | undefined;
-}
+  reply: Reply | undefined = undefined;
+  /*
+   * The reply in the lane's three forms (200 HAL, 200 JSON, 304), each made on its first use: a device asks for one
+   * flavour, and for the 304 only when it sends If-None-Match (three frozen replies and their holder cost 216 bytes
+   * per device made up front). Kept in the memo itself, not in an object of their own: 32 bytes less per device.
+   */
+  #hal: LaneReply | undefined = undefined;
+  #json: LaneReply | undefined = undefined;
+  #notModified: LaneReply | undefined = undefined;
 
-/**
- * A memo's reply in the lane's three forms (200 HAL, 200 JSON, 304), each made on its first use: a device asks
- * for one flavour, and for the 304 only when it sends If-None-Match (three frozen replies and their holder cost
- * 216 bytes per device made up front).
- */
-class LaneReplies {
-  #hal: LaneReply | undefined;
-  #json: LaneReply | undefined;
-  #notModified: LaneReply | undefined;
-  constructor(readonly etag: string, readonly body: Buffer) {}
+  constructor(
+    readonly top: Stored<ActionRecord> | undefined,
+    readonly config: TenantConfigView,
+    readonly baseUrl: string,
+    /** The Host header the base URL came from; undefined when a trusted proxy's headers made it. */
+    readonly host: string | undefined,
+    readonly pathTenant: string,
+    readonly controllerId: string,
+    /** The reply's ETag and bytes as the lane sends them. */
+    readonly etag: string,
+    readonly body: Buffer,
+  ) {}
 
   get hal(): LaneReply {
     return (this.#hal ??= Object.freeze({ status: 200, etag: this.etag, contentType: HAL_TYPE, body: this.body }));
@@ -147,20 +147,17 @@ function pollReply(
     m !== undefined && m.top === top && m.config === d.config && m.baseUrl === baseUrl
     && m.pathTenant === d.pathTenant && m.controllerId === d.controllerId
   ) {
-    return (m.reply ??= { status: 200, jsonText: m.lane.body.toString(), etag: m.lane.etag });
+    return (m.reply ??= { status: 200, jsonText: m.body.toString(), etag: m.etag });
   }
   const jsonText = pollBody(req, d, target, top, state, now);
   const etag = etagOf(jsonText);
-  const lane = new LaneReplies(etag, Buffer.from(jsonText));
   const host = req.fromTrustedProxy ? undefined : req.headers['host'];
-  memos.set(target, {
-    top, config: d.config, baseUrl: shared(baseUrl), host: host === undefined ? undefined : shared(host),
+  memos.set(target, new Memo(
+    top, d.config, shared(baseUrl), host === undefined ? undefined : shared(host),
     // the strings held anyway when they are the same (a request's own copies would cost 24-90 bytes each, per device)
-    pathTenant: shared(d.pathTenant),
-    controllerId: d.controllerId === target.controllerId ? target.controllerId : d.controllerId,
-    lane,
-    reply: undefined,
-  });
+    shared(d.pathTenant), d.controllerId === target.controllerId ? target.controllerId : d.controllerId,
+    etag, Buffer.from(jsonText),
+  ));
   return { status: 200, jsonText, etag };
 }
 const EMPTY = Buffer.alloc(0);
