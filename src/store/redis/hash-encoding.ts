@@ -37,7 +37,7 @@ export async function checkHashEncoding(connection: Pick<RedisConnection, 'confi
   if (low.length === 0) return;
   warn(
     `redis ${SETTING} is ${Math.min(...low)}, below ${WANTED}: each record (a hash holding 150-700 bytes of JSON) is then ` +
-    'stored as a hash table, about 160 bytes more per record, about 770 bytes more per device that finished one update ' +
+    'stored as a hash table, about 160 bytes more per record, about 650 bytes more per device that finished one update ' +
     `(docs/capacity.md). Set "${SETTING} ${WANTED}" in redis.conf (or CONFIG SET and CONFIG REWRITE); records written ` +
     'before are re-encoded when Redis next loads its data (a restart)',
   );
