@@ -68,11 +68,12 @@ export function linkedFetchParams(req: Request): number {
   return history;
 }
 
-/** A report's body, its message count checked against the quota before the action is read. */
+/** A report's body (`quick`: as readJson), its message count checked against the quota before the action is read. */
 export function reportBody<S extends z.ZodType>(
   deps: Pick<DdiDeps, 'quotas'>, req: Request, schema: S, messages: (body: z.output<S>) => number,
+  quick?: (value: unknown) => z.output<S> | undefined,
 ): z.output<S> {
-  const body = readJson(req, schema);
+  const body = readJson(req, schema, quick);
   checkMessageQuota(deps, messages(body));
   return body;
 }

@@ -14,6 +14,7 @@ import { AppError } from '../domain/errors.js';
 import type { Handler } from '../http/types.js';
 import { actionEndpoint, NO_PARAMS, reportBody } from './action-endpoint.js';
 import { feedbackBody, messageCount, type FeedbackBody } from './bodies.js';
+import { quickFeedback } from './quick-feedback.js';
 
 /**
  * The line hawkBit's DDI writes first in the status entry of a cancel feedback, before the device's
@@ -38,7 +39,7 @@ function report(body: FeedbackBody, now: number) {
 
 export function deploymentFeedbackHandler(services: DdiDeps): Handler {
   return actionEndpoint(services, {
-    read: (req) => reportBody(services, req, feedbackBody, (b) => messageCount(b.status)),
+    read: (req) => reportBody(services, req, feedbackBody, (b) => messageCount(b.status), quickFeedback),
     shows: (a) => a.status !== 'wait_for_confirmation',
     serve: async ({ d, action, params: body }) => {
       const a = action.value;
@@ -76,7 +77,7 @@ export function cancelActionHandler(services: DdiDeps): Handler {
 
 export function cancelFeedbackHandler(services: DdiDeps): Handler {
   return actionEndpoint(services, {
-    read: (req) => reportBody(services, req, feedbackBody, (b) => messageCount(b.status)),
+    read: (req) => reportBody(services, req, feedbackBody, (b) => messageCount(b.status), quickFeedback),
     serve: async ({ d, action, params: body }) => {
       const status = action.value.status;
       // a device repeating its report (the answer got lost) is told it was taken, as hawkBit does

@@ -121,9 +121,13 @@ export function validate<S extends z.ZodType>(value: unknown, schema: S, root = 
   return result.data;
 }
 
-/** The request body parsed (JSON or CBOR, as the request says) and validated. */
-export function readJson<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
-  return validate(parseBody(req), schema);
+/**
+ * The request body parsed (JSON or CBOR, as the request says) and validated; by `quick` first when given,
+ * a hand check that gives what the schema gives for the bodies it takes and undefined for the others.
+ */
+export function readJson<S extends z.ZodType>(req: Request, schema: S, quick?: (value: unknown) => z.output<S> | undefined): z.output<S> {
+  const value = parseBody(req);
+  return quick?.(value) ?? validate(value, schema);
 }
 
 /**
