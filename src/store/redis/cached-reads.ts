@@ -122,7 +122,8 @@ export class RedisCachedReads implements CachedReads {
    * several lookups): a record's key has one, and a Set for it would cost about 150 bytes more per key.
    */
   #deps = new Map<string, Slot | Set<Slot>>();
-  readonly #inFlight = new Map<string, InFlight>();
+  /** Reads under way: Redis key -> (sub -> read), so an invalidation finds those of its key without a scan. */
+  readonly #inFlight = new Map<string, Map<string | number, InFlight>>();
   #ring: Slot[] = [];
   #hand = 0;
   #live = 0;
@@ -219,25 +220,30 @@ export class RedisCachedReads implements CachedReads {
   }
 
   #read<T>(redisKey: string, sub: string | number, bucket: () => Bucket, fetch: () => Promise<T>): Promise<T> {
-    const flightKey = `${redisKey}\u0000${sub}`;
-    const pending = this.#inFlight.get(flightKey);
+    let flights = this.#inFlight.get(redisKey);
+    const pending = flights?.get(sub);
     if (pending !== undefined) return pending.promise as Promise<T>;
+    if (flights === undefined) this.#inFlight.set(redisKey, (flights = new Map<string | number, InFlight>()));
+    const landed = (): void => {
+      const now = this.#inFlight.get(redisKey);
+      if (now?.delete(sub) === true && now.size === 0) this.#inFlight.delete(redisKey);
+    };
     const flight: InFlight = {
       invalidated: false,
       promise: fetch().then(
         (value) => {
-          this.#inFlight.delete(flightKey);
+          landed();
           const frozen = freezeJson(value) as T;
           if (!flight.invalidated) this.#insert(bucket(), sub, redisKey, frozen);
           return frozen;
         },
         (err: unknown) => {
-          this.#inFlight.delete(flightKey);
+          landed();
           throw err;
         },
       ),
     };
-    this.#inFlight.set(flightKey, flight);
+    flights.set(sub, flight);
     return flight.promise as Promise<T>;
   }
 
@@ -301,7 +307,7 @@ export class RedisCachedReads implements CachedReads {
     if (redisKey === null) {
       this.#changes++;
       this.#evicted.clear();
-      for (const f of this.#inFlight.values()) f.invalidated = true;
+      for (const flights of this.#inFlight.values()) for (const f of flights.values()) f.invalidated = true;
       for (const slot of this.#ring) slot.dead = true;
       this.#records = new Map();
       this.#lookups = new Map();
@@ -314,8 +320,8 @@ export class RedisCachedReads implements CachedReads {
       return;
     }
     if (this.#evicted.delete(redisKey)) this.#changes++;
-    const prefix = `${redisKey}\u0000`;
-    for (const [flightKey, f] of this.#inFlight) if (flightKey.startsWith(prefix)) f.invalidated = true;
+    const flights = this.#inFlight.get(redisKey);
+    if (flights !== undefined) for (const f of flights.values()) f.invalidated = true;
     const deps = this.#deps.get(redisKey);
     if (deps instanceof Set) for (const slot of [...deps]) this.#drop(slot);
     else if (deps !== undefined) this.#drop(deps);
