@@ -67,7 +67,9 @@ export function pollHandler({ services, recorder, limiter }: PollDeps): Handler 
         headers: { 'Retry-After': String(pace.retryAfterSeconds) },
       });
     }
-    const address = addressOf(req);
+    // one copy per address for the poll record and a registration's target record (a fleet behind a gateway has few)
+    const peer = addressOf(req);
+    const address = peer === null ? null : sharedAddress(peer);
     const target = d.target;
     if (target === undefined || target.updateStatus === 'unknown') return slow(req, d, target, address, now);
     const actions = peekActiveActionsOf(cached, d.tenant, target.id);
@@ -162,17 +164,24 @@ function pollReply(
 }
 const EMPTY = Buffer.alloc(0);
 
+/** A function answering one copy of each text given to it: the first `limit` distinct ones are kept, later ones not. */
+function sharing(limit: number): (text: string) => string {
+  const held = new Map<string, string>();
+  return (text) => {
+    const copy = held.get(text);
+    if (copy !== undefined) return copy;
+    if (held.size < limit) held.set(text, text);
+    return text;
+  };
+}
+
 /**
  * One copy of each base URL, Host header and path tenant the memos hold (a fleet polls through few), not one per device;
  * beyond 1,024 distinct ones a memo keeps its own.
  */
-const sharedStrings = new Map<string, string>();
-function shared(text: string): string {
-  const held = sharedStrings.get(text);
-  if (held !== undefined) return held;
-  if (sharedStrings.size < 1024) sharedStrings.set(text, text);
-  return text;
-}
+const shared = sharing(1024);
+/** One copy of each device address the generic path records (a fleet behind a gateway has few), apart from the above. */
+const sharedAddress = sharing(1024);
 
 /**
  * The root body, written directly. Every interpolated piece is JSON-safe without escaping: the base
