@@ -11,7 +11,8 @@
  * 30 s), enough devices cycled (100,000) that none is throttled; every answer must be 2xx/3xx.
  * Per store: the poll with no open action, the same as 304 (If-None-Match with the device's ETag),
  * the poll with an open action; on Redis also deploymentBase, feedback (POST) and artifact downloads
- * (whole and ranged, 100 connections), and memory per registered target (server process, Redis).
+ * (whole and ranged, 100 connections), and memory per registered target (server process, Redis; the
+ * server's RSS also after a full GC through its inspector).
  * Each figure is the median, min and max of alternating rounds (peregrine, ceiling, peregrine, ...);
  * the ratio is the median of the per-round ratios. The poll rows also give the p99 latency of both at
  * half of peregrine's maximum. The generator check says how busy wrk was and what the ceiling reaches
@@ -30,7 +31,8 @@ import { createClient } from 'redis';
 import { request } from 'undici';
 import { startCeiling } from './lib/ceiling.js';
 import { api, createDevices, createReleaseAndAssign, pollAll, pollRequests, serverConfig } from './lib/fleet.js';
-import { startRedis, type BenchRedis } from './lib/redis.js';
+import { collectGarbage } from './lib/inspector.js';
+import { freePort, startRedis, type BenchRedis } from './lib/redis.js';
 import { writeResults } from './lib/results.js';
 import { startServer, type BenchServer } from './lib/server.js';
 import { median, stats, type Stats } from './lib/stats.js';
@@ -238,7 +240,12 @@ async function redisUsedMemory(url: string): Promise<number> {
 for (const store of STORES) {
   let redis: BenchRedis | undefined;
   if (store === 'redis') redis = await startRedis();
-  const server = await startServer(serverConfig(store, redis?.url, SETTINGS), {}, o.cpuProf === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', o.cpuProf]);
+  // the inspector only for the full GCs around the memory figure; no session is open otherwise
+  const inspectPort = await freePort();
+  const server = await startServer(
+    serverConfig(store, redis?.url, SETTINGS), {},
+    [...(o.cpuProf === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', o.cpuProf]), `--inspect=127.0.0.1:${inspectPort}`],
+  );
   try {
     const rssBefore = server.rss();
     const redisBefore = redis ? await redisUsedMemory(redis.url) : 0;
@@ -254,6 +261,12 @@ for (const store of STORES) {
     await new Promise((r) => setTimeout(r, 1500)); // the poll write-behind flushes
     figures[`${store}: server RSS per registered target (bytes)`] = Math.round((server.rss() - rssBefore) / DEVICES);
     figures[`${store}: server RSS with ${DEVICES} registered targets (MiB)`] = Math.round(server.rss() / 2 ** 20);
+    // the same after a full GC, without the young generation's garbage (npm start's --max-semi-space-size=64
+    // lets a semi-space grow to 64 MiB): what the devices hold. No GC before the first sample, so the rows above
+    // compare with earlier runs; the idle sample carries the server's start-up garbage, so this one is a lower bound.
+    await collectGarbage(inspectPort);
+    figures[`${store}: server RSS per registered target after a full GC (bytes; a lower bound)`] = Math.round((server.rss() - rssBefore) / DEVICES);
+    figures[`${store}: server RSS with ${DEVICES} registered targets after a full GC (MiB)`] = Math.round(server.rss() / 2 ** 20);
     if (redis) figures['redis: Redis used_memory per registered target (bytes)'] = Math.round(((await redisUsedMemory(redis.url)) - redisBefore) / DEVICES);
 
     if (store === STORES[0] && wanted('generator check')) await generatorCheck(server, pollRequests(tokens));

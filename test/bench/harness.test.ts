@@ -62,6 +62,9 @@ describe('bench harness', () => {
     for (const row of polls) expect(row['p99 ms at half']).toEqual(expect.any(Number));
     expect(ddi!.rows.find((row) => String(row['row']).startsWith('artifact download, whole'))?.['MB/s']).toBeGreaterThan(0);
     expect(ddi!.figures['redis: Redis used_memory per registered target (bytes)']).toBeGreaterThan(0);
+    // sampled after a full GC through the server's inspector: a number (it may be about 0 with the smoke's 300 devices)
+    expect(Number.isFinite(ddi!.figures['redis: server RSS per registered target after a full GC (bytes; a lower bound)'])).toBe(true);
+    expect(ddi!.figures['redis: server RSS with 300 registered targets after a full GC (MiB)']).toBeGreaterThan(0);
     expect(ddi!.figures['generator check: wrk CPU max against the ceiling (cores)']).toBeGreaterThan(0);
     expect(ddi!.notes.filter((n) => n.startsWith('generator check, ceiling under'))).toHaveLength(3);
     const md = readFileSync(join(dir, 'bench', 'results', 'latest.md'), 'utf8');
